@@ -1,0 +1,77 @@
+"""minigrad: a small autograd package that behaves like PyTorch, for learning how it works.
+
+Write PyTorch code, swap the import, get the same numbers, node names and error messages:
+
+>>> import minigrad as torch
+>>> x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+>>> y = (x * x).sum()
+>>> y.backward()
+>>> x.grad
+tensor([2., 4., 6.])
+
+Layers, in the order the course opens them: ``nn/module.py`` (``self``), ``autograd/function.py``
+(Function, ctx, apply), ``tensor.py`` + ``autograd/graph.py`` + ``autograd/engine.py`` (the graph
+and backward), ``autograd/saved.py`` (save_for_backward), ``sparse.py``, ``autograd/gradcheck.py``.
+"""
+from __future__ import annotations
+
+from .tensor import Tensor  # noqa: I001  (Tensor first: everything else builds on it)
+from . import autograd, ops
+from .factories import (arange, as_tensor, empty, eye, from_numpy, full, full_like, linspace, manual_seed,
+                        ones, ones_like, rand, randint, randn, randperm, tensor, zeros, zeros_like)
+from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .ops import cat, stack, where
+from .types import (Size, bool_ as bool, cpu, device, double, dtype, float, float16, float32, float64, half,  # noqa: A004
+                    int, int32, int64, layout, long, sparse_coo, strided, uint8)
+from .doctor import doctor
+
+
+def _unary(name: str):
+    def function(input: Tensor, *args, **kwargs) -> Tensor:
+        return getattr(input, name)(*args, **kwargs)
+    function.__name__ = name
+    function.__doc__ = f"``torch.{name}(x)`` is ``x.{name}()``."
+    return function
+
+
+sin, cos, exp, log, tanh, sigmoid, relu, sqrt, abs, neg = map(_unary, ["sin", "cos", "exp", "log", "tanh",  # noqa: A001
+                                                                       "sigmoid", "relu", "sqrt", "abs", "neg"])
+sum, mean, max, min, argmax, argmin, sort, clamp = map(_unary, ["sum", "mean", "max", "min", "argmax",  # noqa: A001
+                                                                "argmin", "sort", "clamp"])
+matmul, mm, t, transpose, reshape, flatten, squeeze, unsqueeze, permute = map(
+    _unary, ["matmul", "mm", "t", "transpose", "reshape", "flatten", "squeeze", "unsqueeze", "permute"])
+softmax, log_softmax, clone, detach, numel, pow, add, sub, mul, div = map(
+    _unary, ["softmax", "log_softmax", "clone", "detach", "numel", "pow", "add", "sub", "mul", "div"])
+clip = clamp
+
+
+def is_tensor(obj) -> bool:
+    return isinstance(obj, Tensor)
+
+
+def get_default_dtype():
+    return float32
+
+
+def allclose(a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+    import numpy
+    return bool(numpy.allclose(a._data, b._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def equal(a: Tensor, b: Tensor) -> bool:
+    return a.shape == b.shape and bool((a._data == b._data).all())
+
+
+def __getattr__(name: str):
+    # The subpackages below import the whole of minigrad, so they are loaded on first use.
+    if name in ("nn", "optim", "sparse", "viz", "exercises"):
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    if name == "sparse_coo_tensor":
+        from .sparse import sparse_coo_tensor
+        return sparse_coo_tensor
+    raise AttributeError(f"minigrad has no attribute '{name}'. minigrad implements a subset of PyTorch: "
+                         "see the README's API section for what is there.")
+
+
+__version__ = "0.1.0"

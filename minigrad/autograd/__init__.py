@@ -1,0 +1,56 @@
+"""minigrad.autograd: Function, the backward engine, grad, gradcheck.
+
+>>> import minigrad as torch
+>>> x = torch.tensor(2.0, requires_grad=True)
+>>> y = x ** 3
+>>> dy, = torch.autograd.grad(y, x, create_graph=True)   # 3 x^2 = 12
+>>> d2y, = torch.autograd.grad(dy, x)                     # 6 x = 12
+>>> dy.item(), d2y.item()
+(12.0, 12.0)
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..tensor import Tensor
+from . import function, graph
+from .engine import run_backward
+from .function import Function, FunctionCtx, once_differentiable
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .graph import AccumulateGrad, Node
+
+
+def _tuple(x) -> tuple:
+    if x is None:
+        return ()
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, create_graph: bool = False) -> None:
+    """Backpropagate from several tensors at once, accumulating into the leaves' ``.grad``."""
+    tensors = _tuple(tensors)
+    grads = _tuple(grad_tensors) or (None,) * len(tensors)
+    run_backward(tensors, grads, retain_graph, create_graph)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, create_graph: bool = False,
+         allow_unused: bool | None = None, materialize_grads: bool = False) -> tuple:
+    """Return the gradients of ``outputs`` with respect to ``inputs`` (``.grad`` is left alone).
+
+    With ``create_graph=True`` the returned gradients are themselves differentiable.
+    """
+    outputs, inputs = _tuple(outputs), _tuple(inputs)
+    grads = _tuple(grad_outputs) or (None,) * len(outputs)
+    result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs)
+    if not (allow_unused or materialize_grads):
+        for i, g in enumerate(result):
+            if g is None:
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
+                                   "graph. Set allow_unused=True if this is the desired behavior.")
+    if materialize_grads:
+        result = tuple(Tensor._zeros(tuple(x.shape), x.dtype) if g is None else g for g, x in zip(result, inputs))
+    return result
+
+
+__all__ = ["Function", "FunctionCtx", "once_differentiable", "grad", "backward", "gradcheck", "gradgradcheck",
+           "GradcheckError", "AccumulateGrad", "Node", "function", "graph"]

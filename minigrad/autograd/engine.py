@@ -1,0 +1,304 @@
+"""The backward engine: walks the graph from the outputs and calls each node's backward once.
+
+Two passes, no recursion (a chain of 100,000 operations is fine):
+
+1. **Discover.** From the output's ``grad_fn``, follow ``next_functions`` and count, for each node,
+   how many edges point at it (its dependencies).
+2. **Execute.** A node is ready once every edge into it has delivered its gradient, so a reused
+   intermediate receives the *sum* of its gradients before its own backward runs. Among the ready
+   nodes, the most recently created runs first (as in PyTorch's engine).
+
+Gradients for leaves are collected and written into ``.grad`` only after the whole pass
+succeeded: a backward that fails half-way leaves every ``.grad`` as it was.
+
+>>> import minigrad as torch
+>>> x = torch.tensor([2.0], requires_grad=True)
+>>> y = x * x          # y is used twice below
+>>> z = y + y
+>>> z.backward(); x.grad   # dz/dx = 2 * 2x
+tensor([8.])
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .. import grad_mode
+from ..tensor import Tensor
+from .function import BackwardCFunction
+from .graph import AccumulateGrad, Node
+
+Observer = Callable[[Node, tuple, tuple], None]
+
+
+def run_backward(tensors: Sequence[Tensor], grad_tensors: Sequence[Tensor | None],
+                 retain_graph: bool | None = None, create_graph: bool = False,
+                 inputs: Sequence[Tensor] | None = None, allow_unused: bool = False,
+                 observer: Observer | None = None) -> tuple | None:
+    """Backpropagate from ``tensors``. With ``inputs``, return their gradients instead of
+    accumulating into ``.grad`` (this is ``autograd.grad``).
+
+    ``observer(node, grad_outputs, grad_inputs)`` is called after each node runs, in order.
+    """
+    if retain_graph is None:
+        retain_graph = create_graph
+    previous_mode = grad_mode.state.enabled
+    grad_mode.state.enabled = create_graph   # backward is recorded only for higher-order grads
+    try:
+        roots = _root_gradients(tensors, grad_tensors)
+        captures = _capture_points(inputs) if inputs is not None else None
+        return _execute(roots, retain_graph, create_graph, captures, len(inputs or ()), observer)
+    finally:
+        grad_mode.state.enabled = previous_mode
+
+
+def _root_gradients(tensors, grad_tensors) -> list:
+    roots = []
+    for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
+        if t.grad_fn is None and not t._requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        if g is None:
+            if t.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            g = Tensor._make(np.ones(t._data.shape, dtype=t._data.dtype))
+        elif not isinstance(g, Tensor):
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+        elif g.shape != t.shape:
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                               f"output[{i}] has a shape of {t.shape}.")
+        node, output_nr = t._gradient_edge()
+        roots.append((node, output_nr, g))
+    return roots
+
+
+def _capture_points(inputs) -> dict:
+    """For autograd.grad: where each input's gradient can be read off the graph."""
+    captures = {}
+    for index, t in enumerate(inputs):
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        node, output_nr = t._gradient_edge()
+        captures.setdefault((node, output_nr), []).append(index)
+    return captures
+
+
+def _discover(root_nodes) -> dict:
+    """Count, for every reachable node, the edges that point at it."""
+    dependencies = {}
+    seen = set(root_nodes)
+    stack = list(seen)
+    while stack:
+        node = stack.pop()
+        for next_node, _ in node.next_functions:
+            if next_node is None:
+                continue
+            dependencies[next_node] = dependencies.get(next_node, 0) + 1
+            if next_node not in seen:
+                seen.add(next_node)
+                stack.append(next_node)
+    return dependencies
+
+
+def _needed_nodes(root_nodes, dependencies: dict, captures: dict) -> set:
+    """For autograd.grad: the nodes that lie on a path to one of the inputs."""
+    remaining = dict(dependencies)
+    order = [n for n in dict.fromkeys(root_nodes) if remaining.get(n, 0) == 0]
+    for node in order:   # Kahn's algorithm: order grows while we walk it
+        for next_node, _ in node.next_functions:
+            if next_node is not None:
+                remaining[next_node] -= 1
+                if remaining[next_node] == 0:
+                    order.append(next_node)
+    needed = {node for node, _ in captures}
+    for node in reversed(order):
+        if any(n in needed for n, _ in node.next_functions if n is not None):
+            needed.add(node)
+    return needed
+
+
+def _add(buffer: list, slot: int, grad: Tensor) -> None:
+    buffer[slot] = grad if buffer[slot] is None else buffer[slot] + grad
+
+
+def _execute(roots, retain_graph, create_graph, captures, n_inputs, observer):
+    root_nodes = [node for node, _, _ in roots]
+    dependencies = _discover(root_nodes)
+    needed = None
+    if captures is not None:
+        needed = _needed_nodes(root_nodes, dependencies, captures)
+    captured = [None] * n_inputs
+    staged = []     # (tensor, gradient, node) written to .grad once everything succeeded
+
+    buffers = {}
+    ready = []
+    tie = itertools.count()
+    for node, output_nr, grad in roots:
+        if node not in buffers:
+            buffers[node] = [None] * _num_outputs(node)
+        _add(buffers[node], output_nr, grad)
+    for node in dict.fromkeys(root_nodes):
+        if dependencies.get(node, 0) == 0:
+            heapq.heappush(ready, (-node._sequence_nr, next(tie), node))
+
+    while ready:
+        _, _, node = heapq.heappop(ready)
+        grad_outputs = buffers.pop(node)
+        if captures is not None:
+            for slot, grad in enumerate(grad_outputs):
+                for index in captures.get((node, slot), ()):
+                    captured[index] = grad
+        if type(node) is AccumulateGrad:
+            if captures is None:
+                _visit_leaf(node, grad_outputs[0], staged, observer)
+            continue
+        grad_outputs = _prepare_grad_outputs(node, grad_outputs, staged)
+        if needed is not None and node not in needed:
+            continue
+        grad_inputs = _call_backward(node, grad_outputs)
+        if not retain_graph:
+            node._release_saved()
+        if observer is not None:
+            observer(node, tuple(grad_outputs), grad_inputs)
+        for (next_node, input_nr), grad in zip(node.next_functions, grad_inputs):
+            if next_node is None:
+                continue
+            buffer = buffers.get(next_node)
+            if buffer is None:
+                buffer = buffers[next_node] = [None] * _num_outputs(next_node)
+            if grad is not None:
+                _add(buffer, input_nr, grad)
+            dependencies[next_node] -= 1
+            if dependencies[next_node] == 0:
+                heapq.heappush(ready, (-next_node._sequence_nr, next(tie), next_node))
+
+    if captures is not None:
+        return tuple(captured)
+    for tensor, grad, node in staged:
+        if node is not None:
+            node.accumulate(grad, create_graph)
+        else:   # a non-leaf that called retain_grad()
+            AccumulateGrad(tensor).accumulate(grad, create_graph)
+    return None
+
+
+def _num_outputs(node: Node) -> int:
+    return len(node._output_meta) if isinstance(node, BackwardCFunction) else 1
+
+
+def _run_tensor_hooks(hooks, grad):
+    for hook in hooks:
+        result = hook(grad)
+        if result is not None:
+            grad = result
+    return grad
+
+
+def _visit_leaf(node: AccumulateGrad, grad, staged: list, observer) -> None:
+    if grad is None:
+        return
+    hooks = node.variable._backward_hooks
+    if hooks:
+        grad = _run_tensor_hooks(hooks, grad)
+    if node._pre_hooks:
+        for hook in node._pre_hooks:
+            result = hook((grad,))
+            if result is not None:
+                grad = result[0]
+    staged.append((node.variable, grad, node))
+    if observer is not None:
+        observer(node, (grad,), ())
+
+
+def _prepare_grad_outputs(node, grad_outputs: list, staged: list) -> list:
+    """Tensor hooks, retain_grad, node pre-hooks, then zeros for gradients that never arrived."""
+    if node._tensor_pre_hooks:
+        for slot, hooks in node._tensor_pre_hooks.items():
+            if grad_outputs[slot] is not None:
+                grad_outputs[slot] = _run_tensor_hooks(hooks, grad_outputs[slot])
+    if node._retain_grad_tensors:
+        for slot, ref in node._retain_grad_tensors.items():
+            tensor = ref()
+            if tensor is not None and grad_outputs[slot] is not None:
+                staged.append((tensor, grad_outputs[slot], None))
+    if node._pre_hooks:
+        for hook in node._pre_hooks:
+            result = hook(tuple(grad_outputs))
+            if result is not None:
+                grad_outputs = list(result)
+    if node.materialize_grads:
+        for slot, grad in enumerate(grad_outputs):
+            meta = node._output_meta[slot]
+            if grad is None and meta is not None:
+                grad_outputs[slot] = Tensor._zeros(meta[0], meta[1])
+    return grad_outputs
+
+
+def _call_backward(node: BackwardCFunction, grad_outputs: list) -> tuple:
+    grads = node.apply(*grad_outputs)
+    grads = _validate(node, grads)
+    if node._post_hooks:
+        for hook in node._post_hooks:
+            result = hook(grads, tuple(grad_outputs))
+            if result is not None:
+                grads = tuple(result)
+    return grads
+
+
+def _validate(node: BackwardCFunction, grads) -> tuple:
+    """Check what backward returned, PyTorch's way, and line it up with next_functions."""
+    if not isinstance(grads, tuple):
+        grads = (grads,)
+    needs = node.needs_input_grad
+    n_args = len(needs)
+    if len(grads) != n_args:
+        if len(grads) > n_args and all(g is None for g in grads[n_args:]):
+            grads = grads[:n_args]
+        else:
+            raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                               f"(expected {n_args}, got {len(grads)})")
+    positions = node._input_positions
+    result = []
+    k = 0
+    for i, grad in enumerate(grads):
+        is_tensor_input = k < len(positions) and positions[k] == i
+        if not is_tensor_input:
+            if grad is not None:
+                raise RuntimeError(f"function {node.name()} returned a gradient different than None at "
+                                   f"position {i + 1}, but the corresponding forward input was not a Variable")
+            continue
+        if grad is not None:
+            if not isinstance(grad, Tensor):
+                raise RuntimeError(f"expected Variable or None (got {type(grad).__name__})")
+            if not needs[i]:
+                grad = None
+            else:
+                grad = _conform(node, k, grad)
+        result.append(grad)
+        k += 1
+    return tuple(result)
+
+
+def _conform(node: BackwardCFunction, index: int, grad: Tensor) -> Tensor:
+    """Sum a broadcast gradient down to the input's shape and cast it to the input's dtype."""
+    shape, dtype = node._input_meta[index]
+    if grad.shape != shape:
+        if not _expandable(shape, grad.shape):
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {index} - got "
+                f"{list(grad.shape)} but expected shape compatible with {list(shape)}")
+        grad = grad.sum_to_size(shape)
+    if grad.dtype is not dtype:
+        grad = grad.to(dtype)
+    return grad
+
+
+def _expandable(shape: tuple, target: tuple) -> bool:
+    if len(shape) > len(target):
+        return False
+    for a, b in zip(reversed(shape), reversed(target)):
+        if a != b and a != 1:
+            return False
+    return True

@@ -1,0 +1,346 @@
+"""Function and ctx: how a custom operation joins the backward graph.
+
+A ``Function`` subclass is a *recipe*: two static methods, ``forward`` and ``backward``. It is
+never instantiated. Every call ``MyFunction.apply(...)`` creates a fresh **ctx**, and that ctx is
+an instance of a node class generated once per Function, ``MyFunctionBackward``. The same
+object becomes the output's ``grad_fn``: ctx *is* the backward node.
+
+>>> import minigrad as torch
+>>> from minigrad.autograd import Function
+>>> class MulConstant(Function):
+...     @staticmethod
+...     def forward(ctx, tensor, constant):
+...         ctx.constant = constant           # a plain attribute: not a tensor
+...         return tensor * constant
+...     @staticmethod
+...     def backward(ctx, grad_output):
+...         return grad_output * ctx.constant, None   # no gradient for the constant
+>>> x = torch.ones(3, requires_grad=True)
+>>> y = MulConstant.apply(x, 10)
+>>> type(y.grad_fn).__name__, y.grad_fn.constant
+('MulConstantBackward', 10)
+>>> y.sum().backward(); x.grad
+tensor([10., 10., 10.])
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import warnings
+from typing import Any, Callable
+
+from .. import grad_mode
+from ..tensor import Tensor
+from .graph import Node, _sequence_numbers
+from .saved import BACKWARD_TWICE, SavedTensor
+
+_grad_state = grad_mode.state
+
+# The names PyTorch itself defines on a ctx; everything else set on ctx is the user's own.
+_CTX_MEMBERS = frozenset({"needs_input_grad", "next_functions", "to_save", "dirty_tensors",
+                          "non_differentiable", "materialize_grads", "requires_grad"})
+
+
+class FunctionCtx:
+    """The methods forward (or setup_context) calls on ctx to tell autograd what it needs."""
+
+    def save_for_backward(self, *tensors: Tensor | None) -> None:
+        """Keep these tensors for backward, where ``ctx.saved_tensors`` returns them.
+
+        Only tensors (or None) may be saved. A second call replaces the first.
+        """
+        self.to_save = tensors
+
+    def mark_dirty(self, *args: Tensor) -> None:
+        """Declare inputs that forward modified in place (they must be returned as outputs)."""
+        self.dirty_tensors = args
+
+    def mark_non_differentiable(self, *args: Tensor) -> None:
+        """Declare outputs that carry no gradient, such as integer indices."""
+        self.non_differentiable = args
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """With ``False``, gradients of unused outputs reach backward as None instead of zeros."""
+        self.materialize_grads = value
+
+
+class BackwardCFunction(Node, FunctionCtx):
+    """Base class of every generated ``<Name>Backward`` node class: the type of ctx."""
+
+    _forward_cls: type
+    to_save: tuple | None = None
+    dirty_tensors: tuple | None = None
+    non_differentiable: tuple | None = None
+    materialize_grads: bool = True
+    needs_input_grad: tuple = ()
+    requires_grad: bool = False
+    _saved: tuple | None = ()          # SavedTensor records; None once freed
+    _input_positions: tuple = ()        # for each next_functions entry: its argument position
+    _input_meta: tuple = ()             # (shape, dtype) of each tensor input
+    _output_meta: tuple = ()            # (shape, dtype) of each output, None for non-tensors
+    _sequence_nr: int = 0
+
+    def apply(self, *grad_outputs: Tensor | None) -> Any:
+        """Run the Function's backward with this node as ctx (the engine calls this)."""
+        return self._forward_cls._backward_impl(self, *grad_outputs)
+
+    @property
+    def saved_tensors(self) -> tuple:
+        """The tensors given to ``save_for_backward``, checked against in-place changes."""
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(BACKWARD_TWICE)
+        return tuple(None if s is None else s.unpack(self) for s in saved)
+
+    @property
+    def saved_variables(self) -> tuple:
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning,
+                      stacklevel=2)
+        return self.saved_tensors
+
+    @property
+    def _raw_saved_tensors(self) -> tuple | None:
+        """The saved tensors without any check (None after backward freed them). For pictures."""
+        if self._saved is None:
+            return None
+        return tuple(None if s is None else s.tensor for s in self._saved)
+
+    @property
+    def _saved_names(self) -> tuple:
+        return self._forward_cls._saved_names
+
+    def _release_saved(self) -> None:
+        if self._saved:
+            self._saved = None
+
+    def _ctx_attributes(self) -> dict:
+        """What the user's forward or setup_context stored on ctx, e.g. ``{'constant': 10}``."""
+        return {k: v for k, v in vars(self).items() if not k.startswith("_") and k not in _CTX_MEMBERS}
+
+    def __getattr__(self, name: str) -> Any:
+        # Builtin nodes expose their saved tensors as _saved_self, _saved_other, _saved_result...
+        if name.startswith("_saved_") and name[7:] in type(self)._forward_cls._saved_names:
+            return self.saved_tensors[type(self)._forward_cls._saved_names.index(name[7:])]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+
+def _builtin_node_repr(self) -> str:
+    return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+
+class FunctionMeta(type):
+    """Generates, once per Function subclass, the node class its ctx objects are made from."""
+
+    def __init__(cls, name: str, bases: tuple, attrs: dict) -> None:
+        super().__init__(name, bases, attrs)
+        node_name = attrs.get("_node_name") or name + "Backward"
+        namespace = {"_forward_cls": cls, "__module__": "minigrad.autograd.function",
+                     "__qualname__": node_name}
+        if getattr(cls, "_is_builtin", False):
+            namespace["__repr__"] = _builtin_node_repr   # PyTorch prints <MulBackward0 object at ...>
+        cls._backward_cls = type(node_name, (BackwardCFunction,), namespace)
+
+
+class Function(metaclass=FunctionMeta):
+    """Base class for operations that know their own gradient.
+
+    Subclass it with a static ``forward`` and a static ``backward`` and call ``.apply``. Two styles:
+
+    - combined: ``forward(ctx, *args)`` stores what backward needs on ctx;
+    - separate: ``forward(*args)`` computes, then ``setup_context(ctx, inputs, output)`` stores.
+
+    >>> import minigrad as torch
+    >>> class Square(torch.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(x):
+    ...         return x * x
+    ...     @staticmethod
+    ...     def setup_context(ctx, inputs, output):
+    ...         x, = inputs
+    ...         ctx.save_for_backward(x)
+    ...     @staticmethod
+    ...     def backward(ctx, grad_output):
+    ...         x, = ctx.saved_tensors
+    ...         return 2 * x * grad_output
+    >>> x = torch.tensor([3.0], requires_grad=True)
+    >>> Square.apply(x).backward(); x.grad
+    tensor([6.])
+    """
+
+    _is_builtin = False
+    _saved_names: tuple = ()
+
+    def __init__(self, *args, **kwargs) -> None:
+        warnings.warn(
+            f"{self.__class__} should not be instantiated. Methods on autograd functions are all "
+            "static, so you should invoke them on the class itself. Instantiating an autograd "
+            "function will raise an error in a future version of PyTorch.", DeprecationWarning,
+            stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please use "
+            "new-style autograd function with static forward method. (Example: "
+            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
+    @staticmethod
+    def forward(*args: Any, **kwargs: Any) -> Any:
+        """Compute the outputs from the inputs. Override it."""
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:
+        """Separate style only: store on ctx what backward needs. Override it (or don't)."""
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        """Return one gradient per forward input (None for non-tensors). Override it."""
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom autograd.Function "
+            "to use it with backward mode AD.")
+
+    vjp = backward
+
+    @classmethod
+    def _backward_impl(cls, ctx, *grad_outputs):
+        backward = cls.backward
+        if backward is Function.backward and cls.vjp is not Function.vjp:
+            backward = cls.vjp
+        return backward(ctx, *grad_outputs)
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        """Run forward and, if any tensor input requires grad, record a node for backward."""
+        uses_setup_context = cls.setup_context is not Function.setup_context
+        if uses_setup_context:
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = bound.args, {}
+
+        ctx = cls._backward_cls()
+        needs_input_grad = []
+        positions = []
+        for i, arg in enumerate(args):
+            if isinstance(arg, Tensor):
+                needs_input_grad.append(arg.grad_fn is not None or arg._requires_grad)
+                positions.append(i)
+            else:
+                needs_input_grad.append(False)
+        ctx.needs_input_grad = tuple(needs_input_grad)
+        record = _grad_state.enabled and True in needs_input_grad
+        if record:
+            ctx.requires_grad = True
+            ctx._sequence_nr = next(_sequence_numbers)
+            ctx._input_positions = tuple(positions)
+            ctx.next_functions = tuple([args[i]._gradient_edge() for i in positions])
+            ctx._input_meta = tuple([(args[i].shape, args[i].dtype) for i in positions])
+
+        previous_mode = _grad_state.enabled
+        _grad_state.enabled = False   # forward is computed without recording anything
+        try:
+            if uses_setup_context:
+                outputs = cls.forward(*args)
+                cls.setup_context(ctx, args, outputs)
+            else:
+                outputs = cls.forward(ctx, *args, **kwargs)
+        finally:
+            _grad_state.enabled = previous_mode
+        return _wrap_outputs(ctx, args, outputs, record)
+
+
+def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, record: bool) -> Any:
+    """Connect forward's outputs to ctx, and turn ctx.to_save into checked SavedTensor records."""
+    is_tuple = isinstance(outputs, tuple)
+    raw = outputs if is_tuple else (outputs,)
+    dirty = ctx.dirty_tensors or ()
+    non_differentiable = ctx.non_differentiable or ()
+    for t in dirty:
+        if not any(t is out for out in raw):
+            raise RuntimeError(
+                "Some elements marked as dirty during the forward method were not returned as output. "
+                "The inputs that are modified inplace must all be outputs of the Function.")
+
+    wrapped = []
+    for output_nr, out in enumerate(raw):
+        if not isinstance(out, Tensor):
+            wrapped.append(out)
+            continue
+        differentiable = not any(out is t for t in non_differentiable)
+        if any(out is t for t in dirty):
+            if record and out.grad_fn is None and out._requires_grad:
+                raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+            out._version_counter.value += 1
+            if record and out._base is not None and out._base.requires_grad:
+                raise NotImplementedError(
+                    "minigrad does not track in-place changes made through a view of a tensor that "
+                    "requires grad; modify the base tensor, or clone() the view first.")
+        elif any(out is a for a in args):
+            out = out._alias()   # an input returned unchanged comes back as a new view object
+        if record:
+            out.grad_fn = ctx if differentiable else None
+            out._output_nr = output_nr
+            out._requires_grad = False
+        wrapped.append(out)
+
+    if record:
+        ctx._output_meta = tuple((o.shape, o.dtype) if isinstance(o, Tensor) else None for o in wrapped)
+        to_save = ctx.to_save
+        if to_save is not None:
+            ctx._saved = tuple(_save(ctx, t, i, raw, wrapped) for i, t in enumerate(to_save))
+            ctx.to_save = None
+    if is_tuple:
+        return tuple(wrapped)
+    return wrapped[0]
+
+
+def _save(ctx, tensor, index: int, raw: tuple, wrapped: tuple) -> SavedTensor | None:
+    if tensor is None:
+        return None
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"save_for_backward can only save variables, but argument {index} is of type "
+                        f"{type(tensor).__name__}")
+    for output_nr, out in enumerate(raw):
+        if tensor is out and wrapped[output_nr].grad_fn is ctx:
+            return SavedTensor(wrapped[output_nr], is_output=True, output_nr=output_nr)
+    return SavedTensor(tensor, is_output=False)
+
+
+class _DelayedError(Function):
+    """Stands after a once_differentiable backward: differentiating through it raises."""
+
+    _node_name = "DelayedError"
+
+    @staticmethod
+    def forward(ctx, message, count, *tensors):
+        # The tensors after the first ``count`` are there only so that a graph is recorded.
+        ctx.message = message
+        return tensors[:count]
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError(ctx.message)
+
+
+def once_differentiable(backward: Callable) -> Callable:
+    """Decorate a backward that cannot itself be differentiated (for example one written in numpy).
+
+    It runs without recording a graph; asking for a gradient of its result raises an error
+    instead of silently returning a wrong second derivative.
+    """
+    @functools.wraps(backward)
+    def wrapper(ctx, *grad_outputs):
+        with grad_mode.no_grad():
+            outputs = backward(ctx, *grad_outputs)
+        if not _grad_state.enabled or not any(isinstance(g, Tensor) and g.requires_grad for g in grad_outputs):
+            return outputs
+        is_tuple = isinstance(outputs, tuple)
+        items = outputs if is_tuple else (outputs,)
+        tensors = [g for g in items if isinstance(g, Tensor)]
+        requiring = [g for g in grad_outputs if isinstance(g, Tensor) and g.requires_grad]
+        guarded = iter(_DelayedError.apply(
+            "trying to differentiate twice a function that was marked with @once_differentiable",
+            len(tensors), *tensors, *requiring))
+        items = tuple(next(guarded) if isinstance(g, Tensor) else g for g in items)
+        return items if is_tuple else items[0]
+    return wrapper

@@ -1,0 +1,164 @@
+"""Ways to make tensors: from data, filled with a value, random, or ranges.
+
+>>> import minigrad as torch
+>>> torch.tensor([[1, 2], [3, 4]])
+tensor([[1, 2],
+        [3, 4]])
+>>> torch.zeros(2, dtype=torch.float64, requires_grad=True)
+tensor([0., 0.], dtype=torch.float64, requires_grad=True)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .tensor import Tensor
+from .types import Size, _BY_NUMPY, check_device, dtype as DType, float32, from_numpy_dtype
+
+_DEFAULT_FLOAT = np.dtype(np.float32)
+_generator = np.random.default_rng(0)
+
+
+def manual_seed(seed: int) -> None:
+    """Make random tensors reproducible (minigrad's random numbers differ from PyTorch's)."""
+    global _generator
+    _generator = np.random.default_rng(seed)
+
+
+def _finish(array: np.ndarray, dtype, device, requires_grad: bool) -> Tensor:
+    check_device(device)
+    if dtype is not None:
+        array = array.astype(dtype.numpy, copy=False)
+    t = Tensor._make(array)
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+def _default_dtype(array: np.ndarray) -> np.ndarray:
+    kind = array.dtype.kind
+    if kind == "f":
+        return array.astype(_DEFAULT_FLOAT)
+    if kind in "iu":
+        return array.astype(np.int64)
+    return array
+
+
+def _tensors_to_values(data):
+    """Nested lists may hold one-element tensors (``[x, y]``): replace them by their values."""
+    if isinstance(data, Tensor):
+        return data._data.tolist()
+    if isinstance(data, (list, tuple)):
+        return [_tensors_to_values(x) for x in data]
+    return data
+
+
+def tensor(data, *, dtype: DType | None = None, device=None, requires_grad: bool = False) -> Tensor:
+    """A new tensor holding a copy of ``data`` (numbers, nested lists, numpy arrays).
+
+    Python floats give float32 and Python ints give int64, as in PyTorch; numpy arrays keep their dtype.
+    """
+    if isinstance(data, Tensor):
+        array = data._data.copy()
+    elif isinstance(data, np.ndarray):
+        array = data.copy()
+    else:
+        array = _default_dtype(np.array(_tensors_to_values(data)))
+    return _finish(array, dtype, device, requires_grad)
+
+
+def as_tensor(data, dtype: DType | None = None, device=None) -> Tensor:
+    """Like ``tensor`` but shares memory with a numpy array or tensor when it can."""
+    if isinstance(data, Tensor):
+        return data if dtype is None or dtype is data.dtype else data.to(dtype)
+    if isinstance(data, np.ndarray):
+        return _finish(data, dtype, device, False)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    """A tensor sharing memory with a numpy array (changes to one show in the other)."""
+    from_numpy_dtype(array.dtype)
+    return Tensor._make(array)
+
+
+def _shape(size: tuple) -> tuple:
+    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
+        return tuple(size[0])
+    return tuple(size)
+
+
+def _numpy_dtype(dtype: DType | None, default=_DEFAULT_FLOAT):
+    return default if dtype is None else dtype.numpy
+
+
+def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return _finish(np.zeros(_shape(size), _numpy_dtype(dtype)), None, device, requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return _finish(np.ones(_shape(size), _numpy_dtype(dtype)), None, device, requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Uninitialised in PyTorch; zeros here (deterministic output is worth more than speed)."""
+    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    if dtype is None:
+        dtype = _BY_NUMPY[np.dtype(np.bool_)] if isinstance(fill_value, bool) else (
+            _BY_NUMPY[np.dtype(np.int64)] if isinstance(fill_value, int) else float32)
+    return _finish(np.full(tuple(size), fill_value, dtype.numpy), None, device, requires_grad)
+
+
+def zeros_like(t: Tensor, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return _finish(np.zeros(t._data.shape, _numpy_dtype(dtype, t._data.dtype)), None, device, requires_grad)
+
+
+def ones_like(t: Tensor, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return _finish(np.ones(t._data.shape, _numpy_dtype(dtype, t._data.dtype)), None, device, requires_grad)
+
+
+def full_like(t: Tensor, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return _finish(np.full(t._data.shape, fill_value, _numpy_dtype(dtype, t._data.dtype)), None, device,
+                   requires_grad)
+
+
+def randn(*size, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
+    """Standard normal samples (minigrad's own generator: values differ from PyTorch's)."""
+    array = _generator.standard_normal(_shape(size)).astype(_numpy_dtype(dtype))
+    return _finish(array, None, device, requires_grad)
+
+
+def rand(*size, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
+    array = _generator.random(_shape(size)).astype(_numpy_dtype(dtype))
+    return _finish(array, None, device, requires_grad)
+
+
+def randint(low, high=None, size=None, *, dtype=None, device=None, generator=None) -> Tensor:
+    if high is None:
+        low, high = 0, low
+    array = _generator.integers(low, high, size=tuple(size)).astype(_numpy_dtype(dtype, np.dtype(np.int64)))
+    return _finish(array, None, device, False)
+
+
+def randperm(n: int, *, dtype=None, device=None) -> Tensor:
+    return _finish(_generator.permutation(n).astype(_numpy_dtype(dtype, np.dtype(np.int64))), None, device, False)
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    if end is None:
+        start, end = 0, start
+    integral = all(isinstance(v, int) for v in (start, end, step))
+    default = np.dtype(np.int64) if integral else _DEFAULT_FLOAT
+    array = np.arange(start, end, step, dtype=np.float64 if not integral else np.int64)
+    return _finish(array.astype(_numpy_dtype(dtype, default)), None, device, requires_grad)
+
+
+def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    array = np.linspace(start, end, steps, dtype=np.float64).astype(_numpy_dtype(dtype))
+    return _finish(array, None, device, requires_grad)
+
+
+def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return _finish(np.eye(n, m, dtype=_numpy_dtype(dtype)), None, device, requires_grad)

@@ -1,0 +1,66 @@
+"""Shared pieces of the builtin operations: the Builtin base class, wrapping, type promotion."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.function import Function
+from ..tensor import Tensor
+from ..types import _BY_NUMPY, category, float32, int64, promote_types
+
+
+class Builtin(Function):
+    """Base of minigrad's own operations. They are ordinary Functions with PyTorch's node names."""
+
+    _is_builtin = True
+
+
+def wrap(array) -> Tensor:
+    """A new tensor over a numpy result (numpy returns scalars for 0-dim results: make them arrays)."""
+    return Tensor._make(array if type(array) is np.ndarray else np.asarray(array))
+
+
+def view_of(base: Tensor, array: np.ndarray) -> Tensor:
+    """A tensor that views ``base``'s memory: it shares the version counter, as PyTorch views do."""
+    t = Tensor._make(array)
+    t._version_counter = base._version_counter
+    t._base = base._base if base._base is not None else base
+    return t
+
+
+def result_dtype(a: Tensor, b: Tensor):
+    """PyTorch's promotion: a Python number or 0-dim tensor only wins when it is of a higher kind
+    (bool < integer < floating point); ``int_tensor * 2.5`` is float32, ``float32 * 2.5`` stays float32."""
+    da, db = a.dtype, b.dtype
+    if da is db:
+        return da
+    rank_a = 0 if a._wrapped_number else (1 if a._data.ndim == 0 else 2)
+    rank_b = 0 if b._wrapped_number else (1 if b._data.ndim == 0 else 2)
+    if rank_a == rank_b:
+        return promote_types(da, db)
+    high, low = (a, b) if rank_a > rank_b else (b, a)
+    if category(low.dtype) > category(high.dtype):
+        if low._wrapped_number:
+            return float32 if low.dtype.is_floating_point else int64
+        return low.dtype
+    return high.dtype
+
+
+def binary_arrays(a: Tensor, b: Tensor) -> tuple:
+    """The two numpy operands of ``a op b``, cast to the result dtype."""
+    x, y = a._data, b._data
+    if x.dtype == y.dtype:
+        return x, y
+    target = result_dtype(a, b).numpy
+    return x.astype(target, copy=False), y.astype(target, copy=False)
+
+
+def normalize_dims(dim, ndim: int) -> tuple:
+    """``dim`` as a sorted tuple of non-negative axes (None means all)."""
+    if dim is None:
+        return tuple(range(ndim))
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    return tuple(sorted(d % ndim if ndim else 0 for d in dims))
+
+
+def dtype_of(array: np.ndarray):
+    return _BY_NUMPY[array.dtype]

@@ -1,0 +1,153 @@
+"""+ - * / ** and unary minus, each a Function whose backward uses tensor operations
+(so that backward itself can be differentiated when ``create_graph=True``).
+
+Broadcasting needs no code here: when a gradient comes back larger than its input
+(``[3, 4]`` for a bias of shape ``[4]``), the engine sums it down to the input's shape.
+
+>>> import minigrad as torch
+>>> a = torch.tensor([1.0, 2.0], requires_grad=True)
+>>> (a * 3).grad_fn.next_functions[1]    # the number 3 needs no gradient: no edge
+(None, 0)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..tensor import Tensor, _operand
+from ._util import Builtin, binary_arrays, result_dtype, wrap
+
+
+class Add(Builtin):
+    _node_name = "AddBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1):
+        x, y = binary_arrays(a, b)
+        ctx._alpha = alpha
+        return wrap(x + y if alpha == 1 else x + alpha * y)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, (grad if ctx._alpha == 1 else grad * ctx._alpha), None
+
+
+class Sub(Builtin):
+    _node_name = "SubBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1):
+        x, y = binary_arrays(a, b)
+        ctx._alpha = alpha
+        return wrap(x - y if alpha == 1 else x - alpha * y)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, (-grad if ctx._alpha == 1 else grad * -ctx._alpha), None
+
+
+class Mul(Builtin):
+    _node_name = "MulBackward0"
+    _saved_names = ("self", "other")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        x, y = binary_arrays(a, b)
+        # Each factor is needed only for the *other* input's gradient.
+        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None,
+                              b if ctx.needs_input_grad[0] else None)
+        return wrap(x * y)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return (grad * b if ctx.needs_input_grad[0] else None,
+                grad * a if ctx.needs_input_grad[1] else None)
+
+
+class Div(Builtin):
+    _node_name = "DivBackward0"
+    _saved_names = ("self", "other")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        x, y = binary_arrays(a, b)
+        if x.dtype.kind in "biu":   # true division of integers gives the default float dtype
+            x, y = x.astype(np.float32), y.astype(np.float32)
+        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
+        return wrap(x / y)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return (grad / b if ctx.needs_input_grad[0] else None,
+                -grad * a / (b * b) if ctx.needs_input_grad[1] else None)
+
+
+class Neg(Builtin):
+    _node_name = "NegBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        return wrap(-a._data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return -grad
+
+
+class Pow(Builtin):
+    """``tensor ** number``."""
+
+    _node_name = "PowBackward0"
+    _saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a, exponent):
+        ctx.save_for_backward(a)
+        ctx._exponent = exponent
+        x = a._data
+        if x.dtype.kind in "biu" and (isinstance(exponent, float) or exponent < 0):
+            x = x.astype(np.float32)
+        return wrap(x ** exponent)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        exponent = ctx._exponent
+        if exponent == 0:
+            return grad * 0, None
+        return grad * exponent * a ** (exponent - 1), None
+
+
+class PowTensor(Builtin):
+    """``tensor ** tensor`` (and ``number ** tensor``)."""
+
+    _node_name = "PowBackward1"
+    _saved_names = ("self", "exponent", "result")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        x, y = binary_arrays(a, b)
+        out = wrap(x ** y)
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, result = ctx.saved_tensors
+        grad_a = grad * b * a ** (b - 1) if ctx.needs_input_grad[0] else None
+        grad_b = grad * result * a.log() if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+
+def pow(base, exponent):
+    """``base ** exponent`` for tensors and numbers."""
+    if isinstance(base, Tensor) and not isinstance(exponent, Tensor):
+        return Pow.apply(base, exponent)
+    return PowTensor.apply(_operand(base), _operand(exponent))
+
+
+def compare(numpy_function, a: Tensor, b) -> Tensor:
+    """Comparisons and logical ops: bool results, no gradient, so no node is recorded."""
+    x, y = binary_arrays(a, _operand(b))
+    return wrap(numpy_function(x, y))

@@ -1,0 +1,122 @@
+"""In-place arithmetic (``add_``, ``mul_``, ``+=``, ``zero_``...): Functions that modify their
+first input and call ``ctx.mark_dirty`` on it, which bumps its version counter."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..tensor import Tensor, _operand
+from ._util import Builtin, wrap
+from .indexing import check_inplace
+
+
+def _write(numpy_function, a: Tensor, y) -> None:
+    try:
+        numpy_function(a._data, y, out=a._data, casting="same_kind")
+    except TypeError:   # numpy refuses e.g. writing floats into an integer tensor
+        raise RuntimeError(f"result type {'Float' if np.asarray(y).dtype.kind == 'f' else 'Long'} can't be cast "
+                           f"to the desired output type {a.dtype.legacy_name.replace('Tensor', '')}") from None
+
+
+class AddInplace(Builtin):
+    _node_name = "AddBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1):
+        ctx._alpha = alpha
+        _write(np.add, a, b._data if alpha == 1 else alpha * b._data)
+        ctx.mark_dirty(a)
+        return a
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, (grad if ctx._alpha == 1 else grad * ctx._alpha), None
+
+
+class SubInplace(AddInplace):
+    _node_name = "SubBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1):
+        ctx._alpha = -alpha
+        _write(np.subtract, a, b._data if alpha == 1 else alpha * b._data)
+        ctx.mark_dirty(a)
+        return a
+
+
+class MulInplace(Builtin):
+    _node_name = "MulBackward0"
+    _saved_names = ("self", "other")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        # a's old values are needed for b's gradient, and are about to be overwritten: copy them.
+        original = wrap(a._data.copy()) if ctx.needs_input_grad[1] else None
+        ctx.save_for_backward(original, b if ctx.needs_input_grad[0] else None)
+        _write(np.multiply, a, b._data)
+        ctx.mark_dirty(a)
+        return a
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return (grad * b if ctx.needs_input_grad[0] else None,
+                grad * a if ctx.needs_input_grad[1] else None)
+
+
+class DivInplace(Builtin):
+    _node_name = "DivBackward0"
+    _saved_names = ("self", "other")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        original = wrap(a._data.copy()) if ctx.needs_input_grad[1] else None
+        ctx.save_for_backward(original, b)
+        _write(np.true_divide, a, b._data)
+        ctx.mark_dirty(a)
+        return a
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return (grad / b if ctx.needs_input_grad[0] else None,
+                -grad * a / (b * b) if ctx.needs_input_grad[1] else None)
+
+
+class FillInplace(Builtin):
+    _node_name = "FillBackward0"
+
+    @staticmethod
+    def forward(ctx, a, value):
+        a._data.fill(value._data if isinstance(value, Tensor) else value)
+        ctx.mark_dirty(a)
+        return a
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0, None
+
+
+class CopyInplace(Builtin):
+    _node_name = "CopyBackwards"
+
+    @staticmethod
+    def forward(ctx, a, source):
+        np.copyto(a._data, np.broadcast_to(source._data, a._data.shape), casting="unsafe")
+        ctx.mark_dirty(a)
+        return a
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0, grad
+
+
+def inplace(function: type, a: Tensor, other, *extra) -> Tensor:
+    """Run an in-place Function after PyTorch's check that ``a`` is not a leaf requiring grad."""
+    check_inplace(a)
+    if function is FillInplace:
+        return function.apply(a, other)
+    return function.apply(a, _operand(other), *extra)
+
+
+def inplace_unsupported(name: str):
+    raise NotImplementedError(f"minigrad: {name} on a tensor that requires grad is not implemented")

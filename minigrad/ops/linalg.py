@@ -1,0 +1,136 @@
+"""Matrix products. ``matmul`` picks the product PyTorch would (dot, mv, mm, or batched)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..tensor import Tensor, _operand
+from ._util import Builtin, binary_arrays, wrap
+
+
+def _check_mm(a: Tensor, b: Tensor) -> None:
+    if a.ndim != 2 or b.ndim != 2:
+        raise RuntimeError(f"{'self' if a.ndim != 2 else 'mat2'} must be a matrix")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
+                           f"{b.shape[0]}x{b.shape[1]})")
+
+
+class Mm(Builtin):
+    _node_name = "MmBackward0"
+    _saved_names = ("self", "mat2")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        x, y = binary_arrays(a, b)
+        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None,
+                              b if ctx.needs_input_grad[0] else None)
+        return wrap(x @ y)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return (grad.mm(b.t()) if ctx.needs_input_grad[0] else None,
+                a.t().mm(grad) if ctx.needs_input_grad[1] else None)
+
+
+class Addmm(Builtin):
+    """``bias + mat1 @ mat2``: what ``nn.Linear`` computes for a batch, in one node."""
+
+    _node_name = "AddmmBackward0"
+    _saved_names = ("mat1", "mat2")
+
+    @staticmethod
+    def forward(ctx, bias, mat1, mat2):
+        _check_mm(mat1, mat2)
+        ctx.save_for_backward(mat1 if ctx.needs_input_grad[2] else None,
+                              mat2 if ctx.needs_input_grad[1] else None)
+        out = mat1._data @ mat2._data
+        out += bias._data
+        return wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        mat1, mat2 = ctx.saved_tensors
+        return (grad,
+                grad.mm(mat2.t()) if ctx.needs_input_grad[1] else None,
+                mat1.t().mm(grad) if ctx.needs_input_grad[2] else None)
+
+
+class Dot(Builtin):
+    _node_name = "DotBackward0"
+    _saved_names = ("self", "tensor")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        if a.shape != b.shape:
+            raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] "
+                               "to have the same number of elements, but got "
+                               f"{a.shape[0]} and {b.shape[0]} elements respectively")
+        ctx.save_for_backward(a, b)
+        x, y = binary_arrays(a, b)
+        return wrap(x @ y)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return grad * b, grad * a
+
+
+class Mv(Builtin):
+    _node_name = "MvBackward0"
+    _saved_names = ("self", "vec")
+
+    @staticmethod
+    def forward(ctx, a, v):
+        ctx.save_for_backward(a, v)
+        x, y = binary_arrays(a, v)
+        return wrap(x @ y)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, v = ctx.saved_tensors
+        return grad.unsqueeze(1) * v.unsqueeze(0), a.t().mm(grad.unsqueeze(1)).squeeze(1)
+
+
+class BatchedMatmul(Builtin):
+    """Products of stacks of matrices (3-D and more); the batch dimensions broadcast."""
+
+    _node_name = "BmmBackward0"
+    _saved_names = ("self", "mat2")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        x, y = binary_arrays(a, b)
+        return wrap(np.matmul(x, y))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return grad.matmul(b.transpose(-1, -2)), a.transpose(-1, -2).matmul(grad)
+
+
+def mm(a: Tensor, b: Tensor) -> Tensor:
+    _check_mm(a, b)
+    return Mm.apply(a, b)
+
+
+def matmul(a: Tensor, b) -> Tensor:
+    """Matrix product with PyTorch's rules for 1-D operands."""
+    b = _operand(b)
+    if a.ndim == 1 and b.ndim == 1:
+        return Dot.apply(a, b)
+    if a.ndim == 2 and b.ndim == 2:
+        return mm(a, b)
+    if a.ndim == 2 and b.ndim == 1:
+        if a.shape[1] != b.shape[0]:
+            raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), vec ({b.shape[0]})")
+        return Mv.apply(a, b)
+    if a.ndim == 1:
+        return matmul(a.unsqueeze(0), b).squeeze(-2)
+    if b.ndim == 1:
+        return matmul(a, b.unsqueeze(-1)).squeeze(-1)
+    if a.shape[-1] != b.shape[-2]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{b.shape[0]}, {a.shape[-1]}] but got: [{b.shape[0]}, {b.shape[-2]}].")
+    return BatchedMatmul.apply(a, b)

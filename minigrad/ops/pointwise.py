@@ -1,0 +1,217 @@
+"""Element-wise functions. Those whose derivative is easiest from the output save the output
+(``exp``, ``tanh``, ``sigmoid``, ``sqrt``, ``relu``), as PyTorch does; the others save the input."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..tensor import Tensor
+from ._util import Builtin, wrap
+
+
+def _float(x: np.ndarray) -> np.ndarray:
+    return x if x.dtype.kind == "f" else x.astype(np.float32)
+
+
+class Exp(Builtin):
+    _node_name = "ExpBackward0"
+    _saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, a):
+        out = wrap(np.exp(_float(a._data)))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        result, = ctx.saved_tensors
+        return grad * result
+
+
+class Log(Builtin):
+    _node_name = "LogBackward0"
+    _saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return wrap(np.log(_float(a._data)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        return grad / a
+
+
+class Sin(Builtin):
+    _node_name = "SinBackward0"
+    _saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return wrap(np.sin(_float(a._data)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        return grad * a.cos()
+
+
+class Cos(Builtin):
+    _node_name = "CosBackward0"
+    _saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return wrap(np.cos(_float(a._data)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        return -grad * a.sin()
+
+
+class Tanh(Builtin):
+    _node_name = "TanhBackward0"
+    _saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, a):
+        out = wrap(np.tanh(_float(a._data)))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        result, = ctx.saved_tensors
+        return grad * (1 - result * result)
+
+
+class Sigmoid(Builtin):
+    _node_name = "SigmoidBackward0"
+    _saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, a):
+        x = _float(a._data)
+        with np.errstate(over="ignore"):
+            out = wrap(1 / (1 + np.exp(-x)))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        result, = ctx.saved_tensors
+        return grad * result * (1 - result)
+
+
+class Relu(Builtin):
+    _node_name = "ReluBackward0"
+    _saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, a):
+        x = a._data
+        out = wrap(np.maximum(x, x.dtype.type(0)))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        result, = ctx.saved_tensors
+        return grad * (result > 0)
+
+
+class Sqrt(Builtin):
+    _node_name = "SqrtBackward0"
+    _saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, a):
+        with np.errstate(invalid="ignore"):
+            out = wrap(np.sqrt(_float(a._data)))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        result, = ctx.saved_tensors
+        return grad / (2 * result)
+
+
+class Sign(Builtin):
+    _node_name = "SignBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        return wrap(np.sign(a._data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0
+
+
+class Abs(Builtin):
+    _node_name = "AbsBackward0"
+    _saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return wrap(np.abs(a._data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        return grad * Sign.apply(a)
+
+
+class Clamp(Builtin):
+    _node_name = "ClampBackward1"
+    _saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a, min=None, max=None):
+        if min is None and max is None:
+            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        ctx.save_for_backward(a)
+        ctx._min, ctx._max = min, max
+        return wrap(np.clip(a._data, min, max))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        x = a._data
+        inside = np.ones(x.shape, dtype=bool)
+        if ctx._min is not None:
+            inside &= x >= ctx._min
+        if ctx._max is not None:
+            inside &= x <= ctx._max
+        return grad * wrap(inside), None, None
+
+
+class Where(Builtin):
+    _node_name = "WhereBackward0"
+
+    @staticmethod
+    def forward(ctx, condition, a, b):
+        ctx._condition = condition
+        x, y = a._data, b._data
+        if x.dtype != y.dtype:
+            from ._util import binary_arrays
+            x, y = binary_arrays(a, b)
+        return wrap(np.where(condition._data, x, y))
+
+    @staticmethod
+    def backward(ctx, grad):
+        condition = ctx._condition._data
+        return None, grad * wrap(condition), grad * wrap(~condition)
+
+
+def where(condition: Tensor, a, b) -> Tensor:
+    """Pick from ``a`` where ``condition`` is True, else from ``b``."""
+    from ..tensor import _operand
+    return Where.apply(condition, _operand(a), _operand(b))

@@ -1,0 +1,313 @@
+"""Reductions (sum, mean, max, min), sort, softmax and log_softmax."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..tensor import Tensor
+from ..types import int64
+from ._util import Builtin, normalize_dims, wrap
+
+
+def _restore_dims(grad: Tensor, dims: tuple, keepdim: bool) -> Tensor:
+    """Put back the reduced dimensions (as size 1) so the gradient broadcasts over them."""
+    if not keepdim:
+        for d in dims:
+            grad = grad.unsqueeze(d)
+    return grad
+
+
+class Sum(Builtin):
+    _node_name = "SumBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dtype=None):
+        ctx._shape = a.shape
+        x = a._data
+        if dtype is not None:
+            x = x.astype(dtype.numpy)
+        elif x.dtype.kind in "bi":
+            x = x.astype(np.int64)
+        return wrap(x.sum())
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.expand(ctx._shape), None
+
+
+class SumDim(Builtin):
+    _node_name = "SumBackward1"
+
+    @staticmethod
+    def forward(ctx, a, dims, keepdim, dtype=None):
+        ctx._shape, ctx._dims, ctx._keepdim = a.shape, dims, keepdim
+        x = a._data
+        if dtype is not None:
+            x = x.astype(dtype.numpy)
+        elif x.dtype.kind in "bi":
+            x = x.astype(np.int64)
+        return wrap(x.sum(axis=dims, keepdims=keepdim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _restore_dims(grad, ctx._dims, ctx._keepdim).expand(ctx._shape), None, None, None
+
+
+class Mean(Builtin):
+    _node_name = "MeanBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dtype=None):
+        ctx._shape = a.shape
+        if a._data.dtype.kind not in "fc" and dtype is None:
+            raise RuntimeError(
+                "mean(): could not infer output dtype. Input dtype must be either a floating point or "
+                f"complex dtype. Got: {str(a.dtype).replace('torch.', '').capitalize()}")
+        x = a._data if dtype is None else a._data.astype(dtype.numpy)
+        return wrap(x.mean())
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.expand(ctx._shape) / (ctx._shape.numel() or 1), None
+
+
+class MeanDim(Builtin):
+    _node_name = "MeanBackward1"
+
+    @staticmethod
+    def forward(ctx, a, dims, keepdim, dtype=None):
+        ctx._shape, ctx._dims, ctx._keepdim = a.shape, dims, keepdim
+        x = a._data if dtype is None else a._data.astype(dtype.numpy)
+        ctx._count = int(np.prod([a.shape[d] for d in dims])) if dims else 1
+        return wrap(x.mean(axis=dims, keepdims=keepdim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _restore_dims(grad, ctx._dims, ctx._keepdim).expand(ctx._shape) / ctx._count, None, None, None
+
+
+def sum(a: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+    if dim is None:
+        return Sum.apply(a, dtype) if dtype is not None else Sum.apply(a)
+    return SumDim.apply(a, normalize_dims(dim, a.ndim), keepdim, dtype)
+
+
+def mean(a: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+    if dim is None:
+        return Mean.apply(a, dtype) if dtype is not None else Mean.apply(a)
+    return MeanDim.apply(a, normalize_dims(dim, a.ndim), keepdim, dtype)
+
+
+def sum_to_size(a: Tensor, shape) -> Tensor:
+    """Sum the dimensions that broadcasting added or stretched, giving ``shape``."""
+    shape = tuple(shape)
+    if a.shape == shape:
+        return a
+    lead = a.ndim - len(shape)
+    dims = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and a.shape[lead + i] != 1)
+    out = SumDim.apply(a, dims, True) if dims else a
+    return out.view(shape) if lead else out
+
+
+class Gather(Builtin):
+    """``out[i][j] = a[i][index[i][j]]`` along ``dim``; its backward scatters back (ScatterAdd)."""
+
+    _node_name = "GatherBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, index):
+        ctx._shape, ctx._dim, ctx._index = a.shape, dim, index
+        return wrap(np.take_along_axis(a._data, index, axis=dim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ScatterAdd.apply(grad, ctx._dim, ctx._index, ctx._shape), None, None
+
+
+class ScatterAdd(Builtin):
+    """Add ``grad`` into zeros of ``shape`` at ``index`` along ``dim``; its backward gathers."""
+
+    _node_name = "ScatterAddBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, dim, index, shape):
+        ctx._dim, ctx._index = dim, index
+        out = np.zeros(shape, dtype=grad._data.dtype)
+        # np.add.at has no axis argument: build full coordinate arrays for the indexed axis.
+        coords = list(np.indices(index.shape, sparse=True))
+        coords[dim] = index
+        np.add.at(out, tuple(coords), grad._data)
+        return wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Gather.apply(grad, ctx._dim, ctx._index), None, None, None
+
+
+class _ReturnTypes(tuple):
+    """PyTorch's named pair ``torch.return_types.max(values=..., indices=...)``."""
+
+    _name = ""
+
+    def __new__(cls, values, indices):
+        return tuple.__new__(cls, (values, indices))
+
+    @property
+    def values(self):
+        return self[0]
+
+    @property
+    def indices(self):
+        return self[1]
+
+    def __repr__(self) -> str:
+        return f"torch.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+
+def _return_type(name: str) -> type:
+    return type(name, (_ReturnTypes,), {"_name": name})
+
+
+max_return, min_return, sort_return = _return_type("max"), _return_type("min"), _return_type("sort")
+
+
+class MaxAll(Builtin):
+    """``x.max()``: the gradient is shared evenly between tied maxima (as in PyTorch)."""
+
+    _node_name = "MaxBackward1"
+    _reduce = staticmethod(np.max)
+
+    @staticmethod
+    def forward(ctx, a):
+        if a._data.size == 0:
+            raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() == 0. "
+                               "Specify the reduction dim with the 'dim' argument.")
+        ctx._winners = None
+        out = wrap(ctx._forward_cls._reduce(a._data))
+        ctx._winners = a._data == out._data
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        winners = ctx._winners
+        return grad * wrap((winners / winners.sum()).astype(grad._data.dtype))
+
+
+class MinAll(MaxAll):
+    _node_name = "MinBackward1"
+    _reduce = staticmethod(np.min)
+
+
+class MaxDim(Builtin):
+    """``x.max(dim)``: values and the (non-differentiable) indices where they were found."""
+
+    _node_name = "MaxBackward0"
+    _arg = staticmethod(np.argmax)
+
+    @staticmethod
+    def forward(ctx, a, dim, keepdim):
+        index = np.expand_dims(ctx._forward_cls._arg(a._data, axis=dim), dim)
+        values = np.take_along_axis(a._data, index, axis=dim)
+        ctx._shape, ctx._dim, ctx._index, ctx._keepdim = a.shape, dim, index, keepdim
+        if not keepdim:
+            values, index = values.squeeze(dim), index.squeeze(dim)
+        indices = wrap(index.astype(np.int64))
+        ctx.mark_non_differentiable(indices)
+        return wrap(values), indices
+
+    @staticmethod
+    def backward(ctx, grad, grad_indices):
+        if not ctx._keepdim:
+            grad = grad.unsqueeze(ctx._dim)
+        return ScatterAdd.apply(grad, ctx._dim, ctx._index, ctx._shape), None, None
+
+
+class MinDim(MaxDim):
+    _node_name = "MinBackward0"
+    _arg = staticmethod(np.argmin)
+
+
+def max(a: Tensor, dim=None, keepdim: bool = False):
+    if isinstance(dim, Tensor):
+        raise NotImplementedError("minigrad: max(tensor, other) (maximum) is not implemented; use torch.where(a > b, a, b)")
+    if dim is None:
+        return MaxAll.apply(a)
+    return max_return(*MaxDim.apply(a, dim % a.ndim, keepdim))
+
+
+def min(a: Tensor, dim=None, keepdim: bool = False):
+    if isinstance(dim, Tensor):
+        raise NotImplementedError("minigrad: min(tensor, other) (minimum) is not implemented; use torch.where(a < b, a, b)")
+    if dim is None:
+        return MinAll.apply(a)
+    return min_return(*MinDim.apply(a, dim % a.ndim, keepdim))
+
+
+def argmax(a: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    if dim is None:
+        return wrap(np.int64(np.argmax(a._data)))
+    return wrap(np.argmax(a._data, axis=dim, keepdims=keepdim).astype(np.int64))
+
+
+def argmin(a: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    if dim is None:
+        return wrap(np.int64(np.argmin(a._data)))
+    return wrap(np.argmin(a._data, axis=dim, keepdims=keepdim).astype(np.int64))
+
+
+class Sort(Builtin):
+    _node_name = "SortBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, descending):
+        x = a._data
+        order = np.argsort(-x if descending else x, axis=dim, kind="stable")
+        ctx._dim, ctx._order = dim, order
+        indices = wrap(order.astype(np.int64))
+        ctx.mark_non_differentiable(indices)
+        return wrap(np.take_along_axis(x, order, axis=dim)), indices
+
+    @staticmethod
+    def backward(ctx, grad, grad_indices):
+        return ScatterAdd.apply(grad, ctx._dim, ctx._order, tuple(grad.shape)), None, None
+
+
+def sort(a: Tensor, dim: int = -1, descending: bool = False):
+    return sort_return(*Sort.apply(a, dim % a.ndim if a.ndim else 0, descending))
+
+
+class Softmax(Builtin):
+    _node_name = "SoftmaxBackward0"
+    _saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        x = a._data
+        e = np.exp(x - x.max(axis=dim, keepdims=True))
+        out = wrap(e / e.sum(axis=dim, keepdims=True))
+        ctx._dim = dim
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        y, = ctx.saved_tensors
+        return y * (grad - (grad * y).sum(ctx._dim, keepdim=True)), None
+
+
+class LogSoftmax(Builtin):
+    _node_name = "LogSoftmaxBackward0"
+    _saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        x = a._data
+        shifted = x - x.max(axis=dim, keepdims=True)
+        out = wrap(shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True)))
+        ctx._dim = dim
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        y, = ctx.saved_tensors
+        return grad - y.exp() * grad.sum(ctx._dim, keepdim=True), None

@@ -1,0 +1,245 @@
+"""Operations that change the shape, not the values. Most return *views*: tensors that share
+memory and the version counter with their input."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..tensor import Tensor
+from ..types import Size
+from ._util import Builtin, view_of, wrap
+
+
+def _shape_arg(shape: tuple) -> tuple:
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    return tuple(int(s) for s in shape)
+
+
+def _infer_shape(shape: tuple, numel: int) -> tuple:
+    if shape.count(-1) == 1:
+        known = int(np.prod([s for s in shape if s != -1]))
+        if known and numel % known == 0:
+            shape = tuple(numel // known if s == -1 else s for s in shape)
+    if int(np.prod(shape)) != numel or any(s < 0 for s in shape):
+        raise RuntimeError(f"shape '[{', '.join(str(s) for s in shape)}]' is invalid for input of size {numel}")
+    return shape
+
+
+class View(Builtin):
+    _node_name = "ViewBackward0"
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        ctx._shape = a.shape
+        return view_of(a, a._data.reshape(shape))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx._shape), None
+
+
+def view(a: Tensor, shape: tuple, reshape: bool = False) -> Tensor:
+    shape = _infer_shape(_shape_arg(shape), a._data.size)
+    return View.apply(a, shape)
+
+
+def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    if a.ndim == 0:
+        return view(a, (1,))
+    start, end = start_dim % a.ndim, end_dim % a.ndim
+    shape = a.shape[:start] + (int(np.prod(a.shape[start:end + 1])),) + a.shape[end + 1:]
+    return view(a, shape)
+
+
+class T(Builtin):
+    _node_name = "TBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        return view_of(a, a._data.T)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.t()
+
+
+def t(a: Tensor) -> Tensor:
+    if a.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {a.ndim}D")
+    return T.apply(a)
+
+
+class Transpose(Builtin):
+    _node_name = "TransposeBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim0, dim1):
+        ctx._dims = (dim0, dim1)
+        return view_of(a, np.swapaxes(a._data, dim0, dim1))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.transpose(*ctx._dims), None, None
+
+
+class Permute(Builtin):
+    _node_name = "PermuteBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dims):
+        ctx._inverse = tuple(np.argsort(dims))
+        return view_of(a, np.transpose(a._data, dims))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.permute(ctx._inverse), None
+
+
+def permute(a: Tensor, dims: tuple) -> Tensor:
+    dims = tuple(d % a.ndim for d in _shape_arg(dims))
+    return Permute.apply(a, dims)
+
+
+class Unsqueeze(Builtin):
+    _node_name = "UnsqueezeBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        dim = dim % (a.ndim + 1)
+        ctx._dim = dim
+        return view_of(a, np.expand_dims(a._data, dim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.squeeze(ctx._dim), None
+
+
+class Squeeze(Builtin):
+    _node_name = "SqueezeBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dims):
+        ctx._shape = a.shape
+        return view_of(a, np.squeeze(a._data, axis=dims))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx._shape), None
+
+
+class SqueezeDim(Squeeze):
+    _node_name = "SqueezeBackward1"
+
+
+def squeeze(a: Tensor, dim=None) -> Tensor:
+    if dim is None:
+        return Squeeze.apply(a, tuple(i for i, n in enumerate(a.shape) if n == 1))
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    dims = tuple(d % a.ndim for d in dims if a.ndim and a.shape[d % a.ndim] == 1)
+    return SqueezeDim.apply(a, dims)
+
+
+class Expand(Builtin):
+    _node_name = "ExpandBackward0"
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        ctx._shape = a.shape
+        return view_of(a, np.broadcast_to(a._data, shape))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.sum_to_size(ctx._shape), None
+
+
+def expand(a: Tensor, sizes: tuple) -> Tensor:
+    sizes = _shape_arg(sizes)
+    lead = len(sizes) - a.ndim
+    if lead < 0:
+        raise RuntimeError(f"expand(torch.FloatTensor{{[{', '.join(map(str, a.shape))}]}}, size=[{', '.join(map(str, sizes))}]): "
+                           "the number of sizes provided must be greater or equal to the number of dimensions in the tensor")
+    shape = tuple(a.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
+    for i, s in enumerate(a.shape):
+        if s != 1 and s != shape[lead + i]:
+            raise RuntimeError(f"The expanded size of the tensor ({shape[lead + i]}) must match the existing size "
+                               f"({s}) at non-singleton dimension {lead + i}.  Target sizes: [{', '.join(map(str, sizes))}].  "
+                               f"Tensor sizes: [{', '.join(map(str, a.shape))}]")
+    if shape == a.shape:
+        return Expand.apply(a, shape)
+    return Expand.apply(a, shape)
+
+
+class Clone(Builtin):
+    _node_name = "CloneBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        return wrap(a._data.copy())
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class ToCopy(Builtin):
+    _node_name = "ToCopyBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dtype):
+        ctx._dtype = a.dtype
+        return wrap(a._data.astype(dtype.numpy))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.to(ctx._dtype), None
+
+
+class Cat(Builtin):
+    _node_name = "CatBackward0"
+
+    @staticmethod
+    def forward(ctx, dim, *tensors):
+        ctx._dim = dim
+        ctx._sizes = [t.shape[dim] for t in tensors]
+        arrays = [t._data for t in tensors]
+        return wrap(np.concatenate(arrays, axis=dim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        grads, start = [None], 0
+        index = [slice(None)] * grad.ndim
+        for size in ctx._sizes:
+            index[ctx._dim] = slice(start, start + size)
+            grads.append(grad[tuple(index)])
+            start += size
+        return tuple(grads)
+
+
+class Stack(Builtin):
+    _node_name = "StackBackward0"
+
+    @staticmethod
+    def forward(ctx, dim, *tensors):
+        ctx._dim = dim
+        return wrap(np.stack([t._data for t in tensors], axis=dim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        index = [slice(None)] * grad.ndim
+        grads = [None]
+        for i in range(grad.shape[ctx._dim]):
+            index[ctx._dim] = i
+            grads.append(grad[tuple(index)])
+        return tuple(grads)
+
+
+def cat(tensors, dim: int = 0) -> Tensor:
+    """Join tensors along an existing dimension."""
+    tensors = list(tensors)
+    return Cat.apply(dim % tensors[0].ndim, *tensors)
+
+
+def stack(tensors, dim: int = 0) -> Tensor:
+    """Join tensors along a new dimension."""
+    tensors = list(tensors)
+    return Stack.apply(dim % (tensors[0].ndim + 1), *tensors)

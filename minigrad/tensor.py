@@ -1,0 +1,533 @@
+"""Tensor: a numpy array plus what autograd needs to know about it.
+
+What a tensor carries for autograd:
+
+- ``requires_grad``: whether gradients should flow to it;
+- ``grad_fn``: the backward node that made it (``None`` for a *leaf*, a tensor you created);
+- ``grad``: where backward accumulates the gradient of a leaf;
+- a **version counter**, bumped by every in-place change, so that saved tensors can be checked.
+
+Every method that computes something (``x * y``, ``x.sum()``, ``x[0]``) calls a ``Function``
+from ``minigrad.ops`` through ``.apply``: the same machinery a custom Function uses.
+
+>>> import minigrad as torch
+>>> x = torch.tensor([1.0, 2.0], requires_grad=True)
+>>> y = (x * x).sum()
+>>> x.is_leaf, y.is_leaf, y.grad_fn
+(True, False, <SumBackward0 object at 0xADDRESS>)
+"""
+from __future__ import annotations
+
+import warnings
+import weakref
+from typing import Any, Callable
+
+import numpy as np
+
+from . import grad_mode
+from .types import Size, _BY_NUMPY, cpu, dtype as DType, strided
+
+_grad_state = grad_mode.state
+
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
+    "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
+    "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor "
+    "by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 "
+    "for more information.")
+
+
+class VersionCounter:
+    """Counts in-place changes. Views of a tensor share their base's counter."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0
+
+
+class Tensor:
+    """An n-dimensional array that can record the operations applied to it.
+
+    Create tensors with ``minigrad.tensor``, ``minigrad.ones``, ``minigrad.randn`` and friends.
+    """
+
+    # Class-level defaults keep tensor creation cheap: an instance stores only what differs.
+    grad_fn = None
+    _requires_grad = False
+    _output_nr = 0
+    _grad = None
+    _retains_grad = False
+    _acc_ref = None
+    _backward_hooks = None
+    _base = None
+    _wrapped_number = False   # a Python number promoted to a tensor for one operation
+    is_sparse = False
+    layout = strided
+    device = cpu
+    is_cuda = False
+
+    __hash__ = object.__hash__
+
+    def __init__(self, *args, **kwargs) -> None:
+        raise TypeError("create tensors with minigrad.tensor(data), minigrad.zeros(shape), ...")
+
+    @classmethod
+    def _make(cls, data: np.ndarray, requires_grad: bool = False) -> "Tensor":
+        """Wrap a numpy array without copying it (internal constructor)."""
+        t = object.__new__(cls)
+        t._data = data
+        t._version_counter = VersionCounter()
+        if requires_grad:
+            t._requires_grad = True
+        return t
+
+    @classmethod
+    def _zeros(cls, shape: tuple, dtype: DType) -> "Tensor":
+        return cls._make(np.zeros(shape, dtype.numpy))
+
+    # ------------------------------------------------------------------ metadata
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None):
+        """The shape, or the length of one dimension."""
+        return Size(self._data.shape) if dim is None else self._data.shape[dim]
+
+    @property
+    def dtype(self) -> DType:
+        return _BY_NUMPY[self._data.dtype]
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        return self._data.size
+
+    nelement = numel
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f"
+
+    def element_size(self) -> int:
+        return self._data.itemsize
+
+    @property
+    def _version(self) -> int:
+        return self._version_counter.value
+
+    # ------------------------------------------------------------------ autograd state
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad or self.grad_fn is not None
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
+        if value and self._data.dtype.kind not in "fc":
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        """Set requires_grad in place and return self."""
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors not produced by a recorded operation (grad_fn is None)."""
+        return self.grad_fn is None
+
+    @property
+    def grad(self) -> "Tensor | None":
+        """The gradient accumulated by backward (leaves, and tensors that called retain_grad)."""
+        if self.grad_fn is not None and not self._retains_grad:
+            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: "Tensor | None") -> None:
+        if value is not None and value.shape != self.shape:
+            raise RuntimeError(f"assigned grad has data of a different size")
+        self._grad = value
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    def retain_grad(self) -> None:
+        """Ask backward to store this non-leaf tensor's gradient in ``.grad`` too."""
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains_grad:
+            return
+        node = self.grad_fn
+        if node._retain_grad_tensors is None:
+            node._retain_grad_tensors = {}
+        node._retain_grad_tensors[self._output_nr] = weakref.ref(self)
+        self._retains_grad = True
+
+    def register_hook(self, hook: Callable[["Tensor"], "Tensor | None"]) -> RemovableHandle:
+        """Call ``hook(grad)`` when this tensor's gradient is computed; a returned tensor replaces it."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            return self.grad_fn._add_tensor_pre_hook(self._output_nr, hook)
+        if self._backward_hooks is None:
+            self._backward_hooks = []
+        self._backward_hooks.append(hook)
+        return RemovableHandle(self._backward_hooks, hook)
+
+    def backward(self, gradient: "Tensor | None" = None, retain_graph: bool | None = None,
+                 create_graph: bool = False, inputs=None) -> None:
+        """Compute the gradient of this tensor with respect to the leaves, into their ``.grad``."""
+        if inputs is not None:
+            raise NotImplementedError("minigrad: backward(inputs=...) is not supported; "
+                                      "use minigrad.autograd.grad(outputs, inputs) instead.")
+        run_backward((self,), (gradient,), retain_graph, create_graph)
+
+    def _gradient_edge(self) -> tuple:
+        """Where a gradient for this tensor goes: ``(grad_fn, output_nr)``, an AccumulateGrad, or None."""
+        if self.grad_fn is not None:
+            return (self.grad_fn, self._output_nr)
+        if self._requires_grad:
+            return (self._grad_accumulator(), 0)
+        return (None, 0)
+
+    def _grad_accumulator(self) -> AccumulateGrad:
+        # One AccumulateGrad per leaf while some graph uses it; held weakly so no cycle forms.
+        acc = self._acc_ref() if self._acc_ref is not None else None
+        if acc is None:
+            acc = AccumulateGrad(self)
+            self._acc_ref = weakref.ref(acc)
+        return acc
+
+    def _alias(self, grad_fn=None, output_nr: int = 0) -> "Tensor":
+        """A new tensor object over the same data and version counter (a view of all of it)."""
+        t = object.__new__(type(self) if type(self) is Tensor else Tensor)
+        t._data = self._data
+        t._version_counter = self._version_counter
+        t._base = self._base if self._base is not None else self
+        if grad_fn is not None:
+            t.grad_fn = grad_fn
+            t._output_nr = output_nr
+        return t
+
+    def _detached_copy(self) -> "Tensor":
+        return Tensor._make(self._data.copy())
+
+    def _accumulate_in_place(self, other: "Tensor") -> None:
+        np.add(self._data, other._data, out=self._data, casting="unsafe")
+        self._version_counter.value += 1
+
+    def detach(self) -> "Tensor":
+        """The same data, cut off from the graph (shares the version counter)."""
+        t = Tensor._make(self._data)
+        t._version_counter = self._version_counter
+        return t
+
+    def detach_(self) -> "Tensor":
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self) -> "Tensor":
+        """The same data without autograd history and with its own version counter."""
+        return Tensor._make(self._data)
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        self._data = value._data
+
+    # ------------------------------------------------------------------ conversion
+    def numpy(self) -> np.ndarray:
+        """The underlying numpy array (shared, not copied)."""
+        if self.requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype)
+
+    def item(self):
+        """The single value of a one-element tensor, as a Python number."""
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self._data.item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.item())
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    def __repr__(self) -> str:
+        from ._tensor_str import dtype_suffix, format_tensor
+        suffixes = []
+        dtype_text = dtype_suffix(self._data)
+        if dtype_text:
+            suffixes.append(dtype_text)
+        if self.grad_fn is not None:
+            suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")
+        elif self._requires_grad:
+            suffixes.append("requires_grad=True")
+        return format_tensor(self._data, suffixes)
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0:
+            return self._data.item().__format__(spec)
+        return repr(self).__format__(spec)
+
+    def to(self, *args, **kwargs) -> "Tensor":
+        """Convert to a dtype (``x.to(torch.float64)``); devices other than the CPU are refused."""
+        target = kwargs.get("dtype")
+        for a in args:
+            if isinstance(a, DType):
+                target = a
+            elif isinstance(a, Tensor):
+                target = a.dtype
+            else:
+                from .types import check_device
+                check_device(a)
+        check = kwargs.get("device")
+        if check is not None:
+            from .types import check_device
+            check_device(check)
+        if target is None or target is self.dtype:
+            return self
+        return _ops.ToCopy.apply(self, target)
+
+    def type(self, dtype: DType | None = None):
+        if dtype is None:
+            return f"torch.{self.dtype.legacy_name}"
+        return self.to(dtype)
+
+    def float(self) -> "Tensor":
+        return self.to(_BY_NUMPY[np.dtype(np.float32)])
+
+    def double(self) -> "Tensor":
+        return self.to(_BY_NUMPY[np.dtype(np.float64)])
+
+    def long(self) -> "Tensor":
+        return self.to(_BY_NUMPY[np.dtype(np.int64)])
+
+    def int(self) -> "Tensor":
+        return self.to(_BY_NUMPY[np.dtype(np.int32)])
+
+    def bool(self) -> "Tensor":
+        return self.to(_BY_NUMPY[np.dtype(np.bool_)])
+
+    def cpu(self) -> "Tensor":
+        return self
+
+    def contiguous(self) -> "Tensor":
+        return self
+
+    def is_contiguous(self) -> bool:
+        return True
+
+    # ------------------------------------------------------------------ arithmetic
+    def __add__(self, other): return _ops.Add.apply(self, _operand(other))
+    def __radd__(self, other): return _ops.Add.apply(_operand(other), self)
+    def __sub__(self, other): return _ops.Sub.apply(self, _operand(other))
+    def __rsub__(self, other): return _ops.Sub.apply(_operand(other), self)
+    def __mul__(self, other): return _ops.Mul.apply(self, _operand(other))
+    def __rmul__(self, other): return _ops.Mul.apply(_operand(other), self)
+    def __truediv__(self, other): return _ops.Div.apply(self, _operand(other))
+    def __rtruediv__(self, other): return _ops.Div.apply(_operand(other), self)
+    def __pow__(self, exponent): return _ops.pow(self, exponent)
+    def __rpow__(self, base): return _ops.pow(_operand(base), self)
+    def __neg__(self): return _ops.Neg.apply(self)
+    def __pos__(self): return self
+    def __matmul__(self, other): return _ops.matmul(self, other)
+    def __rmatmul__(self, other): return _ops.matmul(_operand(other), self)
+    def __abs__(self): return _ops.Abs.apply(self)
+
+    def add(self, other, *, alpha=1):
+        return _ops.Add.apply(self, _operand(other), alpha) if alpha != 1 else self + other
+
+    def sub(self, other, *, alpha=1):
+        return _ops.Sub.apply(self, _operand(other), alpha) if alpha != 1 else self - other
+
+    def mul(self, other): return self * other
+    def div(self, other): return self / other
+    def neg(self): return -self
+    def pow(self, exponent): return _ops.pow(self, exponent)
+
+    # comparisons give bool tensors and are not differentiable
+    def __eq__(self, other): return _ops.compare(np.equal, self, other)
+    def __ne__(self, other): return _ops.compare(np.not_equal, self, other)
+    def __lt__(self, other): return _ops.compare(np.less, self, other)
+    def __le__(self, other): return _ops.compare(np.less_equal, self, other)
+    def __gt__(self, other): return _ops.compare(np.greater, self, other)
+    def __ge__(self, other): return _ops.compare(np.greater_equal, self, other)
+    eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
+
+    def __and__(self, other): return _ops.compare(np.logical_and, self, other)
+    def __or__(self, other): return _ops.compare(np.logical_or, self, other)
+    def __invert__(self): return Tensor._make(np.logical_not(self._data) if self._data.dtype == np.bool_ else ~self._data)
+
+    # ------------------------------------------------------------------ in place (bump the version)
+    def add_(self, other, *, alpha=1): return _ops.inplace(_ops.AddInplace, self, other, alpha)
+    def sub_(self, other, *, alpha=1): return _ops.inplace(_ops.SubInplace, self, other, alpha)
+    def mul_(self, other): return _ops.inplace(_ops.MulInplace, self, other)
+    def div_(self, other): return _ops.inplace(_ops.DivInplace, self, other)
+    def __iadd__(self, other): return self.add_(other)
+    def __isub__(self, other): return self.sub_(other)
+    def __imul__(self, other): return self.mul_(other)
+    def __itruediv__(self, other): return self.div_(other)
+
+    def zero_(self) -> "Tensor":
+        """Fill with zeros in place."""
+        return _ops.inplace(_ops.FillInplace, self, 0)
+
+    def fill_(self, value) -> "Tensor":
+        return _ops.inplace(_ops.FillInplace, self, value)
+
+    def copy_(self, source: "Tensor") -> "Tensor":
+        return _ops.inplace(_ops.CopyInplace, self, source)
+
+    def index_add_(self, dim: int, index: "Tensor", source: "Tensor", *, alpha=1) -> "Tensor":
+        return _ops.index_add_(self, dim, index, source, alpha)
+
+    def clamp_(self, min=None, max=None) -> "Tensor":
+        with grad_mode.no_grad():
+            result = self.clamp(min, max)
+        return self.copy_(result) if not self.requires_grad else _ops.inplace_unsupported("clamp_")
+
+    # ------------------------------------------------------------------ pointwise math
+    def exp(self): return _ops.Exp.apply(self)
+    def log(self): return _ops.Log.apply(self)
+    def sin(self): return _ops.Sin.apply(self)
+    def cos(self): return _ops.Cos.apply(self)
+    def tanh(self): return _ops.Tanh.apply(self)
+    def sigmoid(self): return _ops.Sigmoid.apply(self)
+    def relu(self): return _ops.Relu.apply(self)
+    def sqrt(self): return _ops.Sqrt.apply(self)
+    def abs(self): return _ops.Abs.apply(self)
+
+    def clamp(self, min=None, max=None):
+        """Limit values to [min, max]; the gradient is 1 inside the range and 0 outside."""
+        return _ops.Clamp.apply(self, min, max)
+
+    clip = clamp
+
+    # ------------------------------------------------------------------ reductions
+    def sum(self, dim=None, keepdim: bool = False, *, dtype=None):
+        return _ops.sum(self, dim, keepdim, dtype)
+
+    def mean(self, dim=None, keepdim: bool = False, *, dtype=None):
+        return _ops.mean(self, dim, keepdim, dtype)
+
+    def max(self, dim=None, keepdim: bool = False):
+        return _ops.max(self, dim, keepdim)
+
+    def min(self, dim=None, keepdim: bool = False):
+        return _ops.min(self, dim, keepdim)
+
+    def argmax(self, dim=None, keepdim: bool = False):
+        return _ops.argmax(self, dim, keepdim)
+
+    def argmin(self, dim=None, keepdim: bool = False):
+        return _ops.argmin(self, dim, keepdim)
+
+    def sort(self, dim: int = -1, descending: bool = False, stable: bool = False):
+        return _ops.sort(self, dim, descending)
+
+    def softmax(self, dim: int):
+        return _ops.Softmax.apply(self, dim)
+
+    def log_softmax(self, dim: int):
+        return _ops.LogSoftmax.apply(self, dim)
+
+    def sum_to_size(self, *size):
+        """Sum broadcast dimensions away until the shape is ``size`` (used to undo broadcasting)."""
+        return _ops.sum_to_size(self, size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size)
+
+    # ------------------------------------------------------------------ shape
+    def view(self, *shape): return _ops.view(self, shape)
+    def reshape(self, *shape): return _ops.view(self, shape, reshape=True)
+    def view_as(self, other): return _ops.view(self, (tuple(other.shape),))
+    def reshape_as(self, other): return _ops.view(self, (tuple(other.shape),), reshape=True)
+    def flatten(self, start_dim: int = 0, end_dim: int = -1): return _ops.flatten(self, start_dim, end_dim)
+    def t(self): return _ops.t(self)
+    def transpose(self, dim0: int, dim1: int): return _ops.Transpose.apply(self, dim0, dim1)
+    def permute(self, *dims): return _ops.permute(self, dims)
+    def unsqueeze(self, dim: int): return _ops.Unsqueeze.apply(self, dim)
+    def squeeze(self, dim=None): return _ops.squeeze(self, dim)
+    def expand(self, *sizes): return _ops.expand(self, sizes)
+    def expand_as(self, other): return _ops.expand(self, (tuple(other.shape),))
+    def clone(self, *, memory_format=None): return _ops.Clone.apply(self)
+    def __getitem__(self, key): return _ops.getitem(self, key)
+    def __setitem__(self, key, value): _ops.setitem(self, key, value)
+
+    @property
+    def T(self):
+        return _ops.permute(self, tuple(range(self._data.ndim))[::-1]) if self._data.ndim != 2 else self.t()
+
+    @property
+    def mT(self):
+        return self.transpose(-2, -1)
+
+    # ------------------------------------------------------------------ linear algebra
+    def matmul(self, other): return _ops.matmul(self, other)
+    def mm(self, other): return _ops.mm(self, other)
+
+    # ------------------------------------------------------------------ sparse (dense tensors say no)
+    def to_dense(self):
+        return self
+
+    def is_coalesced(self):
+        raise RuntimeError("is_coalesced expected sparse coordinate tensor layout but got Strided")
+
+
+def _operand(value) -> Tensor:
+    """Python numbers become 0-dim 'wrapped number' tensors, as in PyTorch (they never require grad)."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, (bool, int, float, np.number)):
+        t = Tensor._make(np.asarray(value))
+        t._wrapped_number = True
+        return t
+    if isinstance(value, np.ndarray):
+        return Tensor._make(value)
+    raise TypeError(f"unsupported operand type for a tensor operation: '{type(value).__name__}'")
+
+
+# Imported last: autograd and ops define Functions and nodes, which need the Tensor class above.
+from .autograd.graph import AccumulateGrad, RemovableHandle  # noqa: E402
+from . import ops as _ops  # noqa: E402
+from .autograd.engine import run_backward  # noqa: E402

@@ -1,0 +1,144 @@
+"""dtypes, devices and sizes: the small value types a Tensor carries.
+
+minigrad prints them the way PyTorch does (``torch.float32``, ``torch.Size([2, 3])``), so that a
+program written for ``import torch`` prints the same text with ``import minigrad as torch``.
+
+>>> import minigrad as torch
+>>> torch.ones(2, 3).shape
+torch.Size([2, 3])
+>>> torch.float64
+torch.float64
+"""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+
+class dtype:
+    """A tensor element type, backed by a numpy dtype."""
+
+    __slots__ = ("name", "numpy", "is_floating_point", "legacy_name")
+
+    def __init__(self, name: str, numpy_dtype: type, legacy_name: str) -> None:
+        self.name = name
+        self.numpy = np.dtype(numpy_dtype)
+        self.is_floating_point = self.numpy.kind == "f"
+        self.legacy_name = legacy_name  # the "torch.FloatTensor" spelling used in error messages
+
+    @property
+    def itemsize(self) -> int:
+        return self.numpy.itemsize
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+    def __reduce__(self):
+        return (from_numpy_dtype, (self.numpy,))
+
+
+float16 = half = dtype("float16", np.float16, "HalfTensor")
+float32 = float = dtype("float32", np.float32, "FloatTensor")
+float64 = double = dtype("float64", np.float64, "DoubleTensor")
+int32 = int = dtype("int32", np.int32, "IntTensor")
+int64 = long = dtype("int64", np.int64, "LongTensor")
+uint8 = dtype("uint8", np.uint8, "ByteTensor")
+bool_ = dtype("bool", np.bool_, "BoolTensor")
+
+_BY_NUMPY = {d.numpy: d for d in (float16, float32, float64, int32, int64, uint8, bool_)}
+
+
+def from_numpy_dtype(numpy_dtype) -> dtype:
+    """The minigrad dtype for a numpy dtype, e.g. ``np.float32`` -> ``torch.float32``."""
+    try:
+        return _BY_NUMPY[np.dtype(numpy_dtype)]
+    except KeyError:
+        raise TypeError(f"minigrad does not support numpy arrays of dtype {np.dtype(numpy_dtype)}; "
+                        "use float32, float64, int32, int64, uint8 or bool") from None
+
+
+def promote_types(a: dtype, b: dtype) -> dtype:
+    """The dtype of ``a op b`` for two tensors of these dtypes (PyTorch's promotion rules)."""
+    if a is b:
+        return a
+    return from_numpy_dtype(np.promote_types(a.numpy, b.numpy))
+
+
+def category(d: dtype) -> builtins.int:
+    """0 for bool, 1 for integers, 2 for floating point: the order PyTorch promotes in."""
+    return 2 if d.is_floating_point else (0 if d is bool_ else 1)
+
+
+class Size(tuple):
+    """The shape of a tensor: a tuple of ints that prints like ``torch.Size([2, 3])``."""
+
+    def __repr__(self) -> str:
+        return f"torch.Size([{', '.join(str(n) for n in self)}])"
+
+    __str__ = __repr__
+
+    def numel(self) -> builtins.int:
+        """The number of elements a tensor of this shape has."""
+        n = 1
+        for d in self:
+            n *= d
+        return n
+
+    def __getitem__(self, item):
+        result = tuple.__getitem__(self, item)
+        return Size(result) if isinstance(item, slice) else result
+
+
+class device:
+    """Where a tensor lives. minigrad runs on numpy, so the only device is the CPU."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type: str = "cpu", index: builtins.int | None = None) -> None:
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        kind = str(type).split(":")[0]
+        if kind != "cpu":
+            raise NotImplementedError(
+                f"minigrad runs on the CPU only (numpy); device '{type}' is not available. "
+                "Use device='cpu' or leave the argument out.")
+        self.type = "cpu"
+        self.index = index
+
+    def __repr__(self) -> str:
+        return "device(type='cpu')"
+
+    def __str__(self) -> str:
+        return "cpu"
+
+    def __eq__(self, other) -> builtins.bool:
+        return isinstance(other, (device, str)) and str(other).split(":")[0] == "cpu"
+
+    def __hash__(self) -> builtins.int:
+        return hash("cpu")
+
+
+cpu = device("cpu")
+
+
+def check_device(value) -> None:
+    """Accept ``device=None``, ``"cpu"`` or ``device("cpu")``; refuse anything else clearly."""
+    if value is not None:
+        device(value)
+
+
+class layout:
+    """How a tensor's elements are stored: ``torch.strided`` (dense) or ``torch.sparse_coo``."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+
+strided = layout("strided")
+sparse_coo = layout("sparse_coo")
