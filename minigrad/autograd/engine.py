@@ -28,6 +28,7 @@ import numpy as np
 
 from .. import grad_mode
 from ..tensor import Tensor
+from ..types import from_numpy_dtype
 from .function import BackwardCFunction
 from .graph import AccumulateGrad, Node
 
@@ -185,7 +186,7 @@ def _execute(roots, retain_graph, create_graph, captures, n_inputs, observer):
 
 
 def _num_outputs(node: Node) -> int:
-    return len(node._output_meta) if isinstance(node, BackwardCFunction) else 1
+    return len(node._output_info) if type(node) is not AccumulateGrad else 1
 
 
 def _run_tensor_hooks(hooks, grad):
@@ -230,9 +231,9 @@ def _prepare_grad_outputs(node, grad_outputs: list, staged: list) -> list:
                 grad_outputs = list(result)
     if node.materialize_grads:
         for slot, grad in enumerate(grad_outputs):
-            meta = node._output_meta[slot]
-            if grad is None and meta is not None:
-                grad_outputs[slot] = Tensor._zeros(meta[0], meta[1])
+            info = node._output_info[slot] if grad is None else None
+            if info is not None:
+                grad_outputs[slot] = Tensor._make(np.zeros(info[0], info[1]))
     return grad_outputs
 
 
@@ -283,15 +284,15 @@ def _validate(node: BackwardCFunction, grads) -> tuple:
 
 def _conform(node: BackwardCFunction, index: int, grad: Tensor) -> Tensor:
     """Sum a broadcast gradient down to the input's shape and cast it to the input's dtype."""
-    shape, dtype = node._input_meta[index]
-    if grad.shape != shape:
-        if not _expandable(shape, grad.shape):
+    shape, dtype = node._input_info[index]
+    if grad._data.shape != shape:
+        if not _expandable(shape, grad._data.shape):
             raise RuntimeError(
                 f"Function {node.name()} returned an invalid gradient at index {index} - got "
-                f"{list(grad.shape)} but expected shape compatible with {list(shape)}")
+                f"{list(grad._data.shape)} but expected shape compatible with {list(shape)}")
         grad = grad.sum_to_size(shape)
-    if grad.dtype is not dtype:
-        grad = grad.to(dtype)
+    if grad._data.dtype != dtype:
+        grad = grad.to(from_numpy_dtype(dtype))
     return grad
 
 

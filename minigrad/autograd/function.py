@@ -26,12 +26,14 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 import warnings
 from typing import Any, Callable
 
 from .. import grad_mode
 from ..tensor import Tensor
 from .graph import Node, _sequence_numbers
+from ..types import Size, from_numpy_dtype
 from .saved import BACKWARD_TWICE, SavedTensor
 
 _grad_state = grad_mode.state
@@ -76,8 +78,8 @@ class BackwardCFunction(Node, FunctionCtx):
     requires_grad: bool = False
     _saved: tuple | None = ()          # SavedTensor records; None once freed
     _input_positions: tuple = ()        # for each next_functions entry: its argument position
-    _input_meta: tuple = ()             # (shape, dtype) of each tensor input
-    _output_meta: tuple = ()            # (shape, dtype) of each output, None for non-tensors
+    _input_info: list = []              # numpy (shape, dtype) of each tensor input
+    _output_info: tuple = ()            # numpy (shape, dtype) of each output, None for non-tensors
     _sequence_nr: int = 0
 
     def apply(self, *grad_outputs: Tensor | None) -> Any:
@@ -104,6 +106,12 @@ class BackwardCFunction(Node, FunctionCtx):
         if self._saved is None:
             return None
         return tuple(None if s is None else s.tensor for s in self._saved)
+
+    @property
+    def _output_meta(self) -> tuple:
+        """``(torch.Size, dtype)`` of each output (None for non-tensor outputs)."""
+        return tuple(None if info is None else (Size(info[0]), from_numpy_dtype(info[1]))
+                     for info in self._output_info)
 
     @property
     def _saved_names(self) -> tuple:
@@ -139,6 +147,10 @@ class FunctionMeta(type):
         if getattr(cls, "_is_builtin", False):
             namespace["__repr__"] = _builtin_node_repr   # PyTorch prints <MulBackward0 object at ...>
         cls._backward_cls = type(node_name, (BackwardCFunction,), namespace)
+        # Decided once per class: the separate style is recognised by an overridden setup_context.
+        base_setup_context = getattr(sys.modules[__name__], "Function", None)
+        cls._uses_setup_context = base_setup_context is not None and \
+            cls.setup_context is not base_setup_context.setup_context
 
 
 class Function(metaclass=FunctionMeta):
@@ -212,41 +224,72 @@ class Function(metaclass=FunctionMeta):
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Run forward and, if any tensor input requires grad, record a node for backward."""
-        uses_setup_context = cls.setup_context is not Function.setup_context
-        if uses_setup_context:
+        if cls._uses_setup_context:
             bound = inspect.signature(cls.forward).bind(*args, **kwargs)
             bound.apply_defaults()
             args, kwargs = bound.args, {}
 
         ctx = cls._backward_cls()
+        grad_enabled = _grad_state.enabled
         needs_input_grad = []
-        positions = []
+        positions = []      # which arguments are tensors
+        edges = []          # where each tensor argument's gradient goes: next_functions
+        input_info = []     # each tensor argument's shape and dtype, to check gradients against
         for i, arg in enumerate(args):
             if isinstance(arg, Tensor):
-                needs_input_grad.append(arg.grad_fn is not None or arg._requires_grad)
                 positions.append(i)
+                input_info.append((arg._data.shape, arg._data.dtype))
+                if arg.grad_fn is not None:
+                    needs_input_grad.append(True)
+                    edges.append((arg.grad_fn, arg._output_nr))
+                elif arg._requires_grad:
+                    needs_input_grad.append(True)
+                    edges.append((arg._grad_accumulator() if grad_enabled else None, 0))
+                else:
+                    needs_input_grad.append(False)
+                    edges.append(_NO_EDGE)
             else:
                 needs_input_grad.append(False)
         ctx.needs_input_grad = tuple(needs_input_grad)
-        record = _grad_state.enabled and True in needs_input_grad
+        # A graph is recorded only in grad mode and when some tensor argument requires grad.
+        record = grad_enabled and True in needs_input_grad
         if record:
             ctx.requires_grad = True
             ctx._sequence_nr = next(_sequence_numbers)
             ctx._input_positions = tuple(positions)
-            ctx.next_functions = tuple([args[i]._gradient_edge() for i in positions])
-            ctx._input_meta = tuple([(args[i].shape, args[i].dtype) for i in positions])
+            ctx.next_functions = tuple(edges)
+            ctx._input_info = input_info
 
-        previous_mode = _grad_state.enabled
         _grad_state.enabled = False   # forward is computed without recording anything
         try:
-            if uses_setup_context:
+            if cls._uses_setup_context:
                 outputs = cls.forward(*args)
                 cls.setup_context(ctx, args, outputs)
             else:
                 outputs = cls.forward(ctx, *args, **kwargs)
         finally:
-            _grad_state.enabled = previous_mode
+            _grad_state.enabled = grad_enabled
+        if type(outputs) is Tensor and ctx.dirty_tensors is None and ctx.non_differentiable is None:
+            return _wrap_single_output(ctx, args, outputs, record)
         return _wrap_outputs(ctx, args, outputs, record)
+
+
+_NO_EDGE = (None, 0)
+
+
+def _wrap_single_output(ctx: BackwardCFunction, args: tuple, output: Tensor, record: bool) -> Tensor:
+    """The common case of _wrap_outputs: one tensor output, nothing dirty or non-differentiable."""
+    for arg in args:
+        if output is arg:
+            output = output._alias()   # an input returned unchanged comes back as a new view object
+            break
+    if record:
+        output.grad_fn = ctx
+        ctx._output_info = ((output._data.shape, output._data.dtype),)
+        if ctx.to_save is not None:
+            ctx._saved = tuple([_save(ctx, t, i, (output,), (output,)) for i, t in enumerate(ctx.to_save)])
+            ctx.to_save = None
+    return output
 
 
 def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, record: bool) -> Any:
@@ -284,7 +327,7 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, record: boo
         wrapped.append(out)
 
     if record:
-        ctx._output_meta = tuple((o.shape, o.dtype) if isinstance(o, Tensor) else None for o in wrapped)
+        ctx._output_info = tuple((o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None for o in wrapped)
         to_save = ctx.to_save
         if to_save is not None:
             ctx._saved = tuple(_save(ctx, t, i, raw, wrapped) for i, t in enumerate(to_save))

@@ -8,11 +8,11 @@ from ._util import Builtin, binary_arrays, wrap
 
 
 def _check_mm(a: Tensor, b: Tensor) -> None:
-    if a.ndim != 2 or b.ndim != 2:
-        raise RuntimeError(f"{'self' if a.ndim != 2 else 'mat2'} must be a matrix")
-    if a.shape[1] != b.shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
-                           f"{b.shape[0]}x{b.shape[1]})")
+    x, y = a._data.shape, b._data.shape
+    if len(x) != 2 or len(y) != 2:
+        raise RuntimeError(f"{'self' if len(x) != 2 else 'mat2'} must be a matrix")
+    if x[1] != y[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({x[0]}x{x[1]} and {y[0]}x{y[1]})")
 
 
 class Mm(Builtin):
@@ -44,6 +44,7 @@ class Addmm(Builtin):
         _check_mm(mat1, mat2)
         ctx.save_for_backward(mat1 if ctx.needs_input_grad[2] else None,
                               mat2 if ctx.needs_input_grad[1] else None)
+        ctx._bias_is_vector = bias.ndim == 1
         out = mat1._data @ mat2._data
         out += bias._data
         return wrap(out)
@@ -51,7 +52,7 @@ class Addmm(Builtin):
     @staticmethod
     def backward(ctx, grad):
         mat1, mat2 = ctx.saved_tensors
-        return (grad,
+        return (grad.sum(0) if ctx.needs_input_grad[0] and ctx._bias_is_vector else grad,
                 grad.mm(mat2.t()) if ctx.needs_input_grad[1] else None,
                 mat1.t().mm(grad) if ctx.needs_input_grad[2] else None)
 
