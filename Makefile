@@ -67,7 +67,7 @@ lab: venv dot ## open the notebooks in JupyterLab (PORT=8888; as root it adds --
 	$(VENV_BIN)/jupyter lab $(LAB_ARGS) $(if $(IS_ROOT),--allow-root) $(TOKEN_ARG) --ServerApp.root_dir=notebooks
 
 test: venv dot ## run the unit tests, then check every notebook's stored outputs with nbval
-	$(VENV_BIN)/python -m pytest -q -p no:cacheprovider tests/
+	$(VENV_BIN)/python -m pytest -q -p no:cacheprovider --doctest-modules tests/ minigrad/
 	@shopt -s nullglob; notebooks=(notebooks/*.ipynb); \
 	if [ $${#notebooks[@]} -eq 0 ]; then echo "nbval: no notebooks in notebooks/ yet, nothing to check"; exit 0; fi; \
 	cmd="$(VENV_BIN)/python -m pytest -q -p no:cacheprovider --nbval --nbval-current-env --nbval-sanitize-with $(SANITIZE) notebooks/"; \

@@ -13,8 +13,8 @@ from ``minigrad.ops`` through ``.apply``: the same machinery a custom Function u
 >>> import minigrad as torch
 >>> x = torch.tensor([1.0, 2.0], requires_grad=True)
 >>> y = (x * x).sum()
->>> x.is_leaf, y.is_leaf, y.grad_fn
-(True, False, <SumBackward0 object at 0xADDRESS>)
+>>> x.is_leaf, y.is_leaf, y.grad_fn.name()
+(True, False, 'SumBackward0')
 """
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ Saving through ``save_for_backward`` (instead of ``ctx.x = x``) buys three thing
 >>> a = torch.ones(2, requires_grad=True)
 >>> b = a * a            # MulBackward0 saves a (twice)
 >>> with torch.no_grad():
-...     a.add_(1)        # bumps a's version from 0 to 1
+...     _ = a.add_(1)    # bumps a's version from 0 to 1
 >>> try:
 ...     b.sum().backward()
 ... except RuntimeError as e:

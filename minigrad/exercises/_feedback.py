@@ -9,12 +9,16 @@ type and message, instead of a traceback.
 >>> @exercise("Your turn 0: the number two")
 ... def check_two(value):
 ...     expect(value == 2, f"you gave {value!r}, expected 2", "1 + 1")
->>> check_two(3)
+>>> result = check_two(3)
 ✗ Your turn 0: the number two — not yet.
   What is wrong: you gave 3, expected 2
   Hint: 1 + 1
->>> check_two(2)
+>>> bool(result), bool(check_two(2))
 ✓ Your turn 0: the number two — correct.
+(False, True)
+
+The verdict is printed once; the returned Result (for tests) does not display itself again in a
+notebook.
 """
 from __future__ import annotations
 
@@ -41,6 +45,9 @@ class Result:
 
     def __repr__(self) -> str:
         return "\n".join(self.lines)
+
+    def _ipython_display_(self) -> None:
+        """Already printed by the checker: show nothing more in a notebook."""
 
 
 def expect(condition: bool, problem: str, hint: str = "") -> None:
