@@ -15,6 +15,8 @@ and backward), ``autograd/saved.py`` (save_for_backward), ``sparse.py``, ``autog
 """
 from __future__ import annotations
 
+import builtins
+
 from .tensor import Tensor  # noqa: I001  (Tensor first: everything else builds on it)
 from . import autograd, ops
 from .factories import (arange, as_tensor, empty, eye, from_numpy, full, full_like, linspace, manual_seed,
@@ -36,8 +38,8 @@ def _unary(name: str):
 
 sin, cos, exp, log, tanh, sigmoid, relu, sqrt, abs, neg = map(_unary, ["sin", "cos", "exp", "log", "tanh",  # noqa: A001
                                                                        "sigmoid", "relu", "sqrt", "abs", "neg"])
-sum, mean, max, min, argmax, argmin, sort, clamp = map(_unary, ["sum", "mean", "max", "min", "argmax",  # noqa: A001
-                                                                "argmin", "sort", "clamp"])
+sum, mean, max, min, argmax, argmin, sort, clamp, all, any = map(_unary, [  # noqa: A001
+    "sum", "mean", "max", "min", "argmax", "argmin", "sort", "clamp", "all", "any"])
 matmul, mm, t, transpose, reshape, flatten, squeeze, unsqueeze, permute = map(
     _unary, ["matmul", "mm", "t", "transpose", "reshape", "flatten", "squeeze", "unsqueeze", "permute"])
 softmax, log_softmax, clone, detach, numel, pow, add, sub, mul, div = map(
@@ -53,13 +55,15 @@ def get_default_dtype():
     return float32
 
 
-def allclose(a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+def allclose(a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan=False):
+    """True when every element of ``a`` is within ``atol + rtol * |b|`` of ``b``."""
     import numpy
-    return bool(numpy.allclose(a._data, b._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return builtins.bool(numpy.allclose(a._data, b._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
-def equal(a: Tensor, b: Tensor) -> bool:
-    return a.shape == b.shape and bool((a._data == b._data).all())
+def equal(a: Tensor, b: Tensor):
+    """True when ``a`` and ``b`` have the same shape and the same elements."""
+    return a.shape == b.shape and builtins.bool((a._data == b._data).all())
 
 
 def __getattr__(name: str):

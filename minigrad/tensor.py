@@ -130,8 +130,9 @@ class Tensor:
     def requires_grad(self, value: bool) -> None:
         if self.grad_fn is not None:
             raise RuntimeError(
-                "you can only change requires_grad flags of leaf variables. If you want to use a computed "
-                "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
+                "you can only change requires_grad flags of leaf variables." + ("" if value else
+                " If you want to use a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."))
         if value and self._data.dtype.kind not in "fc":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._requires_grad = bool(value)
@@ -156,7 +157,8 @@ class Tensor:
     @grad.setter
     def grad(self, value: "Tensor | None") -> None:
         if value is not None and value.shape != self.shape:
-            raise RuntimeError(f"assigned grad has data of a different size")
+            raise RuntimeError(f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of size "
+                               f"'{list(self.shape)}'. Please ensure that the gradient and the tensor are the same size")
         self._grad = value
 
     @property
@@ -361,15 +363,15 @@ class Tensor:
 
     # ------------------------------------------------------------------ arithmetic
     def __add__(self, other): return _ops.Add.apply(self, _operand(other))
-    def __radd__(self, other): return _ops.Add.apply(_operand(other), self)
+    def __radd__(self, other): return _ops.Add.apply(self, _operand(other))   # PyTorch: self first
     def __sub__(self, other): return _ops.Sub.apply(self, _operand(other))
-    def __rsub__(self, other): return _ops.Sub.apply(_operand(other), self)
+    def __rsub__(self, other): return _ops.Rsub.apply(self, other)
     def __mul__(self, other): return _ops.Mul.apply(self, _operand(other))
-    def __rmul__(self, other): return _ops.Mul.apply(_operand(other), self)
+    def __rmul__(self, other): return _ops.Mul.apply(self, _operand(other))   # PyTorch: self first
     def __truediv__(self, other): return _ops.Div.apply(self, _operand(other))
-    def __rtruediv__(self, other): return _ops.Div.apply(_operand(other), self)
+    def __rtruediv__(self, other): return _ops.Reciprocal.apply(self) * other   # as PyTorch computes it
     def __pow__(self, exponent): return _ops.pow(self, exponent)
-    def __rpow__(self, base): return _ops.pow(_operand(base), self)
+    def __rpow__(self, base): return _ops.pow(base, self)
     def __neg__(self): return _ops.Neg.apply(self)
     def __pos__(self): return self
     def __matmul__(self, other): return _ops.matmul(self, other)
@@ -412,7 +414,7 @@ class Tensor:
 
     def zero_(self) -> "Tensor":
         """Fill with zeros in place."""
-        return _ops.inplace(_ops.FillInplace, self, 0)
+        return _ops.inplace(_ops.ZeroInplace, self, 0)
 
     def fill_(self, value) -> "Tensor":
         return _ops.inplace(_ops.FillInplace, self, value)
@@ -458,6 +460,14 @@ class Tensor:
     def min(self, dim=None, keepdim: bool = False):
         return _ops.min(self, dim, keepdim)
 
+    def all(self, dim=None, keepdim: bool = False) -> "Tensor":
+        """True where every element (along ``dim``) is non-zero; a bool tensor, never differentiable."""
+        return Tensor._make(np.asarray(self._data.all(axis=dim, keepdims=keepdim)))
+
+    def any(self, dim=None, keepdim: bool = False) -> "Tensor":
+        """True where some element (along ``dim``) is non-zero; a bool tensor, never differentiable."""
+        return Tensor._make(np.asarray(self._data.any(axis=dim, keepdims=keepdim)))
+
     def argmax(self, dim=None, keepdim: bool = False):
         return _ops.argmax(self, dim, keepdim)
 
@@ -496,7 +506,7 @@ class Tensor:
 
     @property
     def T(self):
-        return _ops.permute(self, tuple(range(self._data.ndim))[::-1]) if self._data.ndim != 2 else self.t()
+        return _ops.permute(self, tuple(range(self._data.ndim))[::-1])   # PermuteBackward0, as in PyTorch
 
     @property
     def mT(self):

@@ -38,8 +38,14 @@ class SavedTensor:
     __slots__ = ("tensor", "version", "is_output", "output_nr")
 
     def __init__(self, tensor, is_output: bool, output_nr: int = 0) -> None:
-        # An output is kept as a grad_fn-free alias sharing data and version counter (no cycle).
-        self.tensor = tensor._alias() if is_output else tensor
+        if is_output:
+            # Keep a grad_fn-free alias sharing data and version counter; it must not point back
+            # at the output through ``_base`` either, or output -> node -> alias -> output is a cycle.
+            alias = tensor._alias()
+            alias._base = tensor._base
+            self.tensor = alias
+        else:
+            self.tensor = tensor
         self.version = tensor._version_counter.value
         self.is_output = is_output
         self.output_nr = output_nr
