@@ -1,0 +1,79 @@
+"""Checkers for ``00_start_here.ipynb``.
+
+>>> from minigrad.exercises import nb00
+>>> result = nb00.your_turn_1([0.0, 0.0, 0.0])             # doctest: +ELLIPSIS
+✗ Your turn 1: predict x.grad — not yet.
+  What is wrong: x.grad[0] is not 0.0
+  Hint: ...
+>>> bool(result), bool(nb00.your_turn_1([2.0, 4.0, 6.0]))
+✓ Your turn 1: predict x.grad — correct.
+(False, True)
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import minigrad as torch
+
+from ._feedback import exercise, expect
+
+X_VALUES = [1.0, 2.0, 3.0]
+
+
+def _numbers(prediction: Any) -> list[float] | None:
+    """The prediction as a list of floats, or None if it is not a sequence of numbers."""
+    if isinstance(prediction, torch.Tensor):
+        prediction = prediction.tolist()
+    if not isinstance(prediction, (list, tuple)):
+        return None
+    try:
+        return [float(value) for value in prediction]
+    except (TypeError, ValueError):
+        return None
+
+
+def _close(a: list[float], b: list[float]) -> bool:
+    return len(a) == len(b) and all(abs(p - q) <= 1e-6 * (1 + abs(q)) for p, q in zip(a, b))
+
+
+def _gradient_of_square_sum() -> list[float]:
+    """What backward really computes for ``y = (x * x).sum()``: ask minigrad, not a formula."""
+    x = torch.tensor(X_VALUES, requires_grad=True)
+    (x * x).sum().backward()
+    return x.grad.tolist()
+
+
+@exercise("Your turn 1: predict x.grad")
+def your_turn_1(prediction: Any) -> None:
+    """Check a prediction of ``x.grad`` after ``(x * x).sum().backward()`` with ``x = [1., 2., 3.]``.
+
+    ``prediction`` is a list (or tuple, or tensor) of three numbers.
+    """
+    expect(prediction is not Ellipsis and prediction is not None,
+           "you have not written a prediction yet",
+           "replace ... with a list of three numbers, such as [0.0, 0.0, 0.0]")
+    predicted = _numbers(prediction)
+    expect(predicted is not None,
+           f"{prediction!r} is not a list of numbers",
+           "write a list of three numbers, such as [0.0, 0.0, 0.0]")
+    expect(len(predicted) == 3,
+           f"you gave {len(predicted)} numbers; x has 3 elements, so x.grad has 3 numbers too",
+           "x.grad always has the shape of x")
+    actual = _gradient_of_square_sum()
+    if _close(predicted, actual):
+        return
+    expect(not _close(predicted, X_VALUES),
+           "[1.0, 2.0, 3.0] is what ONE arrow out of MulBackward0 carries (the other factor, x); "
+           "the picture shows two arrows into AccumulateGrad(x)",
+           "AccumulateGrad adds up every gradient that arrives at the leaf")
+    expect(not _close(predicted, [3.0, 3.0, 3.0]),
+           "[3.0, 3.0, 3.0] was x.grad for y = (x * 3).sum(); here x is multiplied by itself",
+           "each arrow out of MulBackward0 carries the incoming gradient times the OTHER factor")
+    expect(not _close(predicted, [v * v for v in X_VALUES]),
+           "[1.0, 4.0, 9.0] are the terms x * x that y adds up (forward values), not gradients",
+           "the gradient says how fast y changes when one x[i] moves a little")
+    wrong = next(i for i, (p, q) in enumerate(zip(predicted, actual)) if not _close([p], [q]))
+    expect(False,
+           f"x.grad[{wrong}] is not {predicted[wrong]}",
+           "MulBackward0 sends 'incoming gradient times the other factor' along each of its two arrows, "
+           "and AccumulateGrad(x) adds up what arrives")

@@ -1,0 +1,131 @@
+"""Checkers for ``01_self.ipynb``.
+
+>>> import minigrad as torch
+>>> from minigrad.exercises import nb01
+>>> class Scale(torch.nn.Module):
+...     def __init__(self):
+...         super().__init__()
+...         self.factor = torch.nn.Parameter(torch.tensor(1.0))
+...     def forward(self, x):
+...         return self.factor * x
+>>> result = nb01.your_turn_1(Scale)
+✓ Your turn 1: a Scale module — correct.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import minigrad as torch
+from minigrad.nn import Module, Parameter
+
+from ._feedback import exercise, expect
+
+REGISTER_HINT = "self.factor = torch.nn.Parameter(torch.tensor(1.0)) inside __init__, after super().__init__()"
+
+
+def _close(a: list[float], b: list[float]) -> bool:
+    return len(a) == len(b) and all(abs(p - q) <= 1e-5 * (1 + abs(q)) for p, q in zip(a, b))
+
+
+def _build(scale: Any) -> Module:
+    """An instance of the learner's module: from its class, or the instance itself."""
+    if not isinstance(scale, type):
+        return scale
+    try:
+        return scale()
+    except AttributeError as error:
+        expect("before Module.__init__() call" not in str(error),
+               f"Scale() raised AttributeError: {error}",
+               "call super().__init__() as the first line of __init__: it creates the dicts "
+               "that nn.Module files parameters in")
+        raise
+
+
+@exercise("Your turn 1: a Scale module")
+def your_turn_1(scale: Any) -> None:
+    """Check a module class ``Scale`` whose forward returns ``factor * x`` with one learnable ``factor``."""
+    module = _build(scale)
+    expect(isinstance(module, Module),
+           f"{type(module).__name__} is not an nn.Module",
+           "write class Scale(torch.nn.Module):")
+    names = [name for name, _ in module.named_parameters()]
+    expect(names != [],
+           f"Scale() has no parameters: self.factor is a {type(module.__dict__.get('factor')).__name__}, "
+           "which Module keeps as a plain attribute (only Parameters go into _parameters)",
+           REGISTER_HINT)
+    expect(names == ["factor"],
+           f"named_parameters() gives {names}; expected exactly ['factor']",
+           "register one Parameter, under the attribute name factor")
+    factor = module.factor
+    expect(isinstance(factor, Parameter), "module.factor is not a Parameter", REGISTER_HINT)
+    expect(factor.numel() == 1,
+           f"factor has shape {list(factor.shape)}; one number should scale the whole input",
+           "torch.nn.Parameter(torch.tensor(1.0)) holds a single number")
+
+    with torch.no_grad():
+        factor.fill_(2.5)   # a value other than 1, so that forgetting the factor shows
+    x = torch.tensor([1.0, -2.0, 3.0])
+    out = module(x)
+    expect(isinstance(out, torch.Tensor), f"forward returned {type(out).__name__}, not a tensor",
+           "return self.factor * x")
+    expect(list(out.shape) == [3],
+           f"for an input of shape [3], forward returned shape {list(out.shape)}",
+           "multiply every element of x by the same factor")
+    expect(not _close(out.tolist(), x.tolist()),
+           "with factor = 2.5, Scale()(x) returned x unchanged: forward does not use self.factor",
+           "return self.factor * x")
+    expect(_close(out.tolist(), [2.5 * v for v in x.tolist()]),
+           f"with factor = 2.5 and x = {x.tolist()}, forward returned {out.tolist()}",
+           "return self.factor * x")
+
+    factor.grad = None
+    expect(out.requires_grad,
+           "the output does not require grad, so no gradient can reach factor: forward used a copy of "
+           "the Parameter (float(self.factor) or self.factor.item() cuts the graph)",
+           "use the Parameter itself in forward: self.factor * x")
+    out.sum().backward()
+    expect(factor.grad is not None,
+           "factor.grad is None after backward: the output was not computed from the Parameter "
+           "(a copy such as float(self.factor) or self.factor.item() cuts the graph)",
+           "use the Parameter itself in forward: self.factor * x")
+    expect(_close(factor.grad.reshape(-1).tolist(), [sum(x.tolist())]),
+           f"after out.sum().backward(), factor.grad is {factor.grad.tolist()}; expected the sum of x",
+           "d(sum(factor * x)) / d factor = sum(x)")
+
+
+@exercise("Your turn 2: names of nested parameters")
+def your_turn_2(net_class: Any, predicted_names: Any) -> None:
+    """Check a predicted list of ``net_class().named_parameters()`` names, in order."""
+    expect(predicted_names is not Ellipsis and predicted_names is not None,
+           "you have not written your prediction yet",
+           "a list of strings such as ['encoder.scale', ...]")
+    expect(isinstance(predicted_names, (list, tuple)) and all(isinstance(n, str) for n in predicted_names),
+           f"{predicted_names!r} is not a list of strings",
+           "write the names as strings in a list: ['a', 'b.c']")
+    actual = [name for name, _ in (net_class() if isinstance(net_class, type) else net_class).named_parameters()]
+    predicted = list(predicted_names)
+    if predicted == actual:
+        return
+    duplicates = sorted({n for n in predicted if predicted.count(n) > 1})
+    expect(not duplicates, f"{duplicates} appear more than once; each parameter is listed once")
+    short = [n for n in predicted if n not in actual and "." not in n and any(a.endswith("." + n) for a in actual)]
+    expect(not short,
+           f"{short} has no prefix: a sub-module's parameters are named by the path of attributes "
+           "that leads to them, joined with dots",
+           "model.encoder.linear.weight is named 'encoder.linear.weight'")
+    extra = [n for n in predicted if n not in actual]
+    none_registered = [n for n in extra if n.endswith(".bias")]
+    expect(not none_registered,
+           f"named_parameters() has no {none_registered}: that Linear was built with bias=False, "
+           "which registers bias as None, and named_parameters() skips None",
+           "look at the arguments of each nn.Linear")
+    expect(not extra, f"named_parameters() has no {extra}",
+           "list only Parameters: the ones assigned in __init__ and those of sub-modules")
+    missing = [n for n in actual if n not in predicted]
+    if missing:
+        expect(False, f"your list misses {len(missing)} name(s), such as {missing[0]!r}",
+               "nn.Linear(a, b) holds two Parameters, weight and bias (unless bias=False)")
+    expect(False,
+           "right names, wrong order",
+           "a module lists its own Parameters first (in the order they were assigned), "
+           "then those of each sub-module, in the order the sub-modules were assigned")

@@ -1,0 +1,194 @@
+"""The checkers of notebook 10 (three designs of ctx) accept right answers and explain wrong ones.
+
+Your turn 1 runs the learner's re-entrant design-A Function on design-A variables; this file
+builds the same tiny design-A engine as the notebook (a Function instance is the ctx: the
+output's ``creator``, holding ``inputs`` and weakly its ``outputs``).
+"""
+from __future__ import annotations
+
+import weakref
+
+import pytest
+
+import minigrad as torch
+from minigrad.exercises import nb10
+
+
+# --------------------------------------------------------------------------- design A, as in the notebook
+class VarA:
+    def __init__(self, data):
+        self.data, self.grad, self.creator = data, None, None
+
+    def backward(self):
+        self.grad = 1.0
+        order, seen, stack = [], set(), [(self.creator, False)]
+        while stack:   # every Function instance, each before those that made its inputs
+            f, done = stack.pop()
+            if done:
+                order.append(f)
+            elif id(f) not in seen:
+                seen.add(id(f))
+                stack.append((f, True))
+                stack.extend((x.creator, False) for x in f.inputs if x.creator is not None)
+        for f in reversed(order):
+            gy = f.outputs[0]().grad
+            for x, gx in zip(f.inputs, f.backward(gy)):
+                x.grad = gx if x.grad is None else x.grad + gx
+
+
+class FunctionA:
+    def __call__(self, *inputs):
+        y = VarA(self.forward(*[x.data for x in inputs]))
+        y.creator = self
+        self.inputs = inputs
+        self.outputs = [weakref.ref(y)]
+        return y
+
+
+class MulA(FunctionA):
+    def forward(self, x, w):
+        return x * w
+
+    def backward(self, gy):
+        x, w = self.inputs
+        return gy * w.data, gy * x.data
+
+
+# --------------------------------------------------------------------------- answers to Your turn 1
+class FreshPerCall(MulA):
+    @classmethod
+    def apply(cls, x, w):
+        return cls()(x, w)
+
+
+class SharedInstance(MulA):
+    """The notebook's starter: one instance for every call (what a module holding `Mul()` does)."""
+    shared = None
+
+    @classmethod
+    def apply(cls, x, w):
+        if cls.shared is None:
+            cls.shared = cls()
+        return cls.shared(x, w)
+
+
+class Stub(MulA):
+    @classmethod
+    def apply(cls, x, w):
+        ...
+
+
+class StaticApply(MulA):
+    @staticmethod
+    def apply(x, w):
+        return FreshPerCall()(x, w)
+
+
+class NoGraph(MulA):
+    @classmethod
+    def apply(cls, x, w):
+        return VarA(x.data * w.data)
+
+
+class SwappedBackward(MulA):
+    def backward(self, gy):
+        x, w = self.inputs
+        return gy * x.data, gy * w.data
+
+    @classmethod
+    def apply(cls, x, w):
+        return cls()(x, w)
+
+
+class Raises(MulA):
+    @classmethod
+    def apply(cls, x, w):
+        raise ValueError("boom")
+
+
+def run(checker, *args, capsys):
+    result = checker(*args)
+    return result, capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- Your turn 1
+def test_design_a_itself_breaks_when_one_instance_is_reused():
+    # The premise of the exercise: a shared instance loses the first call and half of w's gradient.
+    mul = MulA()
+    x, w = VarA(2.0), VarA(3.0)
+    out = mul(mul(x, w), w)
+    out.backward()
+    assert (x.grad, w.grad) == (None, 6.0)
+
+
+def test_your_turn_1_accepts_a_fresh_instance_per_call(capsys):
+    result, out = run(nb10.your_turn_1, FreshPerCall, VarA, capsys=capsys)
+    assert result
+    assert out == "✓ Your turn 1: a re-entrant design A — correct.\n"
+
+
+@pytest.mark.parametrize("answer, problem", [
+    (SharedInstance, "What is wrong: both outputs point at the same Function instance"),
+    (Stub, "What is wrong: apply(x, w) returned None, not a VarA"),
+    (StaticApply, "What is wrong: StaticApply.apply is not a classmethod"),
+    (NoGraph, "What is wrong: an output's creator is None"),
+    (SwappedBackward, "What is wrong: x.grad is 12.0; expected 9.0"),
+])
+def test_your_turn_1_says_what_is_wrong(answer, problem, capsys):
+    result, out = run(nb10.your_turn_1, answer, VarA, capsys=capsys)
+    assert not result
+    assert out.startswith("✗ Your turn 1: a re-entrant design A — not yet.\n")
+    assert problem in out
+    assert "Hint: " in out
+
+
+def test_your_turn_1_reports_an_error_raised_by_the_answer(capsys):
+    result, out = run(nb10.your_turn_1, Raises, VarA, capsys=capsys)
+    assert not result
+    assert "your code raised an error" in out
+    assert "ValueError: boom" in out
+
+
+# --------------------------------------------------------------------------- Your turn 2
+@pytest.mark.parametrize("answer", ["A", " a ", "design A", "Design a"])
+def test_your_turn_2_accepts_design_a(answer, capsys):
+    result, out = run(nb10.your_turn_2, answer, capsys=capsys)
+    assert result
+    assert out == "✓ Your turn 2: which design is it? — correct.\n"
+
+
+@pytest.mark.parametrize("answer, explanation", [
+    ("B", "there is no separate record class"),
+    ("C", "an instance of the Function class itself (isinstance(out._ctx, TinyMul) is True)"),
+    ("c", "a separate node class generated per Function"),
+])
+def test_your_turn_2_explains_a_wrong_design(answer, explanation, capsys):
+    result, out = run(nb10.your_turn_2, answer, capsys=capsys)
+    assert not result
+    assert f"What is wrong: not {answer.upper()}: " in out
+    assert explanation in out
+
+
+@pytest.mark.parametrize("answer", ["?", "", "D", 3, None])
+def test_your_turn_2_asks_for_one_letter(answer, capsys):
+    result, out = run(nb10.your_turn_2, answer, capsys=capsys)
+    assert not result
+    assert f"you answered {answer!r}; answer with one letter: 'A', 'B' or 'C'" in out
+
+
+def test_the_design_c_explanation_holds_for_minigrad():
+    # What the checker's "not C" text claims: in design C ctx is not an instance of the Function.
+    class MulConstant(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, tensor, constant):
+            ctx.constant = constant
+            return tensor * constant
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return grad_output * ctx.constant, None
+
+    y = MulConstant.apply(torch.ones(2, requires_grad=True), 10)
+    assert not isinstance(y.grad_fn, MulConstant)
+    assert type(y.grad_fn).__name__ == "MulConstantBackward"
+    assert type(y.grad_fn)._forward_cls is MulConstant
