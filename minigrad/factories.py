@@ -30,6 +30,8 @@ def _finish(array: np.ndarray, dtype, device, requires_grad: bool) -> Tensor:
         array = array.astype(dtype.numpy, copy=False)
     t = Tensor._make(array)
     if requires_grad:
+        if array.dtype.kind not in "fc":   # the factories' wording differs from requires_grad_()'s
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         t.requires_grad = True
     return t
 
@@ -62,7 +64,9 @@ def tensor(data, *, dtype: DType | None = None, device=None, requires_grad: bool
     elif isinstance(data, np.ndarray):
         array = data.copy()
     else:
-        array = _default_dtype(np.array(_tensors_to_values(data)))
+        array = np.array(_tensors_to_values(data))
+        if dtype is None:
+            array = _default_dtype(array)
     return _finish(array, dtype, device, requires_grad)
 
 

@@ -253,7 +253,7 @@ class Tensor:
     # ------------------------------------------------------------------ conversion
     def numpy(self) -> np.ndarray:
         """The underlying numpy array (shared, not copied)."""
-        if self.requires_grad:
+        if self.requires_grad and _grad_state.enabled:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         return self._data
 

@@ -28,6 +28,7 @@ import functools
 import inspect
 import sys
 import warnings
+import weakref
 from typing import Any, Callable
 
 from .. import grad_mode
@@ -77,6 +78,8 @@ class BackwardCFunction(Node, FunctionCtx):
     needs_input_grad: tuple = ()
     requires_grad: bool = False
     _saved: tuple | None = ()          # SavedTensor records; None once freed
+    _dirty_refs: tuple = ()             # weak references to the outputs marked dirty (for pictures)
+    _non_differentiable_refs: tuple = ()  # ... and to those marked non-differentiable
     _input_positions: tuple = ()        # for each next_functions entry: its argument position
     _input_info: list = []              # numpy (shape, dtype) of each tensor input
     _output_info: tuple = ()            # numpy (shape, dtype) of each output, None for non-tensors
@@ -284,7 +287,8 @@ def _wrap_single_output(ctx: BackwardCFunction, args: tuple, output: Tensor, rec
             output = output._alias()   # an input returned unchanged comes back as a new view object
             break
     if record:
-        output.grad_fn = ctx
+        if output._data.dtype.kind in "fc":   # integer and bool outputs carry no gradient
+            output.grad_fn = ctx
         ctx._output_info = ((output._data.shape, output._data.dtype),)
         if ctx.to_save is not None:
             ctx._saved = tuple([_save(ctx, t, i, (output,), (output,)) for i, t in enumerate(ctx.to_save)])
@@ -309,7 +313,7 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, record: boo
         if not isinstance(out, Tensor):
             wrapped.append(out)
             continue
-        differentiable = not any(out is t for t in non_differentiable)
+        differentiable = out._data.dtype.kind in "fc" and not any(out is t for t in non_differentiable)
         if any(out is t for t in dirty):
             if record and out.grad_fn is None and out._requires_grad:
                 raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
@@ -326,6 +330,11 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, record: boo
             out._requires_grad = False
         wrapped.append(out)
 
+    # PyTorch clears these once the outputs are wrapped; holding the outputs here would also make a
+    # cycle (ctx -> output -> grad_fn = ctx). Weak references remain for minigrad.viz.
+    ctx._dirty_refs = tuple(weakref.ref(t) for t in dirty)
+    ctx._non_differentiable_refs = tuple(weakref.ref(t) for t in non_differentiable if isinstance(t, Tensor))
+    ctx.dirty_tensors = ctx.non_differentiable = None
     if record:
         ctx._output_info = tuple((o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None for o in wrapped)
         to_save = ctx.to_save
@@ -352,7 +361,8 @@ def _save(ctx, tensor, index: int, raw: tuple, wrapped: tuple) -> SavedTensor | 
 class _DelayedError(Function):
     """Stands after a once_differentiable backward: differentiating through it raises."""
 
-    _node_name = "DelayedError"
+    _node_name = "Error"   # PyTorch's name for this node
+    _is_builtin = True
 
     @staticmethod
     def forward(ctx, message, count, *tensors):

@@ -1,0 +1,180 @@
+"""Checkers for ``06_needs_input_grad_and_friends.ipynb``.
+
+>>> import minigrad as torch
+>>> from minigrad.exercises import nb06 as check
+>>> class MySort(torch.autograd.Function):
+...     @staticmethod
+...     def forward(ctx, x):
+...         values, indices = x.sort()
+...         ctx.mark_non_differentiable(indices)
+...         ctx.save_for_backward(indices)
+...         return values, indices
+...     @staticmethod
+...     def backward(ctx, grad_values, grad_indices):
+...         indices, = ctx.saved_tensors
+...         grad_x = torch.zeros_like(grad_values)
+...         grad_x.index_add_(0, indices, grad_values)
+...         return grad_x
+>>> result = check.your_turn_2(MySort)
+✓ Your turn 2: a sort that marks its indices — correct.
+"""
+from __future__ import annotations
+
+import contextlib
+from typing import Iterator
+
+import numpy as np
+
+import minigrad as torch
+from minigrad.autograd.function import Function, FunctionCtx
+from minigrad.tensor import Tensor
+
+from ._feedback import exercise, expect
+
+_MATMUL_METHODS = ("mm", "matmul", "__matmul__", "__rmatmul__")
+
+
+def _values(t) -> list:
+    return np.asarray(t.detach()._data).tolist()
+
+
+def _is_function_class(cls) -> bool:
+    return isinstance(cls, type) and issubclass(cls, Function)
+
+
+@contextlib.contextmanager
+def _counting_matmuls() -> Iterator[dict]:
+    """Count every matrix multiply made through a Tensor method while the block runs."""
+    counter = {"calls": 0}
+    originals = {name: getattr(Tensor, name) for name in _MATMUL_METHODS}
+
+    def counted(original):
+        def method(self, *args, **kwargs):
+            counter["calls"] += 1
+            return original(self, *args, **kwargs)
+        return method
+
+    for name, original in originals.items():
+        setattr(Tensor, name, counted(original))
+    try:
+        yield counter
+    finally:
+        for name, original in originals.items():
+            setattr(Tensor, name, original)
+
+
+@contextlib.contextmanager
+def _recording_marks(cls) -> Iterator[list]:
+    """Record the tensors that ``cls``'s own ctx passes to ``mark_non_differentiable`` while the
+    block runs (builtin operations called inside forward, such as ``x.sort()``, mark theirs too)."""
+    marked: list = []
+    original = FunctionCtx.mark_non_differentiable
+
+    def recording(self, *args):
+        if type(self) is cls._backward_cls:
+            marked.extend(args)
+        return original(self, *args)
+
+    FunctionCtx.mark_non_differentiable = recording
+    try:
+        yield marked
+    finally:
+        FunctionCtx.mark_non_differentiable = original
+
+
+def _linear_case(MyLinear, input_requires_grad: bool, weight_requires_grad: bool):
+    """Run MyLinear forward and backward; return (matmuls in backward, x, w, expected grads)."""
+    rng = np.random.default_rng(6)
+    x_data, w_data = rng.standard_normal((5, 4)), rng.standard_normal((3, 4))
+    upstream_data = rng.standard_normal((5, 3))
+    x = torch.tensor(x_data, requires_grad=input_requires_grad)
+    w = torch.tensor(w_data, requires_grad=weight_requires_grad)
+    out = MyLinear.apply(x, w)
+    expect(isinstance(out, Tensor), f"MyLinear.apply returned {type(out).__name__}, not a tensor",
+           "forward returns input.mm(weight.t())")
+    expect(np.allclose(_values(out), x_data @ w_data.T), "forward does not compute input @ weight.T",
+           "keep the forward of the starter: input.mm(weight.t())")
+    with _counting_matmuls() as counter:
+        out.backward(torch.tensor(upstream_data))
+    expected = {"x": upstream_data @ w_data, "w": upstream_data.T @ x_data}
+    return counter["calls"], x, w, expected
+
+
+def _expect_grad(tensor, expected, name: str, formula: str, case: str) -> None:
+    expect(tensor.grad is not None, f"{case}: {name}.grad is None, so backward returned no gradient for it",
+           f"return {formula} in its position when ctx.needs_input_grad says it is needed")
+    expect(np.allclose(_values(tensor.grad), expected), f"{case}: {name}.grad has wrong values",
+           f"the gradient of input.mm(weight.t()) with respect to {name} is {formula}")
+
+
+@exercise("Your turn 1: skip the gradients nobody needs")
+def your_turn_1(MyLinear) -> None:
+    """``MyLinear.apply(input, weight)`` computes ``input @ weight.T``; its backward runs a matrix
+    multiply only for the gradients ``ctx.needs_input_grad`` asks for."""
+    expect(_is_function_class(MyLinear), f"{MyLinear!r} is not a class derived from torch.autograd.Function",
+           "pass the class itself: check.your_turn_1(MyLinear)")
+    grad_input, grad_weight = "grad_output.mm(weight)", "grad_output.t().mm(input)"
+
+    calls, x, w, expected = _linear_case(MyLinear, True, True)
+    case = "with both input and weight requiring grad"
+    _expect_grad(x, expected["x"], "input", grad_input, case)
+    _expect_grad(w, expected["w"], "weight", grad_weight, case)
+    expect(calls == 2, f"{case}, backward ran {calls} matrix multiplies; both gradients need one each (2)",
+           "compute grad_input if ctx.needs_input_grad[0] and grad_weight if ctx.needs_input_grad[1]")
+
+    calls, x, w, expected = _linear_case(MyLinear, True, False)
+    case = "with a frozen weight (needs_input_grad == (True, False))"
+    _expect_grad(x, expected["x"], "input", grad_input, case)
+    expect(calls == 1, f"{case}, backward ran {calls} matrix multiplies; only grad_input is needed (1)",
+           "compute grad_weight only if ctx.needs_input_grad[1], and return None for it otherwise")
+
+    calls, x, w, expected = _linear_case(MyLinear, False, True)
+    case = "with data that needs no gradient (needs_input_grad == (False, True))"
+    _expect_grad(w, expected["w"], "weight", grad_weight, case)
+    expect(calls == 1, f"{case}, backward ran {calls} matrix multiplies; only grad_weight is needed (1)",
+           "compute grad_input only if ctx.needs_input_grad[0] too: that is the usual training case")
+
+
+@exercise("Your turn 2: a sort that marks its indices")
+def your_turn_2(MySort) -> None:
+    """``MySort.apply(x)`` returns ``(values, indices)`` like ``x.sort()``; the indices are marked
+    non-differentiable and the gradient reaches ``x`` through the values."""
+    expect(_is_function_class(MySort), f"{MySort!r} is not a class derived from torch.autograd.Function",
+           "pass the class itself: check.your_turn_2(MySort)")
+    data = [0.3, -1.2, 2.5, 0.0, 1.1]
+    order = np.argsort(data, kind="stable")
+    x = torch.tensor(np.array(data), requires_grad=True)
+    with _recording_marks(MySort) as marked:
+        out = MySort.apply(x)
+    expect(isinstance(out, tuple) and len(out) == 2,
+           f"MySort.apply(x) returned {type(out).__name__}, not a pair (values, indices)",
+           "return values, indices")
+    values, indices = out
+    expect(isinstance(values, Tensor) and isinstance(indices, Tensor), "values and indices must both be tensors",
+           "values, indices = x.sort()")
+    expect(_values(values) == np.sort(data).tolist(), f"values are {_values(values)}, not sorted ascending",
+           "values, indices = x.sort()")
+    expect(_values(indices) == order.tolist(), f"indices are {_values(indices)}, expected {order.tolist()}",
+           "return the indices x.sort() gives, unchanged")
+    expect(any(t is indices for t in marked),
+           "forward never passed the returned indices to ctx.mark_non_differentiable",
+           "call ctx.mark_non_differentiable(indices) in forward, before returning them")
+    expect(not any(t is values for t in marked), "the values are marked non-differentiable, so no gradient "
+           "can flow through them", "mark only the indices")
+    expect(not indices.requires_grad and indices.grad_fn is None,
+           f"indices has requires_grad={indices.requires_grad} and grad_fn "
+           f"{indices.grad_fn.name() if indices.grad_fn is not None else None}",
+           "ctx.mark_non_differentiable(indices) gives requires_grad=False and grad_fn=None")
+    expect(values.grad_fn is not None, "values has no grad_fn, so backward can never reach x",
+           "return the values x.sort() gave, unmarked")
+    weights = [1.0, 10.0, 100.0, 1000.0, 10000.0]
+    (values * torch.tensor(np.array(weights))).sum().backward()
+    expected = np.zeros(len(data))
+    expected[order] = weights
+    expect(x.grad is not None, "after backward x.grad is None: backward returned no gradient for x",
+           "return a tensor shaped like x: grad_values[j] goes to position indices[j]")
+    expect(np.allclose(_values(x.grad), expected),
+           f"for the loss sum(values * {[int(w) for w in weights]}), x.grad is {_values(x.grad)}, "
+           f"expected {expected.tolist()}",
+           "grad_values[j] belongs to x[indices[j]]: start from zeros shaped like x and add each "
+           "grad_values[j] at position indices[j] (index_add_ does it in one call)")

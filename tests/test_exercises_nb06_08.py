@@ -1,0 +1,465 @@
+"""The checkers of notebooks 06 (needs_input_grad and friends) and 08 (gradcheck) accept the worked
+solutions and say what is wrong with typical wrong answers.
+
+Each wrong answer below is a mistake a learner is likely to make; the test pins the first line of
+feedback it gets. The checkers patch Tensor methods and FunctionCtx while they run: the tests also
+check that everything is restored, even when the learner's code raises.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad as torch
+from minigrad.autograd.function import FunctionCtx
+from minigrad.exercises import nb06, nb08
+from minigrad.tensor import Tensor
+
+Function = torch.autograd.Function
+
+
+def run(checker, answer, capsys):
+    result = checker(answer)
+    return result, capsys.readouterr().out
+
+
+# =========================================================================== notebook 06, Your turn 1
+class NaiveLinear(Function):
+    """The notebook's starter: both gradients, always."""
+
+    @staticmethod
+    def forward(ctx, input, weight):
+        ctx.save_for_backward(input, weight)
+        return input.mm(weight.t())
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, weight = ctx.saved_tensors
+        return grad_output.mm(weight), grad_output.t().mm(input)
+
+
+class GuardedLinear(NaiveLinear):
+    """The worked solution."""
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, weight = ctx.saved_tensors
+        grad_input = grad_weight = None
+        if ctx.needs_input_grad[0]:
+            grad_input = grad_output.mm(weight)
+        if ctx.needs_input_grad[1]:
+            grad_weight = grad_output.t().mm(input)
+        return grad_input, grad_weight
+
+
+class MatmulOperatorLinear(NaiveLinear):
+    """Also right, written with the @ operator."""
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, weight = ctx.saved_tensors
+        needs_input, needs_weight = ctx.needs_input_grad
+        return (grad_output @ weight if needs_input else None,
+                grad_output.t() @ input if needs_weight else None)
+
+
+class WeightOnlyGuarded(NaiveLinear):
+    """Skips the weight gradient but still always computes the input gradient."""
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, weight = ctx.saved_tensors
+        grad_weight = grad_output.t().mm(input) if ctx.needs_input_grad[1] else None
+        return grad_output.mm(weight), grad_weight
+
+
+class SwappedGuards(NaiveLinear):
+    """Tests needs_input_grad[1] for the input's gradient and [0] for the weight's."""
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, weight = ctx.saved_tensors
+        grad_input = grad_output.mm(weight) if ctx.needs_input_grad[1] else None
+        grad_weight = grad_output.t().mm(input) if ctx.needs_input_grad[0] else None
+        return grad_input, grad_weight
+
+
+class NeverWeight(NaiveLinear):
+    """Skips the weight gradient always."""
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, weight = ctx.saved_tensors
+        return grad_output.mm(weight), None
+
+
+class WrongWeightGradient(GuardedLinear):
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, weight = ctx.saved_tensors
+        return grad_output.mm(weight), input.t().mm(grad_output).t() * 2
+
+
+class RaisingLinear(NaiveLinear):
+    @staticmethod
+    def backward(ctx, grad_output):
+        raise ValueError("boom")
+
+
+@pytest.mark.parametrize("answer", [GuardedLinear, MatmulOperatorLinear])
+def test_nb06_your_turn_1_accepts_guarded_backwards(answer, capsys):
+    result, out = run(nb06.your_turn_1, answer, capsys)
+    assert result
+    assert out == "✓ Your turn 1: skip the gradients nobody needs — correct.\n"
+
+
+@pytest.mark.parametrize("answer, problem", [
+    (NaiveLinear, "with a frozen weight (needs_input_grad == (True, False)), backward ran 2 matrix multiplies; "
+                  "only grad_input is needed (1)"),
+    (WeightOnlyGuarded, "with data that needs no gradient (needs_input_grad == (False, True)), backward ran 2 "
+                        "matrix multiplies; only grad_weight is needed (1)"),
+    (SwappedGuards, "with a frozen weight (needs_input_grad == (True, False)): input.grad is None"),
+    (NeverWeight, "with both input and weight requiring grad: weight.grad is None"),
+    (WrongWeightGradient, "with both input and weight requiring grad: weight.grad has wrong values"),
+    (3, "3 is not a class derived from torch.autograd.Function"),
+])
+def test_nb06_your_turn_1_says_what_is_wrong(answer, problem, capsys):
+    result, out = run(nb06.your_turn_1, answer, capsys)
+    assert not result
+    assert out.startswith("✗ Your turn 1: skip the gradients nobody needs — not yet.\n")
+    assert f"What is wrong: {problem}" in out
+    assert "Hint: " in out
+
+
+def test_nb06_your_turn_1_reports_an_error_and_restores_the_matmul_methods(capsys):
+    originals = {name: getattr(Tensor, name) for name in ("mm", "matmul", "__matmul__", "__rmatmul__")}
+    result, out = run(nb06.your_turn_1, RaisingLinear, capsys)
+    assert not result
+    assert "your code raised an error" in out and "ValueError: boom" in out
+    assert {name: getattr(Tensor, name) for name in originals} == originals
+
+
+def test_nb06_matmul_counter_counts_each_spelling_once():
+    a, b = torch.ones(2, 2), torch.ones(2, 2)
+    with nb06._counting_matmuls() as counter:
+        a.mm(b), a.matmul(b), a @ b, torch.mm(a, b), torch.matmul(a, b)
+        a + b, a.t(), (a * b).sum()
+    assert counter["calls"] == 5
+
+
+# =========================================================================== notebook 06, Your turn 2
+class StubSort(Function):
+    """The notebook's starter: no mark, backward not written."""
+
+    @staticmethod
+    def forward(ctx, x):
+        values, indices = x.sort()
+        ctx.save_for_backward(indices)
+        return values, indices
+
+    @staticmethod
+    def backward(ctx, grad_values, grad_indices):
+        ...
+
+
+class MarkedSort(StubSort):
+    @staticmethod
+    def forward(ctx, x):
+        values, indices = x.sort()
+        ctx.mark_non_differentiable(indices)
+        ctx.save_for_backward(indices)
+        return values, indices
+
+
+class IndexAddSort(MarkedSort):
+    """The worked solution."""
+
+    @staticmethod
+    def backward(ctx, grad_values, grad_indices):
+        indices, = ctx.saved_tensors
+        grad_x = torch.zeros_like(grad_values)
+        grad_x.index_add_(0, indices, grad_values)
+        return grad_x
+
+
+class SetItemSort(MarkedSort):
+    @staticmethod
+    def backward(ctx, grad_values, grad_indices):
+        indices, = ctx.saved_tensors
+        grad_x = torch.zeros_like(grad_values)
+        grad_x[indices] = grad_values
+        return grad_x
+
+
+class SeparateStyleSort(Function):
+    @staticmethod
+    def forward(x):
+        return x.sort()
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        values, indices = output
+        ctx.mark_non_differentiable(indices)
+        ctx.save_for_backward(indices)
+
+    @staticmethod
+    def backward(ctx, grad_values, grad_indices):
+        indices, = ctx.saved_tensors
+        grad_x = torch.zeros_like(grad_values)
+        grad_x.index_add_(0, indices, grad_values)
+        return grad_x
+
+
+class GatherInsteadOfScatter(MarkedSort):
+    @staticmethod
+    def backward(ctx, grad_values, grad_indices):
+        indices, = ctx.saved_tensors
+        return grad_values[indices]
+
+
+class MarksBoth(IndexAddSort):
+    @staticmethod
+    def forward(ctx, x):
+        values, indices = x.sort()
+        ctx.mark_non_differentiable(values, indices)
+        ctx.save_for_backward(indices)
+        return values, indices
+
+
+class ValuesOnly(IndexAddSort):
+    @staticmethod
+    def forward(ctx, x):
+        values, indices = x.sort()
+        ctx.save_for_backward(indices)
+        return values
+
+
+class Descending(IndexAddSort):
+    @staticmethod
+    def forward(ctx, x):
+        values, indices = x.sort(descending=True)
+        ctx.mark_non_differentiable(indices)
+        ctx.save_for_backward(indices)
+        return values, indices
+
+
+@pytest.mark.parametrize("answer", [IndexAddSort, SetItemSort, SeparateStyleSort])
+def test_nb06_your_turn_2_accepts_right_sorts(answer, capsys):
+    result, out = run(nb06.your_turn_2, answer, capsys)
+    assert result
+    assert out == "✓ Your turn 2: a sort that marks its indices — correct.\n"
+
+
+@pytest.mark.parametrize("answer, problem", [
+    (StubSort, "forward never passed the returned indices to ctx.mark_non_differentiable"),
+    (MarkedSort, "after backward x.grad is None: backward returned no gradient for x"),
+    (GatherInsteadOfScatter, "for the loss sum(values * [1, 10, 100, 1000, 10000]), x.grad is "
+                             "[10.0, 1000.0, 1.0, 10000.0, 100.0], expected [100.0, 1.0, 10000.0, 10.0, 1000.0]"),
+    (MarksBoth, "the values are marked non-differentiable"),
+    (ValuesOnly, "MySort.apply(x) returned Tensor, not a pair (values, indices)"),
+    (Descending, "values are [2.5, 1.1, 0.3, 0.0, -1.2], not sorted ascending"),
+])
+def test_nb06_your_turn_2_says_what_is_wrong(answer, problem, capsys):
+    result, out = run(nb06.your_turn_2, answer, capsys)
+    assert not result
+    assert out.startswith("✗ Your turn 2: a sort that marks its indices — not yet.\n")
+    assert f"What is wrong: {problem}" in out
+
+
+def test_nb06_your_turn_2_is_not_fooled_by_the_builtin_sorts_own_mark(capsys):
+    # x.sort() inside forward marks its indices on SortBackward0's ctx: that must not count.
+    marked_by_builtin = []
+    with nb06._recording_marks(StubSort) as marked:
+        torch.tensor([2.0, 1.0], requires_grad=True).sort()
+        marked_by_builtin.extend(marked)
+    assert marked_by_builtin == []
+    assert FunctionCtx.mark_non_differentiable.__qualname__ == "FunctionCtx.mark_non_differentiable"
+
+
+# =========================================================================== notebook 08, Your turn 1
+class MatMulStarter(Function):
+    """The notebook's starter: grad_b is transposed."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a.mm(b)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        return grad_output.mm(b.t()), grad_output.t().mm(a)
+
+
+class MatMulFixed(MatMulStarter):
+    """The worked solution."""
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        return grad_output.mm(b.t()), a.t().mm(grad_output)
+
+
+class MatMulGuarded(MatMulStarter):
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        grad_a = grad_output.mm(b.t()) if ctx.needs_input_grad[0] else None
+        grad_b = a.t().mm(grad_output) if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+
+class MatMulNoTransposeA(MatMulStarter):
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        return grad_output.mm(b), a.t().mm(grad_output)
+
+
+class MatMulSwappedReturn(MatMulStarter):
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        return a.t().mm(grad_output), grad_output.mm(b.t())
+
+
+class MatMulRightOnlyForSquares(MatMulStarter):
+    """Right for square matrices; for others it multiplies mismatched shapes."""
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        if a.shape[0] == a.shape[1]:
+            return grad_output.mm(b.t()), a.t().mm(grad_output)
+        return grad_output.mm(b), a.t().mm(grad_output)
+
+
+@pytest.mark.parametrize("answer", [MatMulFixed, MatMulGuarded])
+def test_nb08_your_turn_1_accepts_a_correct_matmul(answer, capsys):
+    result, out = run(nb08.your_turn_1, answer, capsys)
+    assert result
+    assert out == "✓ Your turn 1: fix the matmul backward — correct.\n"
+
+
+@pytest.mark.parametrize("answer, problem, hint", [
+    (MatMulStarter, "gradcheck finds grad_b wrong for a [3, 3] @ b [3, 3]", "grad_b = a.T @ grad_output"),
+    (MatMulNoTransposeA, "gradcheck finds grad_a wrong for a [3, 3] @ b [3, 3]", "grad_a = grad_output @ b.T"),
+    (MatMulSwappedReturn, "gradcheck finds grad_a wrong for a [3, 3] @ b [3, 3]", "grad_a = grad_output @ b.T"),
+    (MatMulRightOnlyForSquares, "with a [2, 3] @ b [3, 4] and only a requiring grad, backward failed: mat1 and "
+                                "mat2 shapes cannot be multiplied (2x4 and 3x4)", "a gradient has the shape"),
+])
+def test_nb08_your_turn_1_says_which_gradient_is_wrong(answer, problem, hint, capsys):
+    result, out = run(nb08.your_turn_1, answer, capsys)
+    assert not result
+    assert out.startswith("✗ Your turn 1: fix the matmul backward — not yet.\n")
+    assert f"What is wrong: {problem}" in out
+    assert hint in out
+
+
+# =========================================================================== notebook 08, Your turn 2
+class SeedCustomFunction(Function):
+    """The seed's code: no @staticmethod, backward reads a tensor forward never saved."""
+
+    def forward(ctx, input):
+        output = input * 2
+        return output
+
+    def backward(ctx, grad_output):
+        input, = ctx.saved_tensors
+        grad_input = grad_output * 2
+        return grad_input
+
+
+class StaticButUnsaved(Function):
+    @staticmethod
+    def forward(ctx, input):
+        return input * 2
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, = ctx.saved_tensors
+        return grad_output * 2
+
+
+class StaticForwardOnly(Function):
+    @staticmethod
+    def forward(ctx, input):
+        return input * 2
+
+    def backward(ctx, grad_output):
+        return grad_output * 2
+
+
+class NothingSaved(Function):
+    """The worked solution."""
+
+    @staticmethod
+    def forward(ctx, input):
+        return input * 2
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * 2
+
+
+class SavesInput(StaticButUnsaved):
+    @staticmethod
+    def forward(ctx, input):
+        ctx.save_for_backward(input)
+        return input * 2
+
+
+class SavesTwoReadsOne(StaticButUnsaved):
+    @staticmethod
+    def forward(ctx, input):
+        output = input * 2
+        ctx.save_for_backward(input, output)
+        return output
+
+
+class IgnoresGradOutput(SavesInput):
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, = ctx.saved_tensors
+        return torch.ones_like(input) * 2
+
+
+class TimesThree(NothingSaved):
+    @staticmethod
+    def forward(ctx, input):
+        return input * 3
+
+
+@pytest.mark.parametrize("answer", [NothingSaved, SavesInput])
+def test_nb08_your_turn_2_accepts_both_fixes(answer, capsys):
+    result, out = run(nb08.your_turn_2, answer, capsys)
+    assert result
+    assert out == "✓ Your turn 2: spot the bugs in CustomFunction — correct.\n"
+
+
+@pytest.mark.parametrize("answer, problem", [
+    (SeedCustomFunction, "forward is a plain function in the class body, not a static method"),
+    (StaticForwardOnly, "backward is a plain function in the class body, not a static method"),
+    (StaticButUnsaved, "backward unpacks ctx.saved_tensors, which does not hold what it expects: "
+                       "ValueError: not enough values to unpack (expected 1, got 0)"),
+    (SavesTwoReadsOne, "ValueError: too many values to unpack (expected 1)"),
+    (IgnoresGradOutput, "with an incoming gradient [1, 10, 100], x.grad is [2.0, 2.0, 2.0], "
+                        "expected 2 * grad = [2.0, 20.0, 200.0]"),
+    (TimesThree, "CustomFunction.apply([1, -2, 0.5]) gave"),
+    ("CustomFunction", "'CustomFunction' is not a class derived from torch.autograd.Function"),
+])
+def test_nb08_your_turn_2_says_what_is_wrong(answer, problem, capsys):
+    result, out = run(nb08.your_turn_2, answer, capsys)
+    assert not result
+    assert out.startswith("✗ Your turn 2: spot the bugs in CustomFunction — not yet.\n")
+    assert problem in out
+    assert "Hint: " in out
+
+
+def test_nb08_the_seed_function_fails_exactly_as_the_notebook_says():
+    # The premise of the exercise: forward works through apply, backward fails on unpacking.
+    x = torch.tensor([1.0], requires_grad=True)
+    z = SeedCustomFunction.apply(x) * 3
+    assert np.asarray(z.detach()._data).tolist() == [6.0]
+    with pytest.raises(ValueError, match=r"not enough values to unpack \(expected 1, got 0\)"):
+        z.backward()
