@@ -118,6 +118,11 @@ class Tensor:
         return self._data.itemsize
 
     @property
+    def nbytes(self) -> int:
+        """Bytes taken by the elements: ``numel() * element_size()``."""
+        return self._data.nbytes
+
+    @property
     def _version(self) -> int:
         return self._version_counter.value
 

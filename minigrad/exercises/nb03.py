@@ -1,0 +1,161 @@
+"""Checkers for ``03_tensors_and_the_graph.ipynb``.
+
+>>> import minigrad as torch
+>>> from minigrad.exercises import nb03 as check
+>>> result = check.your_turn_2(8.0)
+✓ Your turn 2: predict a gradient through a reused intermediate — correct.
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter, deque
+from itertools import combinations
+from typing import Callable
+
+import minigrad as torch
+from minigrad.autograd.engine import _discover
+
+from ._feedback import exercise, expect
+
+
+def reference_bfs(tensor) -> list[str]:
+    """The names of the nodes reachable from ``tensor.grad_fn``, breadth-first, each once."""
+    root = tensor.grad_fn
+    seen, order, queue = {root}, [], deque([root])
+    while queue:
+        node = queue.popleft()
+        order.append(node.name())
+        for next_node, _ in node.next_functions:
+            if next_node is not None and next_node not in seen:
+                seen.add(next_node)
+                queue.append(next_node)
+    return order
+
+
+def _depth_first(tensor) -> list[str]:
+    """The same nodes in the order a stack (``list.pop()``) visits them: a typical mix-up."""
+    root = tensor.grad_fn
+    seen, order, stack = set(), [], [root]
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        order.append(node.name())
+        stack.extend(n for n, _ in node.next_functions if n is not None)
+    return order
+
+
+def _engine_names(tensor) -> Counter:
+    """What the engine itself finds: its discovery pass over ``next_functions``."""
+    root = tensor.grad_fn
+    nodes = set(_discover([root])) | {root}
+    return Counter(node.name() for node in nodes)
+
+
+def _names(counts: Counter, several: str = "of them") -> str:
+    """``'MulBackward0, torch::autograd::AccumulateGrad (2 of them)'``."""
+    return ", ".join(name if n == 1 else f"{name} ({n} {several})" for name, n in sorted(counts.items()))
+
+
+def _test_graphs() -> list[tuple[str, object]]:
+    """A few graphs, each with a short description used in the feedback."""
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    w = torch.tensor([0.5, -1.0], requires_grad=True)
+    c = torch.tensor([3.0, 3.0])
+    a = torch.tensor(1.0, requires_grad=True)
+    b = torch.tensor(2.0, requires_grad=True)
+    s = torch.tensor(2.0, requires_grad=True)
+    h = s * 3
+    return [
+        ("the graph of (x * w + c).sum()", (x * w + c).sum()),
+        ("the graph of (x * 2).exp().sum()", (x * 2).exp().sum()),
+        ("the graph of a.exp() * b.sin()", a.exp() * b.sin()),
+        ("the graph of h * h + h (h = s * 3)", h * h + h),
+    ]
+
+
+@exercise("Your turn 1: the nodes of a graph in breadth-first order")
+def your_turn_1(node_names: Callable) -> None:
+    """``node_names(tensor)`` must return ``[node.name(), ...]`` for every node reachable from
+    ``tensor.grad_fn``, breadth-first, each node once (compared with the engine's discovery)."""
+    expect(callable(node_names), f"you passed {type(node_names).__name__}, not a function",
+           "pass the function itself: check.your_turn_1(node_names)")
+    for description, tensor in _test_graphs():
+        got = node_names(tensor)
+        expected = reference_bfs(tensor)
+        expect(got is not None, f"for {description} your function returned None",
+               "collect the names in a list and end with `return names`")
+        expect(isinstance(got, (list, tuple)), f"for {description} it returned {type(got).__name__}, not a list",
+               "collect the names in a list and return it")
+        got = list(got)
+        expect(None not in got, f"for {description} the list contains None",
+               "(None, 0) in next_functions means 'this input needs no gradient': skip None")
+        not_names = [item for item in got if not isinstance(item, str)]
+        expect(not not_names, f"for {description} the list holds {type(not_names[0]).__name__ if not_names else ''} "
+               "objects, not names", "append node.name() (a string), not the node itself")
+        expect(got, f"for {description} the list is empty", "start from tensor.grad_fn")
+        if "AccumulateGrad" in got:
+            expect(False, f"for {description} you wrote 'AccumulateGrad' where node.name() gives "
+                   "'torch::autograd::AccumulateGrad'",
+                   "use node.name(), not type(node).__name__")
+        expect(got[0] == expected[0], f"for {description} the list starts with {got[0]!r}, "
+               f"not with the output's own node {expected[0]!r}",
+               "put tensor.grad_fn itself first, then what its next_functions point to")
+        engine = _engine_names(tensor)
+        mine = Counter(got)
+        extra = mine - engine
+        missing = engine - mine
+        if extra and not missing:
+            expect(False, f"for {description} your list repeats {_names(extra, 'extra copies')}: a node reached along "
+                   "two paths is still one node", "keep a set of the nodes already seen and skip them")
+        expect(not missing, f"for {description} the engine also reaches {_names(missing)}, "
+               "which your list leaves out",
+               "follow the next_functions of every node you visit, down to the AccumulateGrad nodes")
+        expect(not extra, f"for {description} your list has nodes the engine never reaches: {_names(extra)}",
+               "only follow next_functions")
+        if got != expected and got == _depth_first(tensor):
+            expect(False, f"for {description} you gave depth-first order {got}",
+                   "a list used with pop() is a stack; take from the front instead "
+                   "(collections.deque and popleft(), or list.pop(0))")
+        expect(got == expected, f"for {description} the order is {got}, breadth-first is {expected}",
+               "visit the nodes level by level: a queue, first in, first out")
+
+
+# The graph of "Your turn 2": x = 2, h = x + 3, y = h * x + h. Three paths lead from y back to x,
+# chosen so that every partial sum of them is a different number (so the feedback can tell which).
+_X = 2.0
+_PATHS = {"x -> h * x (x as the right factor)": _X + 3.0,
+          "x -> h -> h * x (h as the left factor)": _X,
+          "x -> h -> + h": 1.0}
+
+
+def _true_gradient() -> float:
+    x = torch.tensor(_X, requires_grad=True)
+    h = x + 3
+    y = h * x + h
+    y.backward()
+    return x.grad.item()
+
+
+@exercise("Your turn 2: predict a gradient through a reused intermediate")
+def your_turn_2(prediction) -> None:
+    """``prediction``: dy/dx for ``x = 2.0; h = x + 3; y = h * x + h`` (the engine gives 8)."""
+    expect(prediction is not Ellipsis and prediction is not None,
+           "there is no prediction yet (the answer is still ...)", "replace ... with a number")
+    expect(isinstance(prediction, (int, float)) and not isinstance(prediction, bool),
+           f"you gave {type(prediction).__name__} {prediction!r}, not a number",
+           "a plain number such as 1.5 (for a tensor t, t.item() gives its number)")
+    truth = _true_gradient()
+    if math.isclose(prediction, truth):
+        return
+    for size in range(1, len(_PATHS)):
+        for subset in combinations(_PATHS, size):
+            if math.isclose(prediction, sum(_PATHS[p] for p in subset)):
+                left_out = [p for p in _PATHS if p not in subset]
+                counted = "the path " + subset[0] if size == 1 else "the paths " + " and ".join(subset)
+                expect(False, f"{prediction:g} counts only {counted}, and misses {' and '.join(left_out)}",
+                       "x reaches y along three paths, and backward adds up what arrives along each")
+    expect(False, f"{prediction:g} is not dy/dx",
+           "list every path from y back to x, multiply the local derivatives along each path, "
+           "and add the paths up")

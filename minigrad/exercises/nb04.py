@@ -1,0 +1,160 @@
+"""Checkers for ``04_where_ctx_comes_from.ipynb``.
+
+>>> import minigrad as torch
+>>> from minigrad.exercises import nb04 as check
+>>> def my_apply(cls, *args):
+...     ctx = cls._backward_cls()
+...     ctx.needs_input_grad = tuple(isinstance(a, torch.Tensor) and a.requires_grad for a in args)
+...     with torch.no_grad():
+...         return cls.forward(ctx, *args), ctx
+>>> result = check.your_turn_2(my_apply)
+✓ Your turn 2: your own apply — correct.
+"""
+from __future__ import annotations
+
+import inspect
+from typing import Callable
+
+import numpy as np
+
+import minigrad as torch
+from minigrad.autograd.function import Function, FunctionCtx
+
+from ._feedback import exercise, expect
+
+
+def _values(t) -> list:
+    return np.asarray(t.detach()._data).tolist()
+
+
+def _forward_parameters(cls) -> list[str]:
+    return list(inspect.signature(cls.forward).parameters)
+
+
+@exercise("Your turn 1: AddConstant in the separate style")
+def your_turn_1(AddConstant) -> None:
+    """``AddConstant.apply(tensor, constant)`` returns ``tensor + constant`` in the separate style
+    (``forward(tensor, constant)`` + ``setup_context``); its node is ``AddConstantBackward``."""
+    expect(isinstance(AddConstant, type) and issubclass(AddConstant, Function),
+           f"{AddConstant!r} is not a class derived from torch.autograd.Function",
+           "class AddConstant(torch.autograd.Function): ...")
+    expect(AddConstant.__name__ == "AddConstant",
+           f"the class is called {AddConstant.__name__}, so its node would be {AddConstant.__name__}Backward",
+           "name the class AddConstant")
+    expect(AddConstant.forward is not Function.forward, "AddConstant has no forward yet",
+           "add a @staticmethod forward(tensor, constant)")
+    expect(AddConstant.setup_context is not Function.setup_context,
+           "AddConstant has no setup_context: that is the combined style",
+           "the separate style splits the work: forward(tensor, constant) computes, "
+           "setup_context(ctx, inputs, output) stores on ctx")
+    params = _forward_parameters(AddConstant)
+    expect(not params or params[0] != "ctx",
+           f"forward takes ({', '.join(params)}): in the separate style forward gets no ctx",
+           "write forward(tensor, constant); only setup_context and backward receive ctx")
+    expect(AddConstant.backward is not Function.backward, "AddConstant has no backward yet",
+           "add a @staticmethod backward(ctx, grad_output)")
+
+    x = torch.tensor([1.0, -2.0, 0.5], requires_grad=True)
+    y = AddConstant.apply(x, 2.5)
+    expect(isinstance(y, torch.Tensor), f"apply returned {type(y).__name__}, not a tensor",
+           "forward should return tensor + constant")
+    expect(_values(y) == [3.5, 0.5, 3.0], f"AddConstant.apply([1, -2, 0.5], 2.5) gave {_values(y)}",
+           "forward returns tensor + constant")
+    expect(y.grad_fn is not None, "the output has no grad_fn, so no node was recorded",
+           "return a new tensor computed from the input, e.g. tensor + constant")
+    expect(y.grad_fn.name() == "AddConstantBackward",
+           f"the output's node is {y.grad_fn.name()}, expected AddConstantBackward",
+           "call AddConstant.apply(...), and return the result of forward")
+    upstream = torch.tensor([1.0, 10.0, 100.0])
+    try:
+        y.backward(upstream)
+    except RuntimeError as error:
+        expect(False, f"backward failed: {error}",
+               "return one gradient per forward argument: grad_output for tensor, None for constant")
+    expect(x.grad is not None, "backward left x.grad empty", "return the gradient for tensor first")
+    expect(_values(x.grad) == [1.0, 10.0, 100.0],
+           f"with an incoming gradient [1, 10, 100], x.grad is {_values(x.grad)}",
+           "adding a constant changes nothing in the slope: the gradient passes through unchanged")
+    ctx = AddConstant.apply(torch.ones(2, requires_grad=True), 4.0).grad_fn
+    grads = AddConstant.backward(ctx, torch.ones(2))
+    expect(isinstance(grads, tuple) and len(grads) == 2,
+           f"backward returned {type(grads).__name__}"
+           f"{f' of length {len(grads)}' if isinstance(grads, tuple) else ''}: one gradient per forward "
+           "argument is needed (2: tensor and constant)", "return grad_output, None")
+    expect(grads[1] is None, f"backward returns {grads[1]!r} for the constant",
+           "the constant is not a tensor: its gradient must be None")
+
+
+class Probe(Function):
+    """Combined style; records what forward saw on ctx (the checker's own test Function)."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.seen_in_forward = getattr(ctx, "needs_input_grad", None)
+        return a * b
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output, grad_output
+
+
+def _probe_cases() -> list[tuple[str, tuple]]:
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    plain = torch.tensor([3.0, 4.0])
+    return [("my_apply(cls, x, 3.0), x requiring grad", (x, 3.0)),
+            ("my_apply(cls, plain, 3.0), plain not requiring grad", (plain, 3.0)),
+            ("my_apply(cls, 2.0, x)", (2.0, x)),
+            ("my_apply(cls, x, plain)", (x, plain))]
+
+
+@exercise("Your turn 2: your own apply")
+def your_turn_2(my_apply: Callable) -> None:
+    """``my_apply(cls, *args)`` returns ``(output, ctx)`` where ctx is a fresh ``cls._backward_cls()``
+    whose ``needs_input_grad`` was set before forward ran with grad mode off (compared with the real
+    ``apply``)."""
+    expect(callable(my_apply), f"you passed {type(my_apply).__name__}, not a function",
+           "pass the function itself: check.your_turn_2(my_apply)")
+    for description, args in _probe_cases():
+        try:
+            result = my_apply(Probe, *args)
+        except AttributeError as error:
+            if "requires_grad" in str(error):
+                expect(False, f"for {description}: AttributeError: {error}",
+                       "a number has no requires_grad: check isinstance(arg, torch.Tensor) first")
+            raise
+        expect(result is not None, "my_apply returned None", "end with `return output, ctx`")
+        expect(isinstance(result, tuple) and len(result) == 2,
+               f"my_apply returned {type(result).__name__}, not a pair (output, ctx)", "return output, ctx")
+        output, ctx = result
+        expect(ctx is not Ellipsis, "ctx is still ... (the starter's placeholder)",
+               "create it as the real apply does, in part 2 of its source")
+        real = Probe.apply(*args)
+        real_ctx = real.grad_fn
+        real_needs = tuple(isinstance(a, torch.Tensor) and a.requires_grad for a in args)
+        expect(type(ctx) is not FunctionCtx,
+               "ctx is a plain FunctionCtx: the real apply makes an instance of the node class",
+               "ctx = cls._backward_cls()")
+        expect(type(ctx) is Probe._backward_cls,
+               f"ctx is a {type(ctx).__name__}, the real apply makes a {Probe._backward_cls.__name__}",
+               "ctx = cls._backward_cls()  (the class the metaclass generated for cls)")
+        expect(real_ctx is None or type(ctx) is type(real_ctx), "ctx's class differs from the real grad_fn's")
+        needs = getattr(ctx, "needs_input_grad", None)
+        expect(isinstance(needs, tuple), f"ctx.needs_input_grad is {type(needs).__name__}, not a tuple",
+               "tuple(... for arg in args)")
+        expect(needs == real_needs, f"for {description}, ctx.needs_input_grad is {needs}, the real apply "
+               f"gives {real_needs}", "one bool per argument: arg.requires_grad for a tensor, False otherwise")
+        seen = getattr(ctx, "seen_in_forward", None)
+        expect(seen is not None, "forward never ran with your ctx", "call cls.forward(ctx, *args)")
+        expect(seen == real_needs, f"inside forward, ctx.needs_input_grad was {seen!r}",
+               "set ctx.needs_input_grad before calling forward: forward may read it")
+        expect(not (isinstance(output, torch.Tensor) and output.grad_fn is not None),
+               f"for {description}, the output has a grad_fn ({output.grad_fn.name() if isinstance(output, torch.Tensor) and output.grad_fn is not None else ''}): "
+               "the operations inside forward were recorded",
+               "run forward with grad mode off, as part 4 does: inside `with torch.no_grad():`")
+        expect(isinstance(output, torch.Tensor) and _values(output) == _values(real),
+               f"for {description}, the output is {output!r}, the real apply gives {_values(real)}",
+               "return what cls.forward(ctx, *args) returned")
+    x = torch.ones(2, requires_grad=True)
+    first, second = my_apply(Probe, x, 2.0)[1], my_apply(Probe, x, 2.0)[1]
+    expect(first is not second, "two calls returned the same ctx object",
+           "create a new ctx inside my_apply on every call, as the real apply does")

@@ -1,0 +1,196 @@
+"""Checkers for ``05_save_for_backward.ipynb``.
+
+>>> import minigrad as torch
+>>> from minigrad.exercises import nb05 as check
+>>> def saved_bytes(tensor):
+...     seen, stack, total = set(), [tensor.grad_fn], 0
+...     while stack:
+...         node = stack.pop()
+...         if node is None or node in seen:
+...             continue
+...         seen.add(node)
+...         stack.extend(n for n, _ in node.next_functions)
+...         for t in getattr(node, "_raw_saved_tensors", None) or ():
+...             if t is not None:
+...                 total += t.numel() * t.element_size()
+...     return total
+>>> result = check.your_turn_2(saved_bytes)
+✓ Your turn 2: count the bytes a graph keeps for backward — correct.
+"""
+from __future__ import annotations
+
+import contextlib
+from typing import Callable, Iterator
+
+import numpy as np
+
+import minigrad as torch
+from minigrad import factories
+from minigrad.autograd.engine import _discover
+from minigrad.autograd.function import Function
+
+from ._feedback import exercise, expect
+
+INPLACE_ERROR = "modified by an inplace operation"
+
+
+def _values(t) -> list:
+    return np.round(np.asarray(t.detach()._data, dtype=np.float64), 4).tolist()
+
+
+@exercise("Your turn 1: make the version check catch the in-place bug")
+def your_turn_1(Cube) -> None:
+    """``Cube.apply(x)`` is ``x ** 3`` with gradient ``3 x**2``; x is kept with ``save_for_backward``,
+    so changing x in place before backward raises PyTorch's RuntimeError."""
+    expect(isinstance(Cube, type) and issubclass(Cube, Function),
+           f"{Cube!r} is not a class derived from torch.autograd.Function",
+           "pass the class: check.your_turn_1(Cube)")
+    x = torch.tensor([1.0, 2.0, -1.0], requires_grad=True)
+    y = Cube.apply(x)
+    expect(isinstance(y, torch.Tensor) and _values(y) == [1.0, 8.0, -1.0],
+           f"Cube.apply([1, 2, -1]) gave {y!r}, expected [1, 8, -1]", "forward returns x ** 3")
+    try:
+        y.sum().backward()
+    except RuntimeError as error:
+        expect(False, f"backward failed without any in-place change: {error}",
+               "in backward, read the tensor back with `x, = ctx.saved_tensors`")
+    except TypeError as error:
+        expect("tuple" not in str(error), f"backward failed: TypeError: {error}",
+               "ctx.saved_tensors is a tuple, even for one tensor: unpack it with `x, = ctx.saved_tensors`")
+        raise
+    expect(x.grad is not None and _values(x.grad) == [3.0, 12.0, 3.0],
+           f"the gradient of x ** 3 at [1, 2, -1] came out as {x.grad!r}, expected [3, 12, 3]",
+           "backward returns 3 * x ** 2 * grad_output")
+
+    x = torch.tensor([1.0, 2.0, -1.0], requires_grad=True)
+    y = Cube.apply(x)
+    with torch.no_grad():
+        x.mul_(10)   # the bug: x changes after forward and before backward
+    try:
+        y.sum().backward()
+    except RuntimeError as error:
+        expect(INPLACE_ERROR in str(error), f"backward raised a different error: {error}",
+               "save x with ctx.save_for_backward(x) and read it with ctx.saved_tensors")
+    else:
+        expect(False, f"x was changed in place after forward, yet backward ran and gave {_values(x.grad)} "
+               "(the true gradient at the values forward saw is [3, 12, 3]): backward read the changed x",
+               "keep x with ctx.save_for_backward(x) in forward, and read it in backward with "
+               "`x, = ctx.saved_tensors`: that read compares version counters")
+
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    ctx = Cube.apply(x).grad_fn
+    stashed = [name for name, value in ctx._ctx_attributes().items() if isinstance(value, torch.Tensor)]
+    expect(not stashed, f"ctx.{stashed[0] if stashed else ''} still holds a tensor as a plain attribute: "
+           "it is never checked and never freed by backward",
+           f"delete the line that sets ctx.{stashed[0] if stashed else ''}; save_for_backward is enough")
+
+
+def _reference_bytes(tensor) -> int:
+    """What the engine's own discovery reaches, each node once, saved tensors summed."""
+    root = tensor.grad_fn
+    nodes = set(_discover([root])) | {root}
+    return sum(_node_bytes(node) for node in nodes)
+
+
+def _node_bytes(node) -> int:
+    saved = getattr(node, "_raw_saved_tensors", None) or ()
+    return sum(t.numel() * t.element_size() for t in saved if t is not None)
+
+
+def _paths_bytes(tensor) -> int:
+    """The same sum, but a node reached along k paths counted k times (no set of seen nodes)."""
+    total, stack = 0, [tensor.grad_fn]
+    while stack:
+        node = stack.pop()
+        total += _node_bytes(node)
+        stack.extend(n for n, _ in node.next_functions if n is not None)
+    return total
+
+
+def _elements(tensor) -> int:
+    root = tensor.grad_fn
+    nodes = set(_discover([root])) | {root}
+    return sum(t.numel() for node in nodes for t in (getattr(node, "_raw_saved_tensors", None) or ())
+               if t is not None)
+
+
+@contextlib.contextmanager
+def _own_random_numbers(seed: int = 0) -> Iterator[None]:
+    """Random test data that leaves the notebook's own random sequence untouched."""
+    notebook_generator = factories._generator
+    factories._generator = np.random.default_rng(seed)
+    try:
+        yield
+    finally:
+        factories._generator = notebook_generator
+
+
+def _test_graphs() -> list[tuple[str, object]]:
+    with _own_random_numbers():
+        return _build_test_graphs()
+
+
+def _build_test_graphs() -> list[tuple[str, object]]:
+    mlp = torch.nn.Sequential(torch.nn.Linear(3, 5), torch.nn.ReLU(), torch.nn.Linear(5, 1))
+    batch = torch.randn(7, 3)
+    x = torch.randn(4, 6, requires_grad=True)
+    w = torch.randn(4, 6, requires_grad=True)
+    h = x * w
+    shared = (h.exp() + h.sin()).sum()
+    d = torch.randn(1000, dtype=torch.float64, requires_grad=True)
+    scaled = (d * 3).sum()
+    done = (torch.randn(50, requires_grad=True).exp()).sum()
+    done.backward()
+    a = torch.randn(5, requires_grad=True)
+    return [("(a * a).exp()", (a * a).exp()),
+            ("a small MLP's loss", mlp(batch).pow(2).mean()),
+            ("(h.exp() + h.sin()).sum() with h = x * w", shared),
+            ("(d * 3).sum() for a float64 d", scaled),
+            ("a graph after backward (its saved tensors are freed)", done)]
+
+
+@exercise("Your turn 2: count the bytes a graph keeps for backward")
+def your_turn_2(saved_bytes: Callable) -> None:
+    """``saved_bytes(tensor)``: bytes of every tensor saved by the nodes reachable from
+    ``tensor.grad_fn`` (each node once; 0 for freed nodes), compared with the engine's discovery."""
+    expect(callable(saved_bytes), f"you passed {type(saved_bytes).__name__}, not a function",
+           "pass the function itself: check.your_turn_2(saved_bytes)")
+    for description, tensor in _test_graphs():
+        try:
+            got = saved_bytes(tensor)
+        except AttributeError as error:
+            if "AccumulateGrad" in str(error):
+                expect(False, f"for {description}: AttributeError: {error}",
+                       "AccumulateGrad nodes save nothing: getattr(node, '_raw_saved_tensors', None) or ()")
+            if "NoneType" in str(error):
+                expect(False, f"for {description}: AttributeError: {error}",
+                       "skip None: a node saves None where an input needed nothing, and "
+                       "_raw_saved_tensors is None once backward freed them")
+            raise
+        except TypeError as error:
+            if "NoneType" in str(error):
+                expect(False, f"for {description}: TypeError: {error}",
+                       "skip None: _raw_saved_tensors is None once backward freed the saved tensors, "
+                       "and a node saves None where an input needed nothing")
+            raise
+        expected = _reference_bytes(tensor)
+        expect(got is not None, f"for {description} your function returned None", "end with `return total`")
+        expect(isinstance(got, (int, np.integer)) and not isinstance(got, bool),
+               f"for {description} it returned {type(got).__name__} {got!r}, not a whole number of bytes",
+               "add up t.numel() * t.element_size(): whole numbers")
+        if got == expected:
+            continue
+        expect(got != 0, f"for {description} you gave 0, yet its nodes keep {expected} bytes",
+               "visit every node through next_functions and add numel() * element_size() of each "
+               "tensor in its _raw_saved_tensors")
+        if got == _node_bytes(tensor.grad_fn):
+            expect(False, f"for {description} you gave {got}, the bytes of the first node only "
+                   f"(the whole graph keeps {expected})", "walk next_functions to every node")
+        if got == _paths_bytes(tensor):
+            expect(False, f"for {description} you gave {got}: a node reached along two paths was counted "
+                   f"twice (each node once gives {expected})", "keep a set of the nodes already visited")
+        if got == _elements(tensor):
+            expect(False, f"for {description} you gave {got}, the number of elements, not of bytes",
+                   "multiply each tensor's numel() by its element_size() (4 for float32, 8 for float64)")
+        expect(False, f"for {description} you gave {got}, the saved tensors take {expected} bytes",
+               "every node once, every saved tensor that is not None, numel() * element_size() bytes each")

@@ -1,0 +1,451 @@
+"""The checkers of notebooks 03, 04 and 05 accept the worked solutions and explain typical mistakes.
+
+Each test passes an answer to a checker and looks at its verdict (``bool(result)``) and at the
+printed feedback: a wrong answer must be rejected with the message that names its mistake.
+"""
+from __future__ import annotations
+
+from collections import deque
+
+import pytest
+
+import minigrad as torch
+from minigrad.exercises import nb03, nb04, nb05
+
+
+def verdict(checker, answer, capsys) -> tuple[bool, str]:
+    result = checker(answer)
+    return bool(result), capsys.readouterr().out
+
+
+# =========================================================================== 03, Your turn 1
+def bfs_names(tensor):
+    names, seen, queue = [], {tensor.grad_fn}, deque([tensor.grad_fn])
+    while queue:
+        node = queue.popleft()
+        names.append(node.name())
+        for next_node, _ in node.next_functions:
+            if next_node is not None and next_node not in seen:
+                seen.add(next_node)
+                queue.append(next_node)
+    return names
+
+
+def bfs_names_marking_on_pop(tensor):
+    names, seen, queue = [], set(), [tensor.grad_fn]
+    while queue:
+        node = queue.pop(0)
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        names.append(node.name())
+        queue.extend(n for n, _ in node.next_functions)
+    return names
+
+
+def without_seen_set(tensor):
+    names, queue = [], deque([tensor.grad_fn])
+    while queue:
+        node = queue.popleft()
+        names.append(node.name())
+        queue.extend(n for n, _ in node.next_functions if n is not None)
+    return names
+
+
+def depth_first(tensor):
+    names, seen, stack = [], set(), [tensor.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node not in seen:
+            seen.add(node)
+            names.append(node.name())
+            stack.extend(n for n, _ in node.next_functions if n is not None)
+    return names
+
+
+def keeps_none(tensor):
+    names, seen, queue = [], set(), deque([tensor.grad_fn])
+    while queue:
+        node = queue.popleft()
+        if node in seen:
+            continue
+        seen.add(node)
+        names.append(None if node is None else node.name())
+        if node is not None:
+            queue.extend(n for n, _ in node.next_functions)
+    return names
+
+
+def type_names(tensor):
+    return [name.replace("torch::autograd::", "") for name in bfs_names(tensor)]
+
+
+def nodes_not_names(tensor):
+    return [tensor.grad_fn]
+
+
+def no_accumulate_grad(tensor):
+    return [name for name in bfs_names(tensor) if "AccumulateGrad" not in name]
+
+
+def without_root(tensor):
+    return bfs_names(tensor)[1:]
+
+
+def forgets_return(tensor):
+    bfs_names(tensor)
+
+
+@pytest.mark.parametrize("answer", [bfs_names, bfs_names_marking_on_pop])
+def test_nb03_turn1_accepts_breadth_first_walks(answer, capsys):
+    ok, out = verdict(nb03.your_turn_1, answer, capsys)
+    assert ok, out
+    assert "✓ Your turn 1" in out
+
+
+@pytest.mark.parametrize("answer, message", [
+    (without_seen_set, "your list repeats MulBackward0 (2 extra copies)"),
+    (depth_first, "you gave depth-first order"),
+    (keeps_none, "the list contains None"),
+    (type_names, "you wrote 'AccumulateGrad' where node.name() gives 'torch::autograd::AccumulateGrad'"),
+    (nodes_not_names, "the list holds SumBackward0 objects, not names"),
+    (no_accumulate_grad, "the engine also reaches torch::autograd::AccumulateGrad (2 of them)"),
+    (without_root, "not with the output's own node 'SumBackward0'"),
+    (forgets_return, "your function returned None"),
+    (lambda tensor: [], "the list is empty"),
+    (42, "you passed int, not a function"),
+])
+def test_nb03_turn1_explains_mistakes(answer, message, capsys):
+    ok, out = verdict(nb03.your_turn_1, answer, capsys)
+    assert not ok
+    assert message in out, out
+
+
+def test_nb03_reference_order_matches_the_engine_on_a_reused_intermediate():
+    s = torch.tensor(2.0, requires_grad=True)
+    h = s * 3
+    assert nb03.reference_bfs(h * h + h) == ["AddBackward0", "MulBackward0", "MulBackward0",
+                                             "torch::autograd::AccumulateGrad"]
+
+
+# =========================================================================== 03, Your turn 2
+def test_nb03_turn2_accepts_the_engine_value(capsys):
+    x = torch.tensor(2.0, requires_grad=True)
+    h = x + 3
+    (h * x + h).backward()
+    ok, out = verdict(nb03.your_turn_2, x.grad.item(), capsys)
+    assert ok and x.grad.item() == 8.0, out
+
+
+@pytest.mark.parametrize("answer, message", [
+    (7.0, "7 counts only the paths x -> h * x (x as the right factor) and x -> h -> h * x "
+          "(h as the left factor), and misses x -> h -> + h"),
+    (5, "5 counts only the path x -> h * x (x as the right factor)"),
+    (3.0, "misses x -> h * x (x as the right factor)"),
+    (6.0, "misses x -> h -> h * x (h as the left factor)"),
+    (9.5, "9.5 is not dy/dx"),
+    (..., "there is no prediction yet"),
+    (True, "you gave bool True, not a number"),
+    ("8", "you gave str '8', not a number"),
+])
+def test_nb03_turn2_explains_mistakes(answer, message, capsys):
+    ok, out = verdict(nb03.your_turn_2, answer, capsys)
+    assert not ok
+    assert message in out, out
+
+
+# =========================================================================== 04, Your turn 1
+class AddConstant(torch.autograd.Function):
+    @staticmethod
+    def forward(tensor, constant):
+        return tensor + constant
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.constant = inputs[1]
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output, None
+
+
+def add_constant_variant(name="AddConstant", *, forward=None, setup_context=True, backward=None,
+                         combined=False):
+    """A variant of the worked solution with one part replaced."""
+    namespace = {}
+    if combined:
+        namespace["forward"] = staticmethod(forward or (lambda ctx, tensor, constant: tensor + constant))
+    else:
+        namespace["forward"] = staticmethod(forward or (lambda tensor, constant: tensor + constant))
+    if setup_context:
+        namespace["setup_context"] = staticmethod(lambda ctx, inputs, output: None)
+    namespace["backward"] = staticmethod(backward or (lambda ctx, grad: (grad, None)))
+    return type(name, (torch.autograd.Function,), namespace)
+
+
+def test_nb04_turn1_accepts_the_separate_style(capsys):
+    ok, out = verdict(nb04.your_turn_1, AddConstant, capsys)
+    assert ok, out
+
+
+def test_nb04_turn1_accepts_a_setup_context_that_stores_nothing(capsys):
+    ok, out = verdict(nb04.your_turn_1, add_constant_variant(), capsys)
+    assert ok, out
+
+
+@pytest.mark.parametrize("answer, message", [
+    (add_constant_variant(combined=True, setup_context=False), "AddConstant has no setup_context"),
+    (add_constant_variant(combined=True), "forward takes (ctx, tensor, constant)"),
+    (add_constant_variant(backward=lambda ctx, grad: (grad * 2.5, None)), "x.grad is [2.5, 25.0, 250.0]"),
+    (add_constant_variant(backward=lambda ctx, grad: grad),
+     "returned an incorrect number of gradients (expected 2, got 1)"),
+    (add_constant_variant(backward=lambda ctx, grad: (grad, grad)),
+     "returned a gradient different than None at position 2"),
+    (add_constant_variant(forward=lambda tensor, constant: None), "apply returned NoneType, not a tensor"),
+    (add_constant_variant(forward=lambda tensor, constant: (tensor * 1 + constant * 2)),
+     "AddConstant.apply([1, -2, 0.5], 2.5) gave"),
+    (add_constant_variant("PlusConstant"), "the class is called PlusConstant"),
+    (int, "is not a class derived from torch.autograd.Function"),
+])
+def test_nb04_turn1_explains_mistakes(answer, message, capsys):
+    ok, out = verdict(nb04.your_turn_1, answer, capsys)
+    assert not ok
+    assert message in out, out
+
+
+def test_nb04_turn1_reports_the_node_name(capsys):
+    ok, out = verdict(nb04.your_turn_1, add_constant_variant(), capsys)
+    assert ok, out
+    y = add_constant_variant().apply(torch.ones(2, requires_grad=True), 1.0)
+    assert y.grad_fn.name() == "AddConstantBackward"
+
+
+# =========================================================================== 04, Your turn 2
+def my_apply(cls, *args):
+    ctx = cls._backward_cls()
+    ctx.needs_input_grad = tuple(isinstance(arg, torch.Tensor) and arg.requires_grad for arg in args)
+    with torch.no_grad():
+        output = cls.forward(ctx, *args)
+    return output, ctx
+
+
+def plain_ctx(cls, *args):
+    ctx = torch.autograd.function.FunctionCtx()
+    ctx.needs_input_grad = tuple(isinstance(arg, torch.Tensor) and arg.requires_grad for arg in args)
+    with torch.no_grad():
+        return cls.forward(ctx, *args), ctx
+
+
+def needs_set_after_forward(cls, *args):
+    ctx = cls._backward_cls()
+    with torch.no_grad():
+        output = cls.forward(ctx, *args)
+    ctx.needs_input_grad = tuple(isinstance(arg, torch.Tensor) and arg.requires_grad for arg in args)
+    return output, ctx
+
+
+def requires_grad_of_numbers(cls, *args):
+    ctx = cls._backward_cls()
+    ctx.needs_input_grad = tuple(arg.requires_grad for arg in args)
+    with torch.no_grad():
+        return cls.forward(ctx, *args), ctx
+
+
+def needs_as_list(cls, *args):
+    ctx = cls._backward_cls()
+    ctx.needs_input_grad = [isinstance(arg, torch.Tensor) and arg.requires_grad for arg in args]
+    with torch.no_grad():
+        return cls.forward(ctx, *args), ctx
+
+
+def is_tensor_only(cls, *args):
+    ctx = cls._backward_cls()
+    ctx.needs_input_grad = tuple(isinstance(arg, torch.Tensor) for arg in args)
+    with torch.no_grad():
+        return cls.forward(ctx, *args), ctx
+
+
+def grad_mode_on(cls, *args):
+    ctx = cls._backward_cls()
+    ctx.needs_input_grad = tuple(isinstance(arg, torch.Tensor) and arg.requires_grad for arg in args)
+    return cls.forward(ctx, *args), ctx
+
+
+SHARED_CTX = []
+
+
+def one_ctx_for_all_calls(cls, *args):
+    if not SHARED_CTX:
+        SHARED_CTX.append(cls._backward_cls())
+    ctx = SHARED_CTX[0]
+    ctx.needs_input_grad = tuple(isinstance(arg, torch.Tensor) and arg.requires_grad for arg in args)
+    with torch.no_grad():
+        return cls.forward(ctx, *args), ctx
+
+
+def placeholder(cls, *args):
+    ctx = ...
+    return None, ctx
+
+
+def test_nb04_turn2_accepts_the_worked_solution(capsys):
+    ok, out = verdict(nb04.your_turn_2, my_apply, capsys)
+    assert ok, out
+
+
+@pytest.mark.parametrize("answer, message", [
+    (plain_ctx, "ctx is a plain FunctionCtx"),
+    (needs_set_after_forward, "inside forward, ctx.needs_input_grad was ()"),
+    (requires_grad_of_numbers, "'float' object has no attribute 'requires_grad'"),
+    (needs_as_list, "ctx.needs_input_grad is list, not a tuple"),
+    (is_tensor_only, "ctx.needs_input_grad is (True, False), the real apply gives (False, False)"),
+    (grad_mode_on, "the output has a grad_fn (MulBackward0)"),
+    (one_ctx_for_all_calls, "two calls returned the same ctx object"),
+    (placeholder, "ctx is still ..."),
+    (lambda cls, *args: None, "my_apply returned None"),
+])
+def test_nb04_turn2_explains_mistakes(answer, message, capsys):
+    SHARED_CTX.clear()
+    ok, out = verdict(nb04.your_turn_2, answer, capsys)
+    assert not ok
+    assert message in out, out
+
+
+# =========================================================================== 05, Your turn 1
+def cube(forward, backward, name="Cube"):
+    return type(name, (torch.autograd.Function,),
+                {"forward": staticmethod(forward), "backward": staticmethod(backward)})
+
+
+def saving_forward(ctx, x):
+    ctx.save_for_backward(x)
+    return x ** 3
+
+
+def saved_backward(ctx, grad_output):
+    x, = ctx.saved_tensors
+    return 3 * x ** 2 * grad_output
+
+
+def stashing_forward(ctx, x):
+    ctx.x = x
+    return x ** 3
+
+
+def stashed_backward(ctx, grad_output):
+    return 3 * ctx.x ** 2 * grad_output
+
+
+def saving_and_stashing_forward(ctx, x):
+    ctx.save_for_backward(x)
+    ctx.x = x
+    return x ** 3
+
+
+def tuple_backward(ctx, grad_output):
+    x = ctx.saved_tensors
+    return 3 * x ** 2 * grad_output
+
+
+def test_nb05_turn1_accepts_save_for_backward(capsys):
+    ok, out = verdict(nb05.your_turn_1, cube(saving_forward, saved_backward), capsys)
+    assert ok, out
+
+
+@pytest.mark.parametrize("forward, backward, message", [
+    (stashing_forward, stashed_backward,
+     "backward ran and gave [300.0, 1200.0, 300.0] (the true gradient at the values forward saw is [3, 12, 3])"),
+    (saving_forward, stashed_backward, "AttributeError"),
+    (saving_and_stashing_forward, stashed_backward, "backward read the changed x"),
+    (saving_and_stashing_forward, saved_backward, "ctx.x still holds a tensor as a plain attribute"),
+    (saving_forward, tuple_backward, "unpack it with `x, = ctx.saved_tensors`"),
+    (saving_forward, lambda ctx, grad_output: 2 * ctx.saved_tensors[0] * grad_output,
+     "the gradient of x ** 3 at [1, 2, -1] came out as"),
+])
+def test_nb05_turn1_explains_mistakes(forward, backward, message, capsys):
+    ok, out = verdict(nb05.your_turn_1, cube(forward, backward), capsys)
+    assert not ok
+    assert message in out, out
+
+
+def test_nb05_turn1_rejects_a_non_function(capsys):
+    ok, out = verdict(nb05.your_turn_1, object, capsys)
+    assert not ok and "is not a class derived from torch.autograd.Function" in out
+
+
+# =========================================================================== 05, Your turn 2
+def saved_bytes(tensor):
+    stack, seen, total = [tensor.grad_fn], set(), 0
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        for t in getattr(node, "_raw_saved_tensors", None) or ():
+            if t is not None:
+                total += t.numel() * t.element_size()
+        stack.extend(n for n, _ in node.next_functions)
+    return total
+
+
+def walk(tensor, per_tensor, *, dedupe=True, skip_accumulate=True, skip_none=True, skip_freed=True):
+    """saved_bytes with one of its four precautions left out."""
+    stack, seen, total = [tensor.grad_fn], set(), 0
+    while stack:
+        node = stack.pop()
+        if node is None or (dedupe and node in seen):
+            continue
+        seen.add(node)
+        saved = getattr(node, "_raw_saved_tensors", None) if skip_accumulate else node._raw_saved_tensors
+        if saved is None and skip_freed:
+            saved = ()
+        for t in saved:
+            if t is not None or not skip_none:
+                total += per_tensor(t)
+        stack.extend(n for n, _ in node.next_functions)
+    return total
+
+
+def nbytes(t):
+    return t.numel() * t.element_size()
+
+
+def test_nb05_turn2_accepts_the_worked_solution(capsys):
+    ok, out = verdict(nb05.your_turn_2, saved_bytes, capsys)
+    assert ok, out
+
+
+@pytest.mark.parametrize("answer, message", [
+    (lambda t: walk(t, nbytes, dedupe=False), "a node reached along two paths was counted twice"),
+    (lambda t: walk(t, nbytes, skip_accumulate=False),
+     "'AccumulateGrad' object has no attribute '_raw_saved_tensors'"),
+    (lambda t: walk(t, nbytes, skip_none=False), "skip None"),
+    (lambda t: walk(t, nbytes, skip_freed=False), "'NoneType' object is not iterable"),
+    (lambda t: walk(t, lambda x: x.numel()), "the number of elements, not of bytes"),
+    (lambda t: sum(nbytes(x) for x in t.grad_fn._raw_saved_tensors if x is not None),
+     "the bytes of the first node only"),
+    (lambda t: 0, "you gave 0, yet its nodes keep 60 bytes"),
+    (lambda t: None, "your function returned None"),
+    (lambda t: float(saved_bytes(t)), "not a whole number of bytes"),
+])
+def test_nb05_turn2_explains_mistakes(answer, message, capsys):
+    ok, out = verdict(nb05.your_turn_2, answer, capsys)
+    assert not ok
+    assert message in out, out
+
+
+def test_nb05_turn2_leaves_the_notebooks_random_numbers_alone():
+    torch.manual_seed(123)
+    expected = torch.randn(3).tolist()
+    torch.manual_seed(123)
+    nb05.your_turn_2(saved_bytes)
+    assert torch.randn(3).tolist() == expected
+
+
+def test_nb05_reference_counts_each_node_once_and_each_saved_entry():
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = (a * a).exp()          # MulBackward0 saves a twice (12 + 12), ExpBackward0 its result (12)
+    assert nb05._reference_bytes(y) == 36
+    h = a * a
+    assert nb05._reference_bytes(h.exp() + h.sin()) == 24 + 12 + 12
+    assert nb05._paths_bytes(h.exp() + h.sin()) == 24 * 2 + 12 + 12
