@@ -87,3 +87,14 @@ class set_grad_enabled(_GradModeContext):
 
     def __exit__(self, *exc) -> None:
         state.enabled = self._previous
+
+    def __call__(self, func):
+        # Used as a decorator: undo the immediate switch, apply the mode only while func runs.
+        state.enabled = self._previous
+        mode = self.mode
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with set_grad_enabled(mode):
+                return func(*args, **kwargs)
+        return wrapper

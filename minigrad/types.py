@@ -62,6 +62,8 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     """The dtype of ``a op b`` for two tensors of these dtypes (PyTorch's promotion rules)."""
     if a is b:
         return a
+    if category(a) != category(b):   # the higher kind wins as it is: int64 * float32 is float32
+        return a if category(a) > category(b) else b
     return from_numpy_dtype(np.promote_types(a.numpy, b.numpy))
 
 

@@ -116,9 +116,9 @@ def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-
 
     def first_derivatives(*args):
         xs, gs = args[:len(inputs)], args[len(inputs):]
-        outs = _outputs(func, xs)
         wanted = tuple(x for x in xs if isinstance(x, Tensor) and x.requires_grad)
-        with grad_mode.enable_grad():
+        with grad_mode.enable_grad():   # gradcheck's numerical pass runs under no_grad
+            outs = _outputs(func, xs)
             grads = run_backward(outs, gs, retain_graph=True, create_graph=True, inputs=wanted, allow_unused=True)
         return tuple(g for g in grads if g is not None)
 

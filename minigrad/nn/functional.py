@@ -32,6 +32,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``; for a batch of vectors, one AddmmBackward0 node (as in PyTorch)."""
     if input.ndim == 2 and bias is not None:
         return Addmm.apply(bias, input, weight.t())
+    if input.ndim == 1 and bias is not None:   # PyTorch views the vector as a 1-row matrix
+        return Addmm.apply(bias, input.view(1, -1), weight.t()).view(-1)
     out = input.matmul(weight.t())
     return out + bias if bias is not None else out
 
@@ -67,14 +69,14 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
 
 class NllLoss(Builtin):
     _node_name = "NllLossBackward0"
-    _saved_names = ("self", "target")
 
     @staticmethod
     def forward(ctx, log_probs, target, reduction):
+        # target is a numpy array of class labels: like PyTorch's node, no next_functions entry for it
         rows = np.arange(log_probs.shape[0])
-        picked = log_probs._data[rows, target._data]
+        picked = log_probs._data[rows, target]
         weight = np.zeros(log_probs._data.shape, dtype=log_probs._data.dtype)
-        weight[rows, target._data] = -1.0 / (len(rows) if reduction == "mean" else 1)
+        weight[rows, target] = -1.0 / (len(rows) if reduction == "mean" else 1)
         ctx._weight = weight
         if reduction == "none":
             raise NotImplementedError("minigrad: nll_loss(reduction='none') is not implemented")
@@ -86,7 +88,7 @@ class NllLoss(Builtin):
 
 
 def nll_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
-    return NllLoss.apply(input, target, reduction)
+    return NllLoss.apply(input, target._data, reduction)
 
 
 def cross_entropy(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:

@@ -1,10 +1,10 @@
 """minigrad's builtin operations. Every one is a ``Function`` subclass (see ``_util.Builtin``),
 recorded in the graph exactly like a Function you write yourself."""
 from ._util import Builtin
-from .arithmetic import Add, Div, Mul, Neg, Pow, PowTensor, Sub, compare, pow
-from .indexing import Index, IndexAdd, IndexPut, Select, Slice, getitem, index_add_, setitem
-from .inplace import (AddInplace, CopyInplace, DivInplace, FillInplace, MulInplace, SubInplace, inplace,
-                      inplace_unsupported)
+from .arithmetic import Add, Div, Mul, Neg, Pow, PowScalarBase, PowTensor, Reciprocal, Rsub, Sub, compare, pow
+from .indexing import Alias, CopySlices, Index, IndexAdd, IndexPut, Select, Slice, getitem, index_add_, setitem
+from .inplace import (AddInplace, CopyInplace, DivInplace, FillInplace, FillTensorInplace, MulInplace, SubInplace,
+                      ZeroInplace, inplace, inplace_unsupported)
 from .linalg import Addmm, BatchedMatmul, Dot, Mm, Mv, matmul, mm
 from .pointwise import Abs, Clamp, Cos, Exp, Log, Relu, Sigmoid, Sign, Sin, Sqrt, Tanh, Where, where
 from .reduction import (Gather, LogSoftmax, MaxAll, MaxDim, Mean, MeanDim, MinAll, MinDim, ScatterAdd, Softmax,

@@ -14,6 +14,12 @@ class Builtin(Function):
     _is_builtin = True
 
 
+def qualify_node_name(function: type, name: str) -> None:
+    """Give a Function's node PyTorch's C++ spelling of ``name()``, e.g. ``torch::autograd::CopySlices``
+    (the class itself keeps the short name, as PyTorch's does)."""
+    function._backward_cls.name = lambda self: name
+
+
 def wrap(array) -> Tensor:
     """A new tensor over a numpy result (numpy returns scalars for 0-dim results: make them arrays)."""
     return Tensor._make(array if type(array) is np.ndarray else np.asarray(array))
@@ -45,13 +51,33 @@ def result_dtype(a: Tensor, b: Tensor):
     return high.dtype
 
 
-def binary_arrays(a: Tensor, b: Tensor) -> tuple:
-    """The two numpy operands of ``a op b``, cast to the result dtype."""
+def binary_arrays(a: Tensor, b: Tensor, elementwise: bool = True) -> tuple:
+    """The two numpy operands of ``a op b``, cast to the result dtype.
+
+    For element-wise operations the shapes must broadcast (matrix products pass ``elementwise=False``).
+    """
     x, y = a._data, b._data
+    if x.shape != y.shape and elementwise:
+        check_broadcast(x.shape, y.shape)
     if x.dtype == y.dtype:
         return x, y
     target = result_dtype(a, b).numpy
     return x.astype(target, copy=False), y.astype(target, copy=False)
+
+
+def check_broadcast(x_shape: tuple, y_shape: tuple) -> tuple:
+    """The broadcast shape of two shapes, or PyTorch's error naming the first dimension that clashes."""
+    if x_shape == y_shape:
+        return x_shape
+    ndim = max(len(x_shape), len(y_shape))
+    x_full = (1,) * (ndim - len(x_shape)) + tuple(x_shape)
+    y_full = (1,) * (ndim - len(y_shape)) + tuple(y_shape)
+    for dim in reversed(range(ndim)):   # PyTorch reports the last clashing dimension
+        m, n = x_full[dim], y_full[dim]
+        if m != n and m != 1 and n != 1:
+            raise RuntimeError(f"The size of tensor a ({m}) must match the size of tensor b ({n}) at "
+                               f"non-singleton dimension {dim}")
+    return tuple(m if n == 1 else n for m, n in zip(x_full, y_full))
 
 
 def normalize_dims(dim, ndim: int) -> tuple:

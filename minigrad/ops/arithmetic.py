@@ -140,11 +140,70 @@ class PowTensor(Builtin):
         return grad_a, grad_b
 
 
+class Rsub(Builtin):
+    """``number - tensor``: PyTorch's node has one entry, for the tensor."""
+
+    _node_name = "RsubBackward1"
+
+    @staticmethod
+    def forward(ctx, a, number):
+        x, y = binary_arrays(a, _operand(number))
+        return wrap(y - x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return -grad, None
+
+
+class Reciprocal(Builtin):
+    """``1 / tensor``; ``number / tensor`` is ``tensor.reciprocal() * number``, as in PyTorch."""
+
+    _node_name = "ReciprocalBackward0"
+    _saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, a):
+        x = a._data
+        if x.dtype.kind in "biu":
+            x = x.astype(np.float32)
+        with np.errstate(divide="ignore"):
+            out = wrap(1 / x)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        result, = ctx.saved_tensors
+        return -grad * result * result
+
+
+class PowScalarBase(Builtin):
+    """``number ** tensor``: the node has one entry, for the exponent."""
+
+    _node_name = "PowBackward2"
+    _saved_names = ("exponent", "result")
+
+    @staticmethod
+    def forward(ctx, base, exponent):
+        x, y = binary_arrays(_operand(base), exponent)
+        out = wrap(x ** y)
+        ctx.save_for_backward(exponent, out)
+        ctx._saved_self = base   # PyTorch shows the number here too
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        _, result = ctx.saved_tensors
+        return None, grad * result * float(np.log(ctx._saved_self))
+
+
 def pow(base, exponent):
     """``base ** exponent`` for tensors and numbers."""
     if isinstance(base, Tensor) and not isinstance(exponent, Tensor):
         return Pow.apply(base, exponent)
-    return PowTensor.apply(_operand(base), _operand(exponent))
+    if not isinstance(base, Tensor):
+        return PowScalarBase.apply(base, exponent)
+    return PowTensor.apply(base, _operand(exponent))
 
 
 def compare(numpy_function, a: Tensor, b) -> Tensor:

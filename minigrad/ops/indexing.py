@@ -6,7 +6,8 @@ import numpy as np
 
 from .. import grad_mode
 from ..tensor import Tensor, _operand
-from ._util import Builtin, view_of, wrap
+from ._util import Builtin, qualify_node_name, view_of, wrap
+from .shape import Unsqueeze
 
 
 def _numpy_key(key):
@@ -26,9 +27,9 @@ def _is_basic(key) -> bool:
 
 
 class PutIntoZeros(Builtin):
-    """Backward of indexing: a zero tensor with ``grad`` added at ``key`` (repeats add up)."""
+    """Backward of reading ``x[key]``: zeros shaped like ``x`` with ``grad`` added at ``key`` (repeats add up)."""
 
-    _node_name = "IndexBackwardBackward0"
+    _node_name = "IndexPutImplBackward0"
 
     @staticmethod
     def forward(ctx, grad, shape, key):
@@ -45,10 +46,19 @@ class PutIntoZeros(Builtin):
         return getitem(grad, ctx._key), None, None
 
 
+class SelectBackward(PutIntoZeros):
+    _node_name = "SelectBackwardBackward0"
+
+
+class SliceBackward(PutIntoZeros):
+    _node_name = "SliceBackwardBackward0"
+
+
 class Select(Builtin):
-    """``x[i]`` along one dimension: a view."""
+    """``x[i]`` along one dimension (``key`` is ``(slice(None),) * dim + (i,)``): a view."""
 
     _node_name = "SelectBackward0"
+    _put = SelectBackward
 
     @staticmethod
     def forward(ctx, a, key):
@@ -57,13 +67,28 @@ class Select(Builtin):
 
     @staticmethod
     def backward(ctx, grad):
-        return PutIntoZeros.apply(grad, ctx._shape, ctx._key), None
+        return ctx._forward_cls._put.apply(grad, ctx._shape, ctx._key), None
 
 
 class Slice(Select):
-    """``x[start:stop:step]``: a view."""
+    """``x[start:stop:step]`` along one dimension: a view."""
 
     _node_name = "SliceBackward0"
+    _put = SliceBackward
+
+
+class Alias(Builtin):
+    """``x[:, :]`` or ``x[...]``: a new view of all of ``x``."""
+
+    _node_name = "AliasBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        return view_of(a, a._data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
 
 
 class Index(Builtin):
@@ -74,39 +99,67 @@ class Index(Builtin):
     @staticmethod
     def forward(ctx, a, key):
         ctx._shape, ctx._key = a.shape, key
-        return wrap(a._data[key])
+        try:
+            return wrap(a._data[key])
+        except IndexError as error:   # numpy says "axis", PyTorch says "dimension"
+            raise IndexError(str(error).replace(" for axis ", " for dimension ")) from None
 
     @staticmethod
     def backward(ctx, grad):
         return PutIntoZeros.apply(grad, ctx._shape, ctx._key), None
 
 
-def _check_bounds(a: Tensor, key) -> None:
-    items = key if isinstance(key, tuple) else (key,)
-    dim = 0
-    for k in items:
-        if k is None:
-            continue
-        if k is Ellipsis:
-            dim = a.ndim - sum(1 for j in items if j is not None and j is not Ellipsis) + dim
-            continue
-        if isinstance(k, (int, np.integer)):
-            if dim >= a.ndim:
-                raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
-            size = a.shape[dim]
-            if not -size <= k < size:
-                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
-        dim += 1
+def _dims_used(k) -> int:
+    """How many dimensions of the tensor an index item consumes (a boolean mask: all of its own)."""
+    if k is None or k is Ellipsis:
+        return 0
+    if isinstance(k, np.ndarray) and k.dtype == np.bool_:
+        return max(k.ndim, 1)
+    return 1
 
 
 def getitem(a: Tensor, key) -> Tensor:
+    """``a[key]`` the way PyTorch builds it: ints select, slices slice, None unsqueezes, one node
+    each and in order (views); then integer tensors and masks index what is left (a copy)."""
     key = _numpy_key(key)
-    if _is_basic(key):
-        _check_bounds(a, key)
-        items = key if isinstance(key, tuple) else (key,)
-        is_select = any(isinstance(k, (int, np.integer)) for k in items)
-        return (Select if is_select else Slice).apply(a, key)
-    return Index.apply(a, key)
+    if not isinstance(key, tuple):
+        if isinstance(key, slice):          # a single slice always makes a SliceBackward0 node
+            return Slice.apply(a, (key,))
+        if key is Ellipsis:
+            return Alias.apply(a)
+        key = (key,)
+    used = sum(_dims_used(k) for k in key)
+    if used > a.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
+    result, dim, position, advanced = a, 0, 0, []
+    for k in key:
+        if k is Ellipsis:
+            skip = a.ndim - used
+            advanced.extend([slice(None)] * skip)
+            dim, position = dim + skip, position + skip
+        elif k is None:
+            result = Unsqueeze.apply(result, dim)
+            advanced.append(slice(None))
+            dim, position = dim + 1, position + 1
+        elif isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)):
+            size = result.shape[dim]
+            if not -size <= k < size:
+                raise IndexError(f"index {k} is out of bounds for dimension {position} with size {size}")
+            result = Select.apply(result, (slice(None),) * dim + (k,))
+            position += 1
+        elif isinstance(k, slice):
+            if k != slice(None):
+                result = Slice.apply(result, (slice(None),) * dim + (k,))
+            advanced.append(slice(None))
+            dim, position = dim + 1, position + 1
+        else:                                 # an integer array or a boolean mask
+            advanced.append(k)
+            dim, position = dim + _dims_used(k), position + _dims_used(k)
+    if any(not isinstance(k, slice) for k in advanced):
+        while advanced and isinstance(advanced[-1], slice):
+            advanced.pop()
+        return Index.apply(result, tuple(advanced))
+    return result if result is not a else Alias.apply(a)
 
 
 class IndexPut(Builtin):
@@ -116,7 +169,10 @@ class IndexPut(Builtin):
 
     @staticmethod
     def forward(ctx, a, value, key):
-        a._data[key] = value._data
+        try:
+            a._data[key] = value._data
+        except IndexError as error:   # numpy says "axis", PyTorch says "dimension"
+            raise IndexError(str(error).replace(" for axis ", " for dimension ")) from None
         ctx._key = key
         ctx.mark_dirty(a)
         return a
@@ -128,14 +184,51 @@ class IndexPut(Builtin):
         return grad * wrap(keep), getitem(grad, ctx._key), None
 
 
-def check_inplace(a: Tensor) -> None:
-    if grad_mode.state.enabled and a.grad_fn is None and a._requires_grad:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+class CopySlices(IndexPut):
+    """``x[key] = value`` where ``x[key]`` is a view (ints, slices, None): PyTorch's CopySlices node."""
+
+    _node_name = "CopySlices"
+
+
+qualify_node_name(CopySlices, "torch::autograd::CopySlices")
+
+LEAF_IN_PLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_OF_LEAF_IN_PLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+
+
+def check_inplace(a: Tensor, through_view: bool = False) -> None:
+    """PyTorch's refusal to change a leaf that requires grad (or a view of one) while grad mode is on."""
+    if not grad_mode.state.enabled:
+        return
+    if a.grad_fn is None and a._requires_grad:
+        raise RuntimeError(VIEW_OF_LEAF_IN_PLACE if through_view else LEAF_IN_PLACE)
+    base = a._base
+    if base is not None and base.grad_fn is None and base._requires_grad:
+        raise RuntimeError(VIEW_OF_LEAF_IN_PLACE)
+
+
+def _makes_view(key) -> bool:
+    """Does ``x[key]`` start with a view, as in PyTorch's ``x[key] = v`` (ints, None, real slices)?"""
+    items = key if isinstance(key, tuple) else (key,)
+    return any(k is None or isinstance(k, (int, np.integer)) or (isinstance(k, slice) and k != slice(None))
+               for k in items if not isinstance(k, (bool, np.bool_)))
 
 
 def setitem(a: Tensor, key, value) -> None:
-    check_inplace(a)
-    IndexPut.apply(a, _operand(value), _numpy_key(key))
+    from .inplace import CopyInplace, FillTensorInplace
+    key = _numpy_key(key)
+    items = key if isinstance(key, tuple) else (key,)
+    view = _makes_view(key)
+    check_inplace(a, through_view=view)
+    value = _operand(value)
+    if all(k is Ellipsis or (isinstance(k, slice) and k == slice(None)) for k in items):
+        # x[:] = v and x[...] = v change the whole tensor: a fill or a copy, as in PyTorch
+        if value._wrapped_number:
+            FillTensorInplace.apply(a, value)
+        else:
+            CopyInplace.apply(a, value if value.shape == a.shape else value.expand(a.shape))
+        return
+    (CopySlices if view else IndexPut).apply(a, value, key)
 
 
 class IndexAdd(Builtin):
@@ -145,7 +238,8 @@ class IndexAdd(Builtin):
 
     @staticmethod
     def forward(ctx, a, dim, index, source, alpha):
-        key = (slice(None),) * dim + (index._data,)
+        # index is a numpy array: like PyTorch's node, this one has no next_functions entry for it
+        key = (slice(None),) * dim + (index,)
         add = source._data if alpha == 1 else alpha * source._data
         np.add.at(a._data, key, add.astype(a._data.dtype, copy=False))
         ctx._key, ctx._alpha = key, alpha
@@ -160,4 +254,4 @@ class IndexAdd(Builtin):
 
 def index_add_(a: Tensor, dim: int, index: Tensor, source: Tensor, alpha=1) -> Tensor:
     check_inplace(a)
-    return IndexAdd.apply(a, dim % a.ndim, index, source, alpha)
+    return IndexAdd.apply(a, dim % a.ndim, index._data, source, alpha)

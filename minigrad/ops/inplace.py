@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor, _operand
-from ._util import Builtin, wrap
+from ._util import Builtin, qualify_node_name, wrap
 from .indexing import check_inplace
 
 
@@ -83,17 +83,41 @@ class DivInplace(Builtin):
 
 
 class FillInplace(Builtin):
-    _node_name = "FillBackward0"
+    """``x.fill_(number)``."""
+
+    _node_name = "FillBackward2"
 
     @staticmethod
     def forward(ctx, a, value):
-        a._data.fill(value._data if isinstance(value, Tensor) else value)
+        a._data.fill(value)
         ctx.mark_dirty(a)
         return a
 
     @staticmethod
     def backward(ctx, grad):
         return grad * 0, None
+
+
+class ZeroInplace(FillInplace):
+    """``x.zero_()``."""
+
+    _node_name = "ZeroBackward0"
+
+
+class FillTensorInplace(Builtin):
+    """``x.fill_(value)`` with a one-element tensor (also ``x[:] = number``): the value gets the summed gradient."""
+
+    _node_name = "FillBackward3"
+
+    @staticmethod
+    def forward(ctx, a, value):
+        a._data.fill(value._data.item())
+        ctx.mark_dirty(a)
+        return a
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0, grad.sum()
 
 
 class CopyInplace(Builtin):
@@ -110,10 +134,15 @@ class CopyInplace(Builtin):
         return grad * 0, grad
 
 
+qualify_node_name(CopyInplace, "torch::autograd::CopyBackwards")
+
+
 def inplace(function: type, a: Tensor, other, *extra) -> Tensor:
     """Run an in-place Function after PyTorch's check that ``a`` is not a leaf requiring grad."""
     check_inplace(a)
-    if function is FillInplace:
+    if function is FillInplace or function is ZeroInplace:
+        if isinstance(other, Tensor):
+            return FillTensorInplace.apply(a, other)
         return function.apply(a, other)
     return function.apply(a, _operand(other), *extra)
 

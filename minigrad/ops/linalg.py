@@ -5,6 +5,7 @@ import numpy as np
 
 from ..tensor import Tensor, _operand
 from ._util import Builtin, binary_arrays, wrap
+from .shape import SqueezeInplaceDim
 
 
 def _check_mm(a: Tensor, b: Tensor) -> None:
@@ -21,7 +22,7 @@ class Mm(Builtin):
 
     @staticmethod
     def forward(ctx, a, b):
-        x, y = binary_arrays(a, b)
+        x, y = binary_arrays(a, b, elementwise=False)
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None,
                               b if ctx.needs_input_grad[0] else None)
         return wrap(x @ y)
@@ -68,7 +69,7 @@ class Dot(Builtin):
                                "to have the same number of elements, but got "
                                f"{a.shape[0]} and {b.shape[0]} elements respectively")
         ctx.save_for_backward(a, b)
-        x, y = binary_arrays(a, b)
+        x, y = binary_arrays(a, b, elementwise=False)
         return wrap(x @ y)
 
     @staticmethod
@@ -84,7 +85,7 @@ class Mv(Builtin):
     @staticmethod
     def forward(ctx, a, v):
         ctx.save_for_backward(a, v)
-        x, y = binary_arrays(a, v)
+        x, y = binary_arrays(a, v, elementwise=False)
         return wrap(x @ y)
 
     @staticmethod
@@ -102,7 +103,7 @@ class BatchedMatmul(Builtin):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        x, y = binary_arrays(a, b)
+        x, y = binary_arrays(a, b, elementwise=False)
         return wrap(np.matmul(x, y))
 
     @staticmethod
@@ -127,6 +128,8 @@ def matmul(a: Tensor, b) -> Tensor:
         if a.shape[1] != b.shape[0]:
             raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), vec ({b.shape[0]})")
         return Mv.apply(a, b)
+    if a.ndim == 1 and b.ndim == 2:
+        return SqueezeInplaceDim.apply(mm(a.unsqueeze(0), b), (0,))
     if a.ndim == 1:
         return matmul(a.unsqueeze(0), b).squeeze(-2)
     if b.ndim == 1:

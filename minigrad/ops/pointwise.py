@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor
-from ._util import Builtin, wrap
+from ._util import Builtin, binary_arrays, check_broadcast, wrap
 
 
 def _float(x: np.ndarray) -> np.ndarray:
@@ -179,7 +179,10 @@ class Clamp(Builtin):
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
         ctx.save_for_backward(a)
         ctx._min, ctx._max = min, max
-        return wrap(np.clip(a._data, min, max))
+        x = a._data
+        if x.dtype.kind in "biu" and any(isinstance(v, float) for v in (min, max)):
+            x = x.astype(np.float32)   # float bounds on an integer tensor give the default float dtype
+        return wrap(np.clip(x, min, max))
 
     @staticmethod
     def backward(ctx, grad):
@@ -194,24 +197,25 @@ class Clamp(Builtin):
 
 
 class Where(Builtin):
+    """``where(condition, a, b)``. The condition is passed as a numpy array: like PyTorch's node,
+    this one has next_functions entries for ``a`` and ``b`` only."""
+
     _node_name = "WhereBackward0"
 
     @staticmethod
     def forward(ctx, condition, a, b):
+        check_broadcast(check_broadcast(condition.shape, a.shape), b.shape)
         ctx._condition = condition
-        x, y = a._data, b._data
-        if x.dtype != y.dtype:
-            from ._util import binary_arrays
-            x, y = binary_arrays(a, b)
-        return wrap(np.where(condition._data, x, y))
+        x, y = binary_arrays(a, b)
+        return wrap(np.where(condition, x, y))
 
     @staticmethod
     def backward(ctx, grad):
-        condition = ctx._condition._data
+        condition = ctx._condition
         return None, grad * wrap(condition), grad * wrap(~condition)
 
 
 def where(condition: Tensor, a, b) -> Tensor:
     """Pick from ``a`` where ``condition`` is True, else from ``b``."""
     from ..tensor import _operand
-    return Where.apply(condition, _operand(a), _operand(b))
+    return Where.apply(condition._data.astype(bool, copy=False), _operand(a), _operand(b))

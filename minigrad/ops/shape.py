@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor
-from ..types import Size
+from ..types import Size, promote_types
 from ._util import Builtin, view_of, wrap
 
 
@@ -131,6 +131,12 @@ class SqueezeDim(Squeeze):
     _node_name = "SqueezeBackward1"
 
 
+class SqueezeInplaceDim(Squeeze):
+    """The squeeze inside ``vector @ matrix`` (PyTorch squeezes in place there, hence another name)."""
+
+    _node_name = "SqueezeBackward4"
+
+
 def squeeze(a: Tensor, dim=None) -> Tensor:
     if dim is None:
         return Squeeze.apply(a, tuple(i for i, n in enumerate(a.shape) if n == 1))
@@ -155,17 +161,18 @@ class Expand(Builtin):
 def expand(a: Tensor, sizes: tuple) -> Tensor:
     sizes = _shape_arg(sizes)
     lead = len(sizes) - a.ndim
+    shown = f"[{', '.join(map(str, sizes))}]"
     if lead < 0:
-        raise RuntimeError(f"expand(torch.FloatTensor{{[{', '.join(map(str, a.shape))}]}}, size=[{', '.join(map(str, sizes))}]): "
-                           "the number of sizes provided must be greater or equal to the number of dimensions in the tensor")
+        raise RuntimeError(f"expand(torch.{a.dtype.legacy_name}{{[{', '.join(map(str, a.shape))}]}}, size={shown}): "
+                           f"the number of sizes provided ({len(sizes)}) must be greater or equal to the number of "
+                           f"dimensions in the tensor ({a.ndim})")
     shape = tuple(a.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
-    for i, s in enumerate(a.shape):
+    for i in reversed(range(a.ndim)):   # PyTorch reports the last clashing dimension
+        s = a.shape[i]
         if s != 1 and s != shape[lead + i]:
             raise RuntimeError(f"The expanded size of the tensor ({shape[lead + i]}) must match the existing size "
-                               f"({s}) at non-singleton dimension {lead + i}.  Target sizes: [{', '.join(map(str, sizes))}].  "
+                               f"({s}) at non-singleton dimension {lead + i}.  Target sizes: {shown}.  "
                                f"Tensor sizes: [{', '.join(map(str, a.shape))}]")
-    if shape == a.shape:
-        return Expand.apply(a, shape)
     return Expand.apply(a, shape)
 
 
@@ -194,6 +201,14 @@ class ToCopy(Builtin):
         return grad.to(ctx._dtype), None
 
 
+def _same_dtype(tensors) -> list:
+    """The tensors' arrays, cast to PyTorch's common dtype (int64 and float32 give float32, not float64)."""
+    target = tensors[0].dtype
+    for t in tensors[1:]:
+        target = promote_types(target, t.dtype)
+    return [t._data if t._data.dtype == target.numpy else t._data.astype(target.numpy) for t in tensors]
+
+
 class Cat(Builtin):
     _node_name = "CatBackward0"
 
@@ -201,8 +216,7 @@ class Cat(Builtin):
     def forward(ctx, dim, *tensors):
         ctx._dim = dim
         ctx._sizes = [t.shape[dim] for t in tensors]
-        arrays = [t._data for t in tensors]
-        return wrap(np.concatenate(arrays, axis=dim))
+        return wrap(np.concatenate(_same_dtype(tensors), axis=dim))
 
     @staticmethod
     def backward(ctx, grad):
@@ -221,7 +235,7 @@ class Stack(Builtin):
     @staticmethod
     def forward(ctx, dim, *tensors):
         ctx._dim = dim
-        return wrap(np.stack([t._data for t in tensors], axis=dim))
+        return wrap(np.stack(_same_dtype(tensors), axis=dim))
 
     @staticmethod
     def backward(ctx, grad):
@@ -236,10 +250,23 @@ class Stack(Builtin):
 def cat(tensors, dim: int = 0) -> Tensor:
     """Join tensors along an existing dimension."""
     tensors = list(tensors)
-    return Cat.apply(dim % tensors[0].ndim, *tensors)
+    dim = dim % tensors[0].ndim
+    first = tensors[0].shape
+    for number, t in enumerate(tensors[1:], start=1):
+        if t.ndim != len(first):
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {len(first)} and {t.ndim}")
+        for d, (expected, got) in enumerate(zip(first, t.shape)):
+            if d != dim and expected != got:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}. Expected size {expected} "
+                                   f"but got size {got} for tensor number {number} in the list.")
+    return Cat.apply(dim, *tensors)
 
 
 def stack(tensors, dim: int = 0) -> Tensor:
     """Join tensors along a new dimension."""
     tensors = list(tensors)
+    for entry, t in enumerate(tensors[1:], start=1):
+        if t.shape != tensors[0].shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
+                               f"entry 0 and {list(t.shape)} at entry {entry}")
     return Stack.apply(dim % (tensors[0].ndim + 1), *tensors)
