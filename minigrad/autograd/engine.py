@@ -120,10 +120,6 @@ def _needed_nodes(root_nodes, dependencies: dict, captures: dict) -> set:
     return needed
 
 
-def _add(buffer: list, slot: int, grad: Tensor) -> None:
-    buffer[slot] = grad if buffer[slot] is None else buffer[slot] + grad
-
-
 def _execute(roots, retain_graph, create_graph, captures, n_inputs, observer):
     root_nodes = [node for node, _, _ in roots]
     dependencies = _discover(root_nodes)
@@ -138,8 +134,9 @@ def _execute(roots, retain_graph, create_graph, captures, n_inputs, observer):
     tie = itertools.count()
     for node, output_nr, grad in roots:
         if node not in buffers:
-            buffers[node] = [None] * _num_outputs(node)
-        _add(buffers[node], output_nr, grad)
+            buffers[node] = [None] * len(node._output_info)
+        buffer = buffers[node]
+        buffer[output_nr] = grad if buffer[output_nr] is None else buffer[output_nr] + grad
     for node in dict.fromkeys(root_nodes):
         if dependencies.get(node, 0) == 0:
             heapq.heappush(ready, (-node._sequence_nr, next(tie), node))
@@ -155,10 +152,16 @@ def _execute(roots, retain_graph, create_graph, captures, n_inputs, observer):
             if captures is None:
                 _visit_leaf(node, grad_outputs[0], staged, observer)
             continue
-        grad_outputs = _prepare_grad_outputs(node, grad_outputs, staged)
+        # Hooks, retain_grad and missing gradients need work; the common case (one gradient, no
+        # hooks) skips it.
+        if (len(grad_outputs) != 1 or grad_outputs[0] is None or node._tensor_pre_hooks
+                or node._retain_grad_tensors or node._pre_hooks):
+            grad_outputs = _prepare_grad_outputs(node, grad_outputs, staged)
         if needed is not None and node not in needed:
             continue
-        grad_inputs = _call_backward(node, grad_outputs)
+        grad_inputs = _validate(node, node._forward_cls.backward(node, *grad_outputs))
+        if node._post_hooks:
+            grad_inputs = _run_post_hooks(node, grad_inputs, grad_outputs)
         if not retain_graph:
             node._release_saved()
         if observer is not None:
@@ -168,9 +171,9 @@ def _execute(roots, retain_graph, create_graph, captures, n_inputs, observer):
                 continue
             buffer = buffers.get(next_node)
             if buffer is None:
-                buffer = buffers[next_node] = [None] * _num_outputs(next_node)
+                buffer = buffers[next_node] = [None] * len(next_node._output_info)
             if grad is not None:
-                _add(buffer, input_nr, grad)
+                buffer[input_nr] = grad if buffer[input_nr] is None else buffer[input_nr] + grad
             dependencies[next_node] -= 1
             if dependencies[next_node] == 0:
                 heapq.heappush(ready, (-next_node._sequence_nr, next(tie), next_node))
@@ -183,10 +186,6 @@ def _execute(roots, retain_graph, create_graph, captures, n_inputs, observer):
         else:   # a non-leaf that called retain_grad()
             AccumulateGrad(tensor).accumulate(grad, create_graph)
     return None
-
-
-def _num_outputs(node: Node) -> int:
-    return len(node._output_info) if type(node) is not AccumulateGrad else 1
 
 
 def _run_tensor_hooks(hooks, grad):
@@ -237,14 +236,11 @@ def _prepare_grad_outputs(node, grad_outputs: list, staged: list) -> list:
     return grad_outputs
 
 
-def _call_backward(node: BackwardCFunction, grad_outputs: list) -> tuple:
-    grads = node.apply(*grad_outputs)
-    grads = _validate(node, grads)
-    if node._post_hooks:
-        for hook in node._post_hooks:
-            result = hook(grads, tuple(grad_outputs))
-            if result is not None:
-                grads = tuple(result)
+def _run_post_hooks(node: BackwardCFunction, grads: tuple, grad_outputs: list) -> tuple:
+    for hook in node._post_hooks:
+        result = hook(grads, tuple(grad_outputs))
+        if result is not None:
+            grads = tuple(result)
     return grads
 
 
@@ -253,6 +249,15 @@ def _validate(node: BackwardCFunction, grads) -> tuple:
     if not isinstance(grads, tuple):
         grads = (grads,)
     needs = node.needs_input_grad
+    info = node._input_info
+    if len(grads) == len(needs) == len(info):
+        # Every argument is a tensor: nothing to drop or re-align if every gradient already fits.
+        for grad, (shape, dtype), need in zip(grads, info, needs):
+            if grad is not None and (type(grad) is not Tensor or not need or grad._data.shape != shape
+                                     or grad._data.dtype != dtype):
+                break
+        else:
+            return grads
     n_args = len(needs)
     if len(grads) != n_args:
         if len(grads) > n_args and all(g is None for g in grads[n_args:]):

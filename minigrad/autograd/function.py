@@ -150,6 +150,8 @@ class FunctionMeta(type):
         if getattr(cls, "_is_builtin", False):
             namespace["__repr__"] = _builtin_node_repr   # PyTorch prints <MulBackward0 object at ...>
         cls._backward_cls = type(node_name, (BackwardCFunction,), namespace)
+        if "vjp" in attrs and "backward" not in attrs:
+            cls.backward = attrs["vjp"]   # vjp is PyTorch's other name for backward
         # Decided once per class: the separate style is recognised by an overridden setup_context.
         base_setup_context = getattr(sys.modules[__name__], "Function", None)
         cls._uses_setup_context = base_setup_context is not None and \
@@ -219,10 +221,7 @@ class Function(metaclass=FunctionMeta):
 
     @classmethod
     def _backward_impl(cls, ctx, *grad_outputs):
-        backward = cls.backward
-        if backward is Function.backward and cls.vjp is not Function.vjp:
-            backward = cls.vjp
-        return backward(ctx, *grad_outputs)
+        return cls.backward(ctx, *grad_outputs)
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
@@ -332,8 +331,9 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, record: boo
 
     # PyTorch clears these once the outputs are wrapped; holding the outputs here would also make a
     # cycle (ctx -> output -> grad_fn = ctx). Weak references remain for minigrad.viz.
-    ctx._dirty_refs = tuple(weakref.ref(t) for t in dirty)
-    ctx._non_differentiable_refs = tuple(weakref.ref(t) for t in non_differentiable if isinstance(t, Tensor))
+    if record:
+        ctx._dirty_refs = tuple(weakref.ref(t) for t in dirty)
+        ctx._non_differentiable_refs = tuple(weakref.ref(t) for t in non_differentiable if isinstance(t, Tensor))
     ctx.dirty_tensors = ctx.non_differentiable = None
     if record:
         ctx._output_info = tuple((o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None for o in wrapped)

@@ -90,6 +90,7 @@ class AccumulateGrad(Node):
     """
 
     _sequence_nr = ACCUMULATE_GRAD_SEQUENCE_NR
+    _output_info = (None,)   # one incoming gradient slot
 
     def __init__(self, variable) -> None:
         self.variable = variable
