@@ -1,0 +1,215 @@
+"""Checkers for ``07_tracing_special_spmm.ipynb``.
+
+Your turn 1 asks for the gradient of a sparse matrix's values, ``grad_values[k] =
+<grad_output[rows[k]], b[cols[k]]>``, without the N x N matrix of pyGAT's backward. Your turn 2
+asks which arguments of ``SpecialSpmmFunction.apply`` need a gradient, for the four calls of
+:func:`needs_input_grad_calls`.
+
+>>> from minigrad.exercises import nb07 as check
+>>> def grad_values(indices, grad_output, b):
+...     return (grad_output[indices[0]] * b[indices[1]]).sum(1)
+>>> result = check.your_turn_1(grad_values)
+✓ Your turn 1: the values' gradient without the N x N matrix — correct.
+>>> result = check.your_turn_2([(False, True, False, False), (False, False, False, True),
+...                             (False, True, False, True), (False, True, False, True)])
+✓ Your turn 2: predict needs_input_grad — correct.
+"""
+from __future__ import annotations
+
+import tracemalloc
+from typing import Any, Callable
+
+import numpy as np
+
+import minigrad as torch
+from minigrad.autograd.function import Function
+from minigrad.tensor import Tensor
+
+from ._feedback import exercise, expect
+
+# ---------------------------------------------------------------------------- Your turn 1
+FOUR_NODE_INDICES = [[0, 0, 1, 2, 3], [1, 2, 2, 3, 0]]
+FOUR_NODE_B = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0], [10.0, 11.0, 12.0]]
+FOUR_NODE_GRAD_VALUES = [15.0, 24.0, 24.0, 33.0, 6.0]   # for the loss out.sum()
+
+MEMORY_N, MEMORY_DEGREE, MEMORY_D = 4000, 4, 8
+"""The graph of the memory check: an N x N float32 matrix is 64 MB there, the gradient 77 KB."""
+
+
+def random_graph(n: int, nnz: int, d: int, seed: int) -> tuple:
+    """``(indices, grad_output, b)`` as minigrad tensors: a random graph on ``n`` nodes whose
+    first edges are repeated at the end (so it always has duplicates), float32 features."""
+    rng = np.random.default_rng(seed)
+    edges = rng.integers(0, n, size=(2, nnz))
+    repeats = max(1, nnz // 5)
+    edges = np.concatenate([edges, edges[:, :repeats]], axis=1)
+    grad_output = rng.standard_normal((n, d)).astype(np.float32)
+    b = rng.standard_normal((n, d)).astype(np.float32)
+    return torch.from_numpy(edges), torch.from_numpy(grad_output), torch.from_numpy(b)
+
+
+def dense_reference(indices: Tensor, grad_output: Tensor, b: Tensor) -> np.ndarray:
+    """What pyGAT's backward computes: ``(grad_output @ b.T)[rows, cols]``, in float64."""
+    rows, cols = np.asarray(indices._data)
+    full = grad_output._data.astype(np.float64) @ b._data.astype(np.float64).T
+    return full[rows, cols]
+
+
+def _result_of(grad_values: Callable, indices: Tensor, grad_output: Tensor, b: Tensor) -> np.ndarray:
+    """Call the learner's function; its result as a float64 numpy array (tensor, array or list)."""
+    result = grad_values(indices, grad_output, b)
+    expect(result is not None, "grad_values returned None",
+           "return the nnz gradients, one per column of indices")
+    if isinstance(result, Tensor):
+        expect(not result.is_sparse, "grad_values returned a sparse tensor",
+               "return a dense 1-D tensor with one number per edge")
+        result = result.detach()._data
+    try:
+        return np.asarray(result, dtype=np.float64)
+    except (TypeError, ValueError):
+        expect(False, f"grad_values returned {type(result).__name__}, not numbers",
+               "return a 1-D tensor (or numpy array) with one gradient per edge")
+
+
+def _peak_bytes(function: Callable, *args) -> int:
+    """The highest memory use tracemalloc sees while ``function(*args)`` runs, above the start."""
+    was_tracing = tracemalloc.is_tracing()
+    if not was_tracing:
+        tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        start, _ = tracemalloc.get_traced_memory()
+        function(*args)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        if not was_tracing:
+            tracemalloc.stop()
+    return peak - start
+
+
+def _size(n_bytes: float) -> str:
+    """``'64 MB'``, ``'77 KB'``."""
+    return f"{n_bytes / 1e6:,.0f} MB" if n_bytes >= 1e6 else f"{n_bytes / 1e3:,.0f} KB"
+
+
+@exercise("Your turn 1: the values' gradient without the N x N matrix")
+def your_turn_1(grad_values: Callable) -> None:
+    """``grad_values(indices, grad_output, b)`` returns ``(grad_output @ b.T)[rows, cols]`` (one
+    number per edge, duplicates included) without allocating anything of N x N size."""
+    expect(callable(grad_values), f"{grad_values!r} is not a function",
+           "pass the function itself: check.your_turn_1(grad_values)")
+
+    indices = torch.tensor(FOUR_NODE_INDICES)
+    ones, b = torch.ones(4, 3), torch.tensor(FOUR_NODE_B)
+    got = _result_of(grad_values, indices, ones, b)
+    expect(got.shape == (5,), f"for the four-node graph (5 edges) grad_values returned shape "
+           f"{list(got.shape)}; expected [5], one number per edge",
+           "grad_values[k] is one dot product per edge k: sum over the features of "
+           "grad_output[row_k] * b[col_k]")
+    expect(not np.allclose(got, dense_reference(torch.tensor(FOUR_NODE_INDICES[::-1]), ones, b)),
+           f"for the four-node graph you returned {got.tolist()}: rows and columns are swapped",
+           "grad_output goes with the row of each edge (indices[0]), b with its column (indices[1])")
+    expect(np.allclose(got, FOUR_NODE_GRAD_VALUES),
+           f"for the four-node graph and the loss out.sum() (grad_output all ones) you returned "
+           f"{got.tolist()}; expected {FOUR_NODE_GRAD_VALUES}",
+           "edge k = (row_k, col_k) gets the dot product of grad_output[row_k] with b[col_k]")
+
+    for n, nnz, d, seed in [(6, 9, 3, 1), (7, 12, 2, 2), (30, 80, 5, 3)]:
+        indices, grad_output, b = random_graph(n, nnz, d, seed)
+        expected = dense_reference(indices, grad_output, b)
+        got = _result_of(grad_values, indices, grad_output, b)
+        case = f"on a random graph with {n} nodes and {len(expected)} edges (some repeated)"
+        expect(got.shape == expected.shape,
+               f"{case} grad_values returned shape {list(got.shape)}; expected [{len(expected)}]",
+               "one gradient per column of indices, repeated edges included: do not merge them")
+        expect(np.allclose(got, expected, rtol=1e-4, atol=1e-5),
+               f"{case} your values differ from (grad_output @ b.T)[rows, cols]",
+               "grad_values[k] = sum over j of grad_output[rows[k], j] * b[cols[k], j], with "
+               "rows, cols = indices[0], indices[1]")
+
+    n = MEMORY_N
+    indices, grad_output, b = random_graph(n, n * MEMORY_DEGREE, MEMORY_D, seed=4)
+    matrix_bytes = n * n * 4
+    peak = _peak_bytes(grad_values, indices, grad_output, b)
+    expect(peak < matrix_bytes // 2,
+           f"the values are right, but at N = {n:,} ({indices.shape[1]:,} edges, d = {MEMORY_D}) memory "
+           f"use peaked above {_size(matrix_bytes // 2)} while it ran: an N x N float32 matrix is "
+           f"{_size(matrix_bytes)}, the gradient itself {_size(indices.shape[1] * 4)}",
+           "do not form grad_output @ b.T: gather the rows you need, grad_output[indices[0]] and "
+           "b[indices[1]] (each nnz x d), multiply them and sum over the features")
+
+
+# ---------------------------------------------------------------------------- Your turn 2
+def needs_input_grad_calls(function: type) -> None:
+    """The four calls of Your turn 2, in order (the checker runs them with a Function that records
+    ``ctx.needs_input_grad``)."""
+    indices = torch.tensor([[0, 0, 1, 2, 3], [1, 2, 2, 3, 0]])
+    values = torch.ones(5, requires_grad=True)       # attention weights, learned
+    features = torch.ones(4, 3)                      # input data
+    weight = torch.ones(3, 3, requires_grad=True)    # a layer's parameter
+    h = features.mm(weight)
+    shape = torch.Size([4, 4])
+
+    function.apply(indices, values, shape, features)            # call 1
+    function.apply(indices, values.detach(), shape, h)          # call 2
+    function.apply(indices, values * 2, shape, h)               # call 3
+    with torch.no_grad():
+        function.apply(indices, values, shape, h)               # call 4
+
+
+ARGUMENTS = ("indices", "values", "shape", "b")
+
+NOT_A_LEAF_H = "h = features.mm(weight) requires grad because weight does, although it is not a leaf"
+NO_GRAD = ("needs_input_grad describes the arguments, whatever the grad mode: no_grad only stops the "
+           "recording of a graph (notebook 04)")
+HINTS = {
+    0: "indices is a tensor of integers: an integer tensor can never require grad",
+    2: "shape is a torch.Size, not a tensor: an argument that is not a tensor always gets False",
+    (1, 1): "values was created with requires_grad=True",
+    (1, 3): "features is plain input data, created without requires_grad=True",
+    (2, 1): "values.detach() is a new tensor that does not require grad",
+    (2, 3): NOT_A_LEAF_H,
+    (3, 1): "values * 2 is not a leaf, but it requires grad because values does (notebook 03)",
+    (3, 3): NOT_A_LEAF_H,
+    (4, 1): NO_GRAD,
+    (4, 3): NO_GRAD,
+}
+
+
+def observed_needs_input_grad() -> list[tuple]:
+    """What ``ctx.needs_input_grad`` is inside forward, for each call of :func:`needs_input_grad_calls`."""
+    seen: list[tuple] = []
+
+    class RecordNeeds(Function):
+        @staticmethod
+        def forward(ctx, indices, values, shape, b):
+            seen.append(tuple(ctx.needs_input_grad))
+            return b * 1
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return None, None, None, grad_output
+
+    needs_input_grad_calls(RecordNeeds)
+    return seen
+
+
+@exercise("Your turn 2: predict needs_input_grad")
+def your_turn_2(predictions: Any) -> None:
+    """``predictions``: four tuples of four booleans, ``ctx.needs_input_grad`` for each call."""
+    expect(isinstance(predictions, (list, tuple)) and len(predictions) == 4,
+           f"predictions should be a list of 4 tuples, one per call; got {predictions!r}",
+           "predictions = [(..., ..., ..., ...), ...] with one tuple for each of the four calls")
+    truth = observed_needs_input_grad()
+    for number, (predicted, actual) in enumerate(zip(predictions, truth), start=1):
+        expect(predicted is not ..., f"call {number}: still ... (the starter's placeholder)",
+               "write a tuple of four booleans, one per argument of forward: (indices, values, shape, b)")
+        expect(isinstance(predicted, (tuple, list)) and len(predicted) == 4
+               and all(isinstance(flag, (bool, np.bool_)) for flag in predicted),
+               f"call {number}: {predicted!r} is not a tuple of four booleans",
+               "needs_input_grad has one True/False per argument of forward: (indices, values, shape, b)")
+        for position, (guess, flag) in enumerate(zip(predicted, actual)):
+            expect(bool(guess) == flag,
+                   f"call {number}: you predicted {bool(guess)} for {ARGUMENTS[position]} "
+                   f"(needs_input_grad[{position}])",
+                   HINTS.get(position) or HINTS[number, position])
