@@ -11,7 +11,7 @@ tensor([2., 4., 6.])
 
 Layers, in the order the course opens them: ``nn/module.py`` (``self``), ``autograd/function.py``
 (Function, ctx, apply), ``tensor.py`` + ``autograd/graph.py`` + ``autograd/engine.py`` (the graph
-and backward), ``autograd/saved.py`` (save_for_backward), ``sparse.py``, ``autograd/gradcheck.py``.
+and backward), ``autograd/saved.py`` (save_for_backward), ``sparse/``, ``autograd/gradcheck.py``.
 """
 from __future__ import annotations
 

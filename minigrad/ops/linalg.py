@@ -113,6 +113,8 @@ class BatchedMatmul(Builtin):
 
 
 def mm(a: Tensor, b: Tensor) -> Tensor:
+    if b.is_sparse:   # dense @ sparse: the sparse tensor knows how
+        return b.__rmatmul__(a)
     _check_mm(a, b)
     return Mm.apply(a, b)
 
@@ -120,6 +122,8 @@ def mm(a: Tensor, b: Tensor) -> Tensor:
 def matmul(a: Tensor, b) -> Tensor:
     """Matrix product with PyTorch's rules for 1-D operands."""
     b = _operand(b)
+    if b.is_sparse:
+        return b.__rmatmul__(a)
     if a.ndim == 1 and b.ndim == 1:
         return Dot.apply(a, b)
     if a.ndim == 2 and b.ndim == 2:
