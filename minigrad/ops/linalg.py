@@ -18,6 +18,7 @@ def _check_mm(a: Tensor, b: Tensor) -> None:
 
 class Mm(Builtin):
     _node_name = "MmBackward0"
+    _arg_names = ("self", "mat2")   # PyTorch's names for the inputs
     _saved_names = ("self", "mat2")
 
     @staticmethod
@@ -38,6 +39,7 @@ class Addmm(Builtin):
     """``bias + mat1 @ mat2``: what ``nn.Linear`` computes for a batch, in one node."""
 
     _node_name = "AddmmBackward0"
+    _arg_names = ("self", "mat1", "mat2")   # PyTorch's names for the inputs
     _saved_names = ("mat1", "mat2")
 
     @staticmethod
@@ -60,6 +62,7 @@ class Addmm(Builtin):
 
 class Dot(Builtin):
     _node_name = "DotBackward0"
+    _arg_names = ("self", "tensor")   # PyTorch's names for the inputs
     _saved_names = ("self", "tensor")
 
     @staticmethod
@@ -80,6 +83,7 @@ class Dot(Builtin):
 
 class Mv(Builtin):
     _node_name = "MvBackward0"
+    _arg_names = ("self", "vec")   # PyTorch's names for the inputs
     _saved_names = ("self", "vec")
 
     @staticmethod
@@ -98,6 +102,7 @@ class BatchedMatmul(Builtin):
     """Products of stacks of matrices (3-D and more); the batch dimensions broadcast."""
 
     _node_name = "BmmBackward0"
+    _arg_names = ("self", "mat2")   # PyTorch's names for the inputs
     _saved_names = ("self", "mat2")
 
     @staticmethod
