@@ -39,7 +39,6 @@ class Addmm(Builtin):
     """``bias + mat1 @ mat2``: what ``nn.Linear`` computes for a batch, in one node."""
 
     _node_name = "AddmmBackward0"
-    _arg_names = ("self", "mat1", "mat2")   # PyTorch's names for the inputs
     _saved_names = ("mat1", "mat2")
 
     @staticmethod
