@@ -27,17 +27,21 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 DOCTOR := $(PYTHON) -c 'import runpy, sys; sys.exit(runpy.run_path("minigrad/doctor.py")["main"](sys.argv[1:]))'
 
 IS_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo yes)
+# Where make can install Chromium itself (root with apt-get), the browser test must run, not skip.
+CAN_APT := $(if $(IS_ROOT),$(shell command -v apt-get >/dev/null && echo 1))
+BUILD := build
 # LAB_TOKEN unset: Jupyter makes a random token. `make lab LAB_TOKEN=` turns it off.
 ifneq ($(origin LAB_TOKEN),undefined)
 TOKEN_ARG := --IdentityProvider.token='$(LAB_TOKEN)'
 endif
 
-.PHONY: help venv dot lab test execute bench clean distclean
+.PHONY: help venv dot chromium lab test execute bench student slides site browser clean distclean
 
 help: ## list the targets (the default)
 	@echo "minigrad course: make TARGET"
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  %-10s %s\n", $$1, $$2}'
 	@echo "Variables: PYTHON=$(PYTHON) PORT=$(PORT) LAB_ARGS='$(LAB_ARGS)' LAB_TOKEN=<token, empty for none> CELL_TIMEOUT=$(CELL_TIMEOUT)"
+	@echo "           OFFLINE=1 (make slides: use a local copy of reveal.js in build/reveal.js)"
 
 venv: $(STAMP) ## create .venv and install minigrad with its course and test tools
 	@:
@@ -59,6 +63,14 @@ dot: ## check for Graphviz's dot program (as root on Debian/Ubuntu: install it w
 	fi
 	@report=$$($(DOCTOR) --dot-only) || { echo "$$report" >&2; exit 1; }
 
+chromium: ## check for Chromium, for the browser test (as root on Debian/Ubuntu: install it with apt-get)
+	@if ! command -v chromium >/dev/null && [ -n "$(CAN_APT)" ]; then \
+		echo "Chromium is missing: installing Debian's chromium package with apt-get (for tests/test_browser.py)"; \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; } \
+			|| echo "apt-get could not install chromium: the browser test will fail" >&2; \
+	fi
+	@command -v chromium >/dev/null || echo "No chromium program: tests/test_browser.py will be skipped (on Debian: apt-get install chromium)"
+
 lab: venv dot ## open the notebooks in JupyterLab (PORT=8888; as root it adds --allow-root)
 	@echo
 	@echo ">>> Starting JupyterLab on notebooks/. Open the http://127.0.0.1:... URL it prints"
@@ -66,8 +78,8 @@ lab: venv dot ## open the notebooks in JupyterLab (PORT=8888; as root it adds --
 	@echo
 	$(VENV_BIN)/jupyter lab $(LAB_ARGS) $(if $(IS_ROOT),--allow-root) $(TOKEN_ARG) --ServerApp.root_dir=notebooks
 
-test: venv dot ## run the unit tests, then check every notebook's stored outputs with nbval
-	$(VENV_BIN)/python -m pytest -q -p no:cacheprovider --doctest-modules tests/ minigrad/
+test: venv dot chromium ## run the unit tests, then check every notebook's stored outputs with nbval
+	MINIGRAD_REQUIRE_BROWSER=$(CAN_APT) $(VENV_BIN)/python -m pytest -q -p no:cacheprovider --doctest-modules --ignore=tests/programs tests/ minigrad/ tools/
 	@shopt -s nullglob; notebooks=(notebooks/*.ipynb); \
 	if [ $${#notebooks[@]} -eq 0 ]; then echo "nbval: no notebooks in notebooks/ yet, nothing to check"; exit 0; fi; \
 	cmd="$(VENV_BIN)/python -m pytest -q -p no:cacheprovider --nbval --nbval-current-env --nbval-sanitize-with $(SANITIZE) notebooks/"; \
@@ -87,6 +99,18 @@ bench: venv ## run every bench/*.py script
 	@shopt -s nullglob; scripts=(bench/[!_]*.py); \
 	if [ $${#scripts[@]} -eq 0 ]; then echo "no bench/*.py scripts yet"; exit 0; fi; \
 	for script in "$${scripts[@]}"; do echo "== $$script"; $(VENV_BIN)/python "$$script"; done
+
+student: venv ## build the student edition in build/student/: solutions become stubs that raise
+	$(VENV_BIN)/python -m tools.student_edition notebooks $(BUILD)/student
+
+slides: venv ## build a reveal.js deck per notebook in build/slides/ (OFFLINE=1: local reveal.js)
+	$(VENV_BIN)/python -m tools.slides notebooks $(BUILD)/slides $(if $(filter 1,$(OFFLINE)),--offline $(BUILD)/reveal.js)
+
+site: venv ## build the course as a static HTML site in build/site/ (open build/site/index.html)
+	$(VENV_BIN)/python -m tools.site notebooks $(BUILD)/site
+
+browser: venv chromium ## open a notebook in JupyterLab and a site page in headless Chromium (build/screenshots/)
+	MINIGRAD_REQUIRE_BROWSER=$(CAN_APT) $(VENV_BIN)/python -m pytest -q -p no:cacheprovider tests/test_browser.py
 
 clean: ## remove build artefacts and caches (keeps .venv)
 	rm -rf build dist *.egg-info .pytest_cache .hypothesis

@@ -27,5 +27,6 @@ from .display import Graph
 from .drawing import draw, make_dot
 from .legend import legend
 from .trace import Step, Trace, trace_backward
+from .watch import watch
 
-__all__ = ["draw", "make_dot", "trace_backward", "legend", "Graph", "Trace", "Step"]
+__all__ = ["draw", "make_dot", "trace_backward", "legend", "watch", "Graph", "Trace", "Step"]

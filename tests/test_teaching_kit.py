@@ -1,0 +1,382 @@
+"""The teaching kit: the exercise convention in every notebook, the student edition, the slides
+and the HTML site (tools/, TEACHING.md). Each notebook in notebooks/ is checked on its own, so a
+notebook added later is covered without changing this file.
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tools import site, slides, student_edition  # noqa: E402
+from tools.course import notebook_intro, notebook_paths, read_notebook, tags  # noqa: E402
+
+NOTEBOOKS = ROOT / "notebooks"
+NOTEBOOK_PATHS = notebook_paths(NOTEBOOKS)
+YOUR_TURN = re.compile(r"^###\s+Your turn (\d+)\b", re.MULTILINE)
+
+
+def by_name(paths):
+    return pytest.mark.parametrize("path", paths, ids=[path.stem for path in paths])
+
+
+def text_of(cell) -> str:
+    """Everything a code cell printed (stream output)."""
+    return "".join(output.get("text", "") for output in cell.get("outputs", [])
+                   if output.get("output_type") == "stream")
+
+
+def calls_check(cell) -> bool:
+    return cell.cell_type == "code" and re.search(r"^\s*check\.\w+\(", cell.source, re.MULTILINE)
+
+
+def your_turns(nb) -> list[tuple[int, str]]:
+    """(cell index, exercise number) of every "### Your turn N" markdown cell."""
+    return [(index, match.group(1)) for index, cell in enumerate(nb.cells)
+            if cell.cell_type == "markdown" and (match := YOUR_TURN.search(cell.source))]
+
+
+def test_there_are_notebooks():
+    assert NOTEBOOK_PATHS, "no NN_name.ipynb notebooks in notebooks/"
+
+
+# --- 1. The exercise convention (docs/notebook-conventions.md, point 6) ------------------------
+
+def convention_problems(nb) -> list[str]:
+    """What breaks the four-cell "Your turn" shape, cell by cell (empty when all is well)."""
+    problems = []
+    groups = your_turns(nb)
+    if not groups:
+        problems.append("no '### Your turn N: ...' exercise")
+    grouped = set()
+    for index, number in groups:
+        where = f"cell {index} (Your turn {number})"
+        cells = nb.cells[index + 1:index + 4]
+        if len(cells) < 3:
+            problems.append(f"{where}: needs an exercise, a check and a solution cell after it")
+            continue
+        exercise, check, solution = cells
+        grouped.update(range(index + 1, index + 4))
+        if exercise.cell_type != "code" or "exercise" not in tags(exercise):
+            problems.append(f"{where}: cell {index + 1} should be a code cell tagged 'exercise'")
+        if not calls_check(check) or {"exercise", "solution"} & set(tags(check)):
+            problems.append(f"{where}: cell {index + 2} should be an untagged code cell calling check.…")
+        else:
+            verdict = text_of(check)
+            if f"✗ Your turn {number}" not in verdict or "What is wrong:" not in verdict or "Hint:" not in verdict:
+                problems.append(f"{where}: the stored output of check cell {index + 2} should show the "
+                                f"starter's feedback ('✗ Your turn {number}', 'What is wrong:', 'Hint:'); "
+                                f"it is {verdict.strip()[:120]!r}")
+        if solution.cell_type != "code" or "solution" not in tags(solution):
+            problems.append(f"{where}: cell {index + 3} should be a code cell tagged 'solution'")
+        else:
+            if solution.metadata.get("jupyter", {}).get("source_hidden") is not True:
+                problems.append(f"{where}: solution cell {index + 3} needs \"jupyter\": "
+                                "{\"source_hidden\": true} metadata")
+            if f"✓ Your turn {number}" not in text_of(solution):
+                problems.append(f"{where}: solution cell {index + 3} should end with the check, "
+                                f"printing '✓ Your turn {number} … correct.'")
+    for index, cell in enumerate(nb.cells):
+        stray = {"exercise", "solution"} & set(tags(cell))
+        if stray and index not in grouped:
+            problems.append(f"cell {index} is tagged {sorted(stray)} but does not follow a "
+                            "'### Your turn' heading in the four-cell shape")
+    return problems
+
+
+@by_name(NOTEBOOK_PATHS)
+def test_every_your_turn_has_exercise_check_and_hidden_solution(path):
+    problems = convention_problems(read_notebook(path))
+    assert not problems, f"{path.name}:\n  " + "\n  ".join(problems)
+
+
+def test_convention_check_names_the_broken_cell():
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("### Your turn 1: double it"),
+        nbformat.v4.new_code_cell("answer = ...", metadata={"tags": ["exercise"]}),
+        nbformat.v4.new_code_cell("check.your_turn_1(answer)"),
+        nbformat.v4.new_code_cell("answer = 2", metadata={"tags": ["solution"]}),
+    ])
+    problems = convention_problems(nb)
+    assert any("cell 0 (Your turn 1)" in p and "source_hidden" in p for p in problems)
+    assert any("cell 2" in p and "starter's feedback" in p for p in problems)
+
+
+# --- 2. The student edition -----------------------------------------------------------------
+
+def execute(nb, folder: Path):
+    """Run a notebook in a kernel of this Python (as nbval --nbval-current-env does), errors allowed."""
+    import ipykernel.kernelspec
+    from jupyter_client import KernelManager
+    from jupyter_client.kernelspec import KernelSpecManager
+    from nbclient import NotebookClient
+
+    class ThisPython(KernelSpecManager):
+        def get_kernel_spec(self, kernel_name):
+            return self.kernel_spec_class(resource_dir=ipykernel.kernelspec.RESOURCES,
+                                          **ipykernel.kernelspec.get_kernel_dict())
+
+    manager = KernelManager(kernel_name="python3", kernel_spec_manager=ThisPython())
+    NotebookClient(nb, km=manager, timeout=120, allow_errors=True,
+                   resources={"metadata": {"path": str(folder)}}).execute()
+    return nb
+
+
+@by_name(NOTEBOOK_PATHS)
+def test_student_edition_hides_solutions_and_fails_exactly_at_the_stubs(path, tmp_path):
+    original = read_notebook(path)
+    student, titles = student_edition.student_notebook(original)
+    solutions = [i for i, cell in enumerate(original.cells) if "solution" in tags(cell)]
+    assert len(titles) == len(solutions) == len(your_turns(original))
+    assert len(student.cells) == len(original.cells)
+
+    for index, (before, after) in enumerate(zip(original.cells, student.cells)):
+        if index in solutions:
+            assert before.source.strip() not in after.source and "NotImplementedError" in after.source
+            assert not after.outputs and "raises-exception" in tags(after)
+        elif "exercise" in tags(before):
+            assert after.source == before.source and not after.outputs
+        else:
+            assert after == before, f"cell {index} changed, but only solutions and exercises may"
+
+    executed = execute(student, tmp_path)
+    errors = {index: output for index, cell in enumerate(executed.cells) if cell.cell_type == "code"
+              for output in cell.outputs if output.output_type == "error"}
+    meant_to_raise = {i for i, cell in enumerate(original.cells) if "raises-exception" in tags(cell)}
+    unexpected = sorted(set(errors) - meant_to_raise - set(solutions))
+    assert not unexpected, (
+        f"the student edition of {path.name} fails in cells {unexpected}, which are not solution stubs "
+        f"(stubs: cells {solutions}): " +
+        "; ".join(f"cell {i}: {errors[i].ename}: {errors[i].evalue[:100]}" for i in unexpected) +
+        ". In the student edition a learner's starter stands in for each worked solution, so a later "
+        "cell must not need the solution's definitions.")
+    assert set(solutions) <= set(errors), "a solution stub did not raise"
+    for index, title in zip(solutions, titles):
+        assert errors[index].ename == "NotImplementedError"
+        assert errors[index].evalue.startswith(title) and "exercise cell above" in errors[index].evalue
+
+    for heading, number in your_turns(executed):
+        verdict = text_of(executed.cells[heading + 2])
+        assert f"✗ Your turn {number}" in verdict, f"check of Your turn {number} did not reject the starter"
+        assert ("What is wrong:" in verdict and "Hint:" in verdict) or "not written yet" in verdict, verdict
+
+
+def test_checker_explains_a_stub_that_raises_not_implemented():
+    from minigrad.exercises._feedback import exercise
+
+    @exercise("Your turn 9: a stub")
+    def check(function):
+        function()
+
+    def stub():
+        raise NotImplementedError(student_edition.stub_message("Your turn 9: a stub"))
+
+    result = check(stub)
+    assert not result
+    assert result.lines[0] == "✗ Your turn 9: a stub — not written yet."
+    assert "Replace the stub with your answer" in result.lines[-1]
+
+
+def test_make_student_writes_every_notebook(tmp_path):
+    target = tmp_path / "student"
+    (target).mkdir()
+    (target / "99_gone.ipynb").write_text("{}")  # from an older build: removed
+    result = subprocess.run([sys.executable, "-m", "tools.student_edition", str(NOTEBOOKS), str(target)],
+                            cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert [p.name for p in notebook_paths(target)] == [p.name for p in NOTEBOOK_PATHS]
+    for path in notebook_paths(target):
+        nbformat.validate(read_notebook(path))
+        assert "source_hidden" not in path.read_text()
+
+
+# --- 3. Slides ------------------------------------------------------------------------------
+
+class SectionCounter(HTMLParser):
+    """Counts reveal.js slides (innermost <section>s) and what sits in speaker notes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[list] = []     # [tag, has_section_child]
+        self.slides = 0
+        self.notes_depth = 0
+        self.notes_text: list[str] = []
+        self.shown_text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "section":
+            for entry in self.stack:
+                if entry[0] == "section":
+                    entry[1] = True
+            self.stack.append(["section", False])
+        elif tag == "aside" and ("class", "notes") in attrs:
+            self.notes_depth += 1
+
+    def handle_endtag(self, tag):
+        if tag == "section":
+            _, has_child = self.stack.pop()
+            self.slides += not has_child
+        elif tag == "aside" and self.notes_depth:
+            self.notes_depth -= 1
+
+    def handle_data(self, data):
+        if self.stack:
+            (self.notes_text if self.notes_depth else self.shown_text).append(data)
+
+
+@pytest.fixture(scope="module")
+def decks(tmp_path_factory):
+    target = tmp_path_factory.mktemp("slides")
+    return slides.build(NOTEBOOKS, target)
+
+
+def test_one_deck_per_notebook(decks):
+    assert sorted(path.name for path in decks) == [f"{p.stem}.slides.html" for p in NOTEBOOK_PATHS]
+
+
+@by_name(NOTEBOOK_PATHS)
+def test_deck_is_lecture_length_with_solutions_in_speaker_notes(path, decks, tmp_path):
+    deck = next(out for out in decks if out.name == f"{path.stem}.slides.html")
+    counter = SectionCounter()
+    counter.feed(deck.read_text(encoding="utf-8"))
+    assert counter.slides == decks[deck], "the tool's count and the page disagree"
+    assert 8 <= counter.slides <= slides.MAX_SLIDES, f"{deck.name} has {counter.slides} slides"
+
+    def squashed(text):  # no spaces, no markdown emphasis: "## The `x` *graph*" ~ "Thexgraph"
+        return re.sub(r"[\s`*_]+", "", text)
+
+    shown, notes = squashed("".join(counter.shown_text)), squashed("".join(counter.notes_text))
+    nb = read_notebook(path)
+    for cell in nb.cells:
+        source = squashed(cell.source)
+        if "solution" in tags(cell):
+            assert source[:60] in notes and source[:60] not in shown
+        elif "exercise" in tags(cell) and len(source) > 20:
+            assert source not in shown, "an exercise starter is on a slide"
+        elif cell.cell_type == "markdown" and re.match(r"#{1,2}\s", cell.source):
+            heading = squashed(re.sub(r"[`*]", "", cell.source.splitlines()[0].lstrip("# ")))
+            assert heading in shown, f"heading {cell.source.splitlines()[0]!r} is not on a slide"
+
+
+def test_slide_rule_on_a_small_notebook():
+    long_code = "\n".join(f"line_{i} = {i}" for i in range(30))
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# 01 · Title"),
+        nbformat.v4.new_code_cell("import minigrad as torch"),
+        nbformat.v4.new_markdown_cell("## First idea"),
+        nbformat.v4.new_code_cell("print(1)"),
+        nbformat.v4.new_markdown_cell("Some prose introducing the long cell."),
+        nbformat.v4.new_code_cell(long_code),
+        nbformat.v4.new_markdown_cell("### Bug 1"),
+    ])
+    assert slides.slide_plan(nb, budget=30) == [
+        "slide", "skip", "slide", "fragment", "subslide", "-", "subslide"]
+
+
+def test_author_slide_metadata_is_kept():
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# 01 · Title", metadata={"slideshow": {"slide_type": "slide"}}),
+        nbformat.v4.new_markdown_cell("## Idea", metadata={"slideshow": {"slide_type": "fragment"}}),
+    ])
+    deck, count = slides.lecture_notebook(nb)
+    assert [c.metadata["slideshow"]["slide_type"] for c in deck.cells] == ["slide", "fragment"]
+    assert count == 1
+
+
+def test_offline_decks_load_reveal_from_the_local_copy(tmp_path):
+    local = tmp_path / "reveal.js"  # stands in for the npm copy, so no download happens
+    for name in ("dist/reveal.js", "vendor/require.js", "vendor/jquery.min.js"):
+        (local / name).parent.mkdir(parents=True, exist_ok=True)
+        (local / name).write_text("")
+    (tmp_path / "notebooks").mkdir()
+    first = NOTEBOOK_PATHS[0]
+    (tmp_path / "notebooks" / first.name).write_bytes(first.read_bytes())
+    [deck] = slides.build(tmp_path / "notebooks", tmp_path / "slides", offline=local)
+    page = deck.read_text(encoding="utf-8")
+    loaded = re.findall(r'<(?:script|link)[^>]*(?:src|href)="([^"]+)"', page)
+    loaded += re.findall(r'"(\.\./reveal\.js/[^"]+)"', page)
+    # Everything but MathJax (typesetting only, and only in decks with formulas) is local.
+    assert loaded and all(url.startswith("../reveal.js/") for url in loaded if "mathjax" not in url), loaded
+    assert "../reveal.js/dist/reveal.js" in loaded and "../reveal.js/plugin/notes/notes.js" in loaded
+
+
+# --- 4. The HTML site -----------------------------------------------------------------------
+
+class PageReader(HTMLParser):
+    """Scripts, style sheets, pictures and folded solutions of a page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.scripts, self.stylesheets, self.images, self.links = [], [], [], []
+        self.details = 0
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if tag == "script":
+            self.scripts.append(attributes)
+        elif tag == "link" and attributes.get("rel") == "stylesheet":
+            self.stylesheets.append(attributes.get("href", ""))
+        elif tag == "img":
+            self.images.append(attributes)
+        elif tag == "a":
+            self.links.append(attributes.get("href", ""))
+        elif tag == "details":
+            self.details += 1
+
+
+@pytest.fixture(scope="module")
+def site_pages(tmp_path_factory):
+    target = tmp_path_factory.mktemp("site")
+    return site.build(NOTEBOOKS, target)
+
+
+def read_page(path: Path) -> PageReader:
+    reader = PageReader()
+    reader.feed(path.read_text(encoding="utf-8"))
+    return reader
+
+
+def test_index_is_the_course_map(site_pages):
+    index = site_pages[0]
+    assert index.name == "index.html"
+    page = index.read_text(encoding="utf-8")
+    links = read_page(index).links
+    for path in NOTEBOOK_PATHS:
+        intro = notebook_intro(read_notebook(path), path.stem)
+        assert f"{path.stem}.html" in links
+        assert intro.question and re.sub(r"`([^`]*)`", r"<code>\1</code>", intro.question)[:40] in page
+        assert intro.learn, f"{path.name}: no 'You will learn' bullets in the first cell"
+    assert not read_page(index).scripts
+
+
+@by_name(NOTEBOOK_PATHS)
+def test_site_page_embeds_pictures_and_reads_without_network(path, site_pages):
+    page = next(out for out in site_pages if out.stem == path.stem)
+    reader = read_page(page)
+    nb = read_notebook(path)
+    stored_pngs = ["".join(output["data"]["image/png"].split()) for cell in nb.cells
+                   for output in cell.get("outputs", []) if "image/png" in output.get("data", {})]
+    embedded = [image.get("src", "") for image in reader.images]
+    assert len(embedded) == len(stored_pngs)
+    assert all(f"data:image/png;base64,{png}" in embedded for png in stored_pngs)
+    graphs = [image for image in reader.images if image.get("alt", "").startswith("Backward graph")]
+    if any(o.get("data", {}).get("text/plain", "").startswith("Backward graph")
+           for cell in nb.cells for o in cell.get("outputs", [])):
+        assert graphs, "a graph picture lost its description (alt text)"
+
+    external = [s.get("src") for s in reader.scripts if s.get("src")]
+    # Only MathJax, loaded without blocking and only where there is math; nothing else.
+    assert all("mathjax" in src.lower() and "async" in s for s in reader.scripts
+               if (src := s.get("src"))), external
+    assert not [href for href in reader.stylesheets if "://" in href]
+    assert reader.details == sum("solution" in tags(cell) for cell in nb.cells)
+    assert "index.html" in reader.links

@@ -1,0 +1,97 @@
+"""Reading the course notebooks: which notebooks there are, their titles and goals, and
+their "Your turn" exercises (see docs/notebook-conventions.md for the shape they follow).
+
+>>> import nbformat
+>>> nb = nbformat.v4.new_notebook(cells=[
+...     nbformat.v4.new_markdown_cell("# 07 · Tracing\\n\\nWhat does it do?\\n\\n**Time** about 30 minutes."),
+...     nbformat.v4.new_markdown_cell("### Your turn 1: read it\\n\\nThe task."),
+...     nbformat.v4.new_code_cell("answer = ...", metadata={"tags": ["exercise"]}),
+... ])
+>>> intro = notebook_intro(nb, "07_tracing")
+>>> intro.number, intro.title, intro.question, intro.time
+('07', 'Tracing', 'What does it do?', 'about 30 minutes')
+>>> exercise_title_before(nb, 2)
+'Your turn 1: read it'
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+YOUR_TURN = re.compile(r"^###\s+(Your turn\b.*?)\s*$", re.MULTILINE)
+NOTEBOOK_NAME = re.compile(r"^\d\d_.*\.ipynb$")
+
+
+def notebook_paths(folder: Path | str) -> list[Path]:
+    """The course notebooks in ``folder`` (files named ``NN_name.ipynb``), in course order."""
+    return sorted(path for path in Path(folder).iterdir() if NOTEBOOK_NAME.match(path.name))
+
+
+def read_notebook(path: Path | str) -> nbformat.NotebookNode:
+    """Read a notebook as nbformat version 4."""
+    return nbformat.read(str(path), as_version=4)
+
+
+def tags(cell: nbformat.NotebookNode) -> list[str]:
+    """The cell's tags (an empty list when it has none)."""
+    return list(cell.get("metadata", {}).get("tags", []))
+
+
+def heading_level(cell: nbformat.NotebookNode) -> int:
+    """1 for a markdown cell starting with ``# ``, 2 for ``## ``, ...; 0 for anything else."""
+    if cell.cell_type != "markdown":
+        return 0
+    match = re.match(r"(#{1,6})\s", cell.source.lstrip())
+    return len(match.group(1)) if match else 0
+
+
+def has_math(nb: nbformat.NotebookNode) -> bool:
+    """Whether a markdown cell contains TeX math between dollars (``$x^2$``)."""
+    return any(cell.cell_type == "markdown" and re.search(r"\$[^$\s][^$]*\$", cell.source)
+               for cell in nb.cells)
+
+
+def exercise_title_before(nb: nbformat.NotebookNode, index: int) -> str:
+    """The title of the nearest ``### Your turn ...`` heading above cell ``index``."""
+    for cell in reversed(nb.cells[:index]):
+        match = YOUR_TURN.search(cell.source) if cell.cell_type == "markdown" else None
+        if match:
+            return match.group(1)
+    return "the exercise above"
+
+
+@dataclass
+class NotebookIntro:
+    """What a notebook's first markdown cell says about it (the course map shows it)."""
+
+    name: str          # file name without .ipynb, e.g. "03_tensors_and_the_graph"
+    number: str        # "03"
+    title: str         # "Tensors and the graph" (markdown, e.g. "`self`")
+    question: str      # the sentence(s) between the title and "You will learn"
+    learn: list[str]   # the "You will learn" bullets (markdown)
+    time: str          # "about 40 minutes", or "" when the cell does not say
+
+
+def notebook_intro(nb: nbformat.NotebookNode, name: str) -> NotebookIntro:
+    """Read the title, question, learning goals and time from the first markdown cell."""
+    first = next((cell.source for cell in nb.cells if cell.cell_type == "markdown"), "")
+    lines = first.splitlines()
+    heading = lines[0].lstrip("# ").strip() if lines else name
+    number, _, title = heading.partition("·")
+    if not title:
+        number, title = name[:2], heading
+    paragraphs = re.split(r"\n\s*\n", "\n".join(lines[1:]).strip())
+    question = paragraphs[0].replace("\n", " ").strip() if paragraphs else ""
+    if question.startswith("**"):
+        question = ""
+    learn_block = re.search(r"\*\*You will learn\*\*\s*\n((?:[-*] .*\n?(?:  +.*\n?)*)+)", first)
+    learn = []
+    if learn_block:
+        for item in re.split(r"\n[-*] ", "\n" + learn_block.group(1).strip())[1:]:
+            learn.append(" ".join(item.split()))
+    time = re.search(r"(about \d+ minutes)", first, re.IGNORECASE)
+    time_text = time.group(1).lower() if time else ""
+    return NotebookIntro(name, number.strip(), title.strip(), question, learn, time_text)
