@@ -227,7 +227,8 @@ class Function(metaclass=FunctionMeta):
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Run forward and, if any tensor input requires grad, record a node for backward."""
         if cls._uses_setup_context:
-            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            signature = cls.__dict__.get("_forward_signature") or _cache_signature(cls)
+            bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
             args, kwargs = bound.args, {}
 
@@ -277,6 +278,13 @@ class Function(metaclass=FunctionMeta):
 
 
 _NO_EDGE = (None, 0)
+
+
+def _cache_signature(cls) -> inspect.Signature:
+    """forward's signature, computed once per class (binding arguments needs it on every call)."""
+    signature = inspect.signature(cls.forward)
+    cls._forward_signature = signature
+    return signature
 
 
 def _wrap_single_output(ctx: BackwardCFunction, args: tuple, output: Tensor, record: bool) -> Tensor:

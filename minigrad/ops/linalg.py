@@ -26,13 +26,28 @@ class Mm(Builtin):
         x, y = binary_arrays(a, b, elementwise=False)
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None,
                               b if ctx.needs_input_grad[0] else None)
+        ctx._mat2_transposed = _is_transposed(b)
         return wrap(x @ y)
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         return (grad.mm(b.t()) if ctx.needs_input_grad[0] else None,
-                a.t().mm(grad) if ctx.needs_input_grad[1] else None)
+                _mat2_grad(a, grad, ctx._mat2_transposed) if ctx.needs_input_grad[1] else None)
+
+
+def _is_transposed(t: Tensor) -> bool:
+    """True for a transposed view such as ``weight.t()`` (column-major memory)."""
+    flags = t._data.flags
+    return flags.f_contiguous and not flags.c_contiguous
+
+
+def _mat2_grad(mat1: Tensor, grad: Tensor, mat2_transposed: bool) -> Tensor:
+    """``mat1.T @ grad``, computed in mat2's own memory layout (as PyTorch does), so that the
+    gradient of a weight used as ``weight.t()`` arrives row-major and needs no slow strided copy."""
+    if mat2_transposed:
+        return grad.t().mm(mat1).t()
+    return mat1.t().mm(grad)
 
 
 class Addmm(Builtin):
@@ -47,6 +62,7 @@ class Addmm(Builtin):
         ctx.save_for_backward(mat1 if ctx.needs_input_grad[2] else None,
                               mat2 if ctx.needs_input_grad[1] else None)
         ctx._bias_is_vector = bias.ndim == 1
+        ctx._mat2_transposed = _is_transposed(mat2)
         out = mat1._data @ mat2._data
         out += bias._data
         return wrap(out)
@@ -56,7 +72,7 @@ class Addmm(Builtin):
         mat1, mat2 = ctx.saved_tensors
         return (grad.sum(0) if ctx.needs_input_grad[0] and ctx._bias_is_vector else grad,
                 grad.mm(mat2.t()) if ctx.needs_input_grad[1] else None,
-                mat1.t().mm(grad) if ctx.needs_input_grad[2] else None)
+                _mat2_grad(mat1, grad, ctx._mat2_transposed) if ctx.needs_input_grad[2] else None)
 
 
 class Dot(Builtin):
