@@ -25,6 +25,19 @@ YOUR_TURN = re.compile(r"^###\s+(Your turn\b.*?)\s*$", re.MULTILINE)
 NOTEBOOK_NAME = re.compile(r"^\d\d_.*\.ipynb$")
 
 
+# The Jinja block the site and slide templates share: MathJax is loaded only by pages that contain
+# formulas, and without blocking the page.
+MATHJAX_BLOCK = r"""{%- block html_head_js_mathjax -%}
+{%- if resources.course_has_math -%}
+<script type="text/x-mathjax-config">
+MathJax.Hub.Config({tex2jax: {inlineMath: [['$', '$'], ['\\(', '\\)']], processEscapes: true}});
+</script>
+<script async src="{{ resources.mathjax_url }}"></script>
+{%- endif -%}
+{%- endblock html_head_js_mathjax -%}
+"""
+
+
 def notebook_paths(folder: Path | str) -> list[Path]:
     """The course notebooks in ``folder`` (files named ``NN_name.ipynb``), in course order."""
     return sorted(path for path in Path(folder).iterdir() if NOTEBOOK_NAME.match(path.name))

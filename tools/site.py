@@ -26,22 +26,14 @@ from pathlib import Path
 from nbconvert import HTMLExporter
 from nbconvert.filters import markdown2html
 
-from tools.course import NotebookIntro, has_math, notebook_intro, notebook_paths, read_notebook
+from tools.course import MATHJAX_BLOCK, NotebookIntro, has_math, notebook_intro, notebook_paths, read_notebook
 
 # Changes to nbconvert's "lab" template: no script loaders, a navigation bar, folded
 # solutions, and the text description of a picture as its alt text.
 TEMPLATE = r"""{%- extends 'index.html.j2' -%}
 {%- block html_head_js -%}{%- endblock html_head_js -%}
 {%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
-{%- block html_head_js_mathjax -%}
-{%- if resources.course_has_math -%}
-<script type="text/x-mathjax-config">
-MathJax.Hub.Config({tex2jax: {inlineMath: [['$', '$'], ['\\(', '\\)']], processEscapes: true}});
-</script>
-<script async src="{{ resources.mathjax_url }}"></script>
-{%- endif -%}
-{%- endblock html_head_js_mathjax -%}
-{%- block html_head_css -%}
+""" + MATHJAX_BLOCK + r"""{%- block html_head_css -%}
 <style>
 nav.course { font-family: var(--jp-ui-font-family); font-size: 15px; padding: 8px 0 16px;
              display: flex; gap: 24px; border-bottom: 1px solid #ddd; margin-bottom: 16px; }

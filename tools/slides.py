@@ -58,7 +58,7 @@ from pathlib import Path
 import nbformat
 from nbconvert import SlidesExporter
 
-from tools.course import has_math, heading_level, notebook_paths, read_notebook, tags
+from tools.course import MATHJAX_BLOCK, has_math, heading_level, notebook_paths, read_notebook, tags
 
 MAX_SLIDES = 30
 BUDGETS = (30, 40, 50, 60, 80, 120)
@@ -71,15 +71,7 @@ OFFLINE_PACKAGES = ("reveal.js@4", "requirejs@2", "jquery@3")
 # is dropped; MathJax is loaded only by decks that contain math, without blocking the page.
 TEMPLATE = r"""{%- extends 'index.html.j2' -%}
 {%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
-{%- block html_head_js_mathjax -%}
-{%- if resources.course_has_math -%}
-<script type="text/x-mathjax-config">
-MathJax.Hub.Config({tex2jax: {inlineMath: [['$', '$'], ['\\(', '\\)']], processEscapes: true}});
-</script>
-<script async src="{{ resources.mathjax_url }}"></script>
-{%- endif -%}
-{%- endblock html_head_js_mathjax -%}
-{%- block html_head_css -%}
+""" + MATHJAX_BLOCK + r"""{%- block html_head_css -%}
 <style>.reveal .jp-RenderedImage img { max-height: {{ resources.course_picture_height }}px; width: auto; }</style>
 {%- endblock html_head_css -%}
 """
