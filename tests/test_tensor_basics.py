@@ -329,3 +329,26 @@ def test_allclose_and_equal():
     assert torch.equal(torch.tensor([1, 2]), torch.tensor([1, 2]))
     assert not torch.equal(torch.tensor([1, 2]), torch.tensor([1, 3]))
     assert not torch.equal(torch.tensor([1, 2]), torch.tensor([[1, 2]]))
+
+
+def test_floor_division_and_remainder_follow_pytorch():
+    assert (torch.tensor([7, -7]) // 2).tolist() == [3, -4]
+    assert (7 // torch.tensor([2, 3])).tolist() == [3, 2]
+    assert (torch.tensor([7, -7]) % 3).tolist() == [1, 2]
+    assert (torch.tensor([7.5, -7.5]) % 2).tolist() == [1.5, 0.5]
+    x = torch.tensor([3.0, -2.5], requires_grad=True)
+    quotient = x // 2
+    assert quotient.grad_fn.name() == "NotImplemented"
+    with pytest.raises(RuntimeError) as error:
+        quotient.sum().backward()
+    assert str(error.value) == "derivative for aten::floor_divide is not implemented"
+
+
+def test_remainder_gradients():
+    a = torch.tensor([3.0, 7.5], requires_grad=True)
+    b = torch.tensor([2.0, -2.0], requires_grad=True)
+    remainder = a % b
+    assert remainder.grad_fn.name() == "RemainderBackward0"
+    remainder.sum().backward()
+    assert a.grad.tolist() == [1.0, 1.0]
+    assert b.grad.tolist() == [-1.0, 4.0]   # -floor(a / b)

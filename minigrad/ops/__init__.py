@@ -1,7 +1,8 @@
 """minigrad's builtin operations. Every one is a ``Function`` subclass (see ``_util.Builtin``),
 recorded in the graph exactly like a Function you write yourself."""
 from ._util import Builtin
-from .arithmetic import Add, Div, Mul, Neg, Pow, PowScalarBase, PowTensor, Reciprocal, Rsub, Sub, compare, pow
+from .arithmetic import (Add, Div, FloorDivide, Mul, Neg, Pow, PowScalarBase, PowTensor, Reciprocal, Remainder, Rsub,
+                         Sub, compare, pow)
 from .indexing import Alias, CopySlices, Index, IndexAdd, IndexPut, Select, Slice, getitem, index_add_, setitem
 from .inplace import (AddInplace, CopyInplace, DivInplace, FillInplace, FillTensorInplace, MulInplace, SubInplace,
                       ZeroInplace, inplace, inplace_unsupported)

@@ -197,6 +197,37 @@ class PowScalarBase(Builtin):
         return None, grad * result * float(np.log(ctx._saved_self))
 
 
+class FloorDivide(Builtin):
+    """``a // b``. PyTorch records it but has no derivative for it, and says so in backward."""
+
+    _node_name = "NotImplemented"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        x, y = binary_arrays(a, b)
+        return wrap(np.floor_divide(x, y))
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for aten::floor_divide is not implemented")
+
+
+class Remainder(Builtin):
+    """``a % b`` with the sign of ``b`` (Python's rule); d/da = 1, d/db = -floor(a / b)."""
+
+    _node_name = "RemainderBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        x, y = binary_arrays(a, b)
+        ctx._quotient = np.floor_divide(x, y) if ctx.needs_input_grad[1] else None
+        return wrap(np.remainder(x, y))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, (-grad * wrap(ctx._quotient) if ctx.needs_input_grad[1] else None)
+
+
 def pow(base, exponent):
     """``base ** exponent`` for tensors and numbers."""
     if isinstance(base, Tensor) and not isinstance(exponent, Tensor):
