@@ -565,3 +565,10 @@ def test_gradgradcheck_catches_a_wrong_second_derivative():
     x = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
     assert torch.autograd.gradcheck(CubeWithStashedDerivative.apply, (x,))
     assert torch.autograd.gradgradcheck(CubeWithStashedDerivative.apply, (x,), raise_exception=False) is False
+
+
+def test_mean_of_an_integer_tensor_names_the_dtype_as_pytorch_does():
+    with pytest.raises(RuntimeError) as error:
+        torch.tensor([1, 2]).mean()
+    assert str(error.value) == ("mean(): could not infer output dtype. Input dtype must be either a floating "
+                                "point or complex dtype. Got: Long")

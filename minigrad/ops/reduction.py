@@ -61,7 +61,7 @@ class Mean(Builtin):
         if a._data.dtype.kind not in "fc" and dtype is None:
             raise RuntimeError(
                 "mean(): could not infer output dtype. Input dtype must be either a floating point or "
-                f"complex dtype. Got: {str(a.dtype).replace('torch.', '').capitalize()}")
+                f"complex dtype. Got: {a.dtype.legacy_name.replace('Tensor', '')}")
         x = a._data if dtype is None else a._data.astype(dtype.numpy)
         return wrap(x.mean())
 
