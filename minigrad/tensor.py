@@ -435,9 +435,11 @@ class Tensor:
         return _ops.index_add_(self, dim, index, source, alpha)
 
     def clamp_(self, min=None, max=None) -> "Tensor":
-        with grad_mode.no_grad():
-            result = self.clamp(min, max)
-        return self.copy_(result) if not self.requires_grad else _ops.inplace_unsupported("clamp_")
+        """Clamp in place (for example a parameter under no_grad); not recorded for backward."""
+        if self.requires_grad and _grad_state.enabled:
+            raise NotImplementedError("minigrad: clamp_ on a tensor that requires grad is not recorded for "
+                                      "backward; use x = x.clamp(min, max) instead")
+        return self.copy_(self.clamp(min, max))
 
     # ------------------------------------------------------------------ pointwise math
     def exp(self): return _ops.Exp.apply(self)

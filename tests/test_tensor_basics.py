@@ -352,3 +352,12 @@ def test_remainder_gradients():
     remainder.sum().backward()
     assert a.grad.tolist() == [1.0, 1.0]
     assert b.grad.tolist() == [-1.0, 4.0]   # -floor(a / b)
+
+
+def test_clamp_in_place_works_on_a_parameter_under_no_grad_and_refuses_to_be_recorded():
+    w = torch.tensor([-2.0, 0.5, 3.0], requires_grad=True)
+    with torch.no_grad():
+        w.clamp_(-1, 1)
+    assert w.tolist() == [-1.0, 0.5, 1.0] and w._version == 1
+    with pytest.raises(NotImplementedError, match="use x = x.clamp"):
+        w.clamp_(0, 1)

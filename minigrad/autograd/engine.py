@@ -37,7 +37,7 @@ Observer = Callable[[Node, tuple, tuple], None]
 
 def run_backward(tensors: Sequence[Tensor], grad_tensors: Sequence[Tensor | None],
                  retain_graph: bool | None = None, create_graph: bool = False,
-                 inputs: Sequence[Tensor] | None = None, allow_unused: bool = False,
+                 inputs: Sequence[Tensor] | None = None,
                  observer: Observer | None = None) -> tuple | None:
     """Backpropagate from ``tensors``. With ``inputs``, return their gradients instead of
     accumulating into ``.grad`` (this is ``autograd.grad``).
@@ -159,7 +159,7 @@ def _execute(roots, retain_graph, create_graph, captures, n_inputs, observer):
             grad_outputs = _prepare_grad_outputs(node, grad_outputs, staged)
         if needed is not None and node not in needed:
             continue
-        grad_inputs = _validate(node, node._forward_cls.backward(node, *grad_outputs))
+        grad_inputs = _validate(node, node.apply(*grad_outputs))
         if node._post_hooks:
             grad_inputs = _run_post_hooks(node, grad_inputs, grad_outputs)
         if not retain_graph:

@@ -87,7 +87,7 @@ class BackwardCFunction(Node, FunctionCtx):
 
     def apply(self, *grad_outputs: Tensor | None) -> Any:
         """Run the Function's backward with this node as ctx (the engine calls this)."""
-        return self._forward_cls._backward_impl(self, *grad_outputs)
+        return self._forward_cls.backward(self, *grad_outputs)
 
     @property
     def saved_tensors(self) -> tuple:
@@ -218,10 +218,6 @@ class Function(metaclass=FunctionMeta):
             "to use it with backward mode AD.")
 
     vjp = backward
-
-    @classmethod
-    def _backward_impl(cls, ctx, *grad_outputs):
-        return cls.backward(ctx, *grad_outputs)
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:

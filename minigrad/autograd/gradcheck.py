@@ -61,7 +61,7 @@ def _analytical_jacobian(func, inputs, output_index: int, input_index: int) -> n
         seed = np.zeros(output.numel(), dtype=output._data.dtype)
         seed[j] = 1
         grads = run_backward((output,), (Tensor._make(seed.reshape(output._data.shape)),), retain_graph=True,
-                             inputs=(x,), allow_unused=True)
+                             inputs=(x,))
         if grads[0] is not None:
             jacobian[:, j] = grads[0]._data.reshape(-1)
     return jacobian
@@ -119,7 +119,7 @@ def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-
         wanted = tuple(x for x in xs if isinstance(x, Tensor) and x.requires_grad)
         with grad_mode.enable_grad():   # gradcheck's numerical pass runs under no_grad
             outs = _outputs(func, xs)
-            grads = run_backward(outs, gs, retain_graph=True, create_graph=True, inputs=wanted, allow_unused=True)
+            grads = run_backward(outs, gs, retain_graph=True, create_graph=True, inputs=wanted)
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(first_derivatives, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,

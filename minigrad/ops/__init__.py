@@ -5,7 +5,7 @@ from .arithmetic import (Add, Div, FloorDivide, Mul, Neg, Pow, PowScalarBase, Po
                          Sub, compare, pow)
 from .indexing import Alias, CopySlices, Index, IndexAdd, IndexPut, Select, Slice, getitem, index_add_, setitem
 from .inplace import (AddInplace, CopyInplace, DivInplace, FillInplace, FillTensorInplace, MulInplace, SubInplace,
-                      ZeroInplace, inplace, inplace_unsupported)
+                      ZeroInplace, inplace)
 from .linalg import Addmm, BatchedMatmul, Dot, Mm, Mv, matmul, mm
 from .pointwise import Abs, Clamp, Cos, Exp, Log, Relu, Sigmoid, Sign, Sin, Sqrt, Tanh, Where, where
 from .reduction import (Gather, LogSoftmax, MaxAll, MaxDim, Mean, MeanDim, MinAll, MinDim, ScatterAdd, Softmax,

@@ -146,6 +146,3 @@ def inplace(function: type, a: Tensor, other, *extra) -> Tensor:
         return function.apply(a, other)
     return function.apply(a, _operand(other), *extra)
 
-
-def inplace_unsupported(name: str):
-    raise NotImplementedError(f"minigrad: {name} on a tensor that requires grad is not implemented")
