@@ -95,7 +95,7 @@ class BackwardCFunction(Node, FunctionCtx):
         saved = self._saved
         if saved is None:
             raise RuntimeError(BACKWARD_TWICE)
-        return tuple(None if s is None else s.unpack(self) for s in saved)
+        return tuple([None if s is None else s.unpack(self) for s in saved])
 
     @property
     def saved_variables(self) -> tuple:
