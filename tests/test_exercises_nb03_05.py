@@ -342,6 +342,11 @@ def saving_and_stashing_forward(ctx, x):
     return x ** 3
 
 
+def saving_clone_forward(ctx, x):
+    ctx.save_for_backward(x.clone())
+    return x ** 3
+
+
 def tuple_backward(ctx, grad_output):
     x = ctx.saved_tensors
     return 3 * x ** 2 * grad_output
@@ -354,13 +359,18 @@ def test_nb05_turn1_accepts_save_for_backward(capsys):
 
 @pytest.mark.parametrize("forward, backward, message", [
     (stashing_forward, stashed_backward,
-     "backward ran and gave [300.0, 1200.0, 300.0] (the true gradient at the values forward saw is [3, 12, 3])"),
+     "backward ran and gave [300.0, 12000.0, 30000.0] (the true gradient at the values forward saw is "
+     "[3, 120, 300]): backward read the changed x"),
     (saving_forward, stashed_backward, "AttributeError"),
-    (saving_and_stashing_forward, stashed_backward, "backward read the changed x"),
+    (saving_and_stashing_forward, stashed_backward,
+     "x is saved with save_for_backward, but backward reads ctx.x, a plain attribute"),
+    (saving_clone_forward, saved_backward, "you saved a copy of x, which the in-place change never touches"),
+    (saving_forward, lambda ctx, grad_output: 3 * ctx.saved_tensors[0] ** 2,
+     "x.grad is [3, 12, 3]: the gradient for an incoming gradient of ones, so backward ignores grad_output"),
     (saving_and_stashing_forward, saved_backward, "ctx.x still holds a tensor as a plain attribute"),
     (saving_forward, tuple_backward, "unpack it with `x, = ctx.saved_tensors`"),
     (saving_forward, lambda ctx, grad_output: 2 * ctx.saved_tensors[0] * grad_output,
-     "the gradient of x ** 3 at [1, 2, -1] came out as"),
+     "the gradient of x ** 3 at [1, 2, -1] with an incoming gradient [1, 10, 100] came out as"),
 ])
 def test_nb05_turn1_explains_mistakes(forward, backward, message, capsys):
     ok, out = verdict(nb05.your_turn_1, cube(forward, backward), capsys)

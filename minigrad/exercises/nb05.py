@@ -49,8 +49,9 @@ def your_turn_1(Cube) -> None:
     y = Cube.apply(x)
     expect(isinstance(y, torch.Tensor) and _values(y) == [1.0, 8.0, -1.0],
            f"Cube.apply([1, 2, -1]) gave {y!r}, expected [1, 8, -1]", "forward returns x ** 3")
+    upstream = torch.tensor([1.0, 10.0, 100.0])   # not all ones: backward must use grad_output
     try:
-        y.sum().backward()
+        y.backward(upstream)
     except RuntimeError as error:
         expect(False, f"backward failed without any in-place change: {error}",
                "in backward, read the tensor back with `x, = ctx.saved_tensors`")
@@ -58,22 +59,40 @@ def your_turn_1(Cube) -> None:
         expect("tuple" not in str(error), f"backward failed: TypeError: {error}",
                "ctx.saved_tensors is a tuple, even for one tensor: unpack it with `x, = ctx.saved_tensors`")
         raise
-    expect(x.grad is not None and _values(x.grad) == [3.0, 12.0, 3.0],
-           f"the gradient of x ** 3 at [1, 2, -1] came out as {x.grad!r}, expected [3, 12, 3]",
-           "backward returns 3 * x ** 2 * grad_output")
+    got = None if x.grad is None else _values(x.grad)
+    expect(got != [3.0, 12.0, 3.0],
+           "with an incoming gradient [1, 10, 100], x.grad is [3, 12, 3]: the gradient for an incoming "
+           "gradient of ones, so backward ignores grad_output",
+           "multiply by grad_output (the chain rule): 3 * x ** 2 * grad_output")
+    expect(got == [3.0, 120.0, 300.0],
+           f"the gradient of x ** 3 at [1, 2, -1] with an incoming gradient [1, 10, 100] came out as {got}, "
+           "expected [3, 120, 300]", "backward returns 3 * x ** 2 * grad_output")
 
     x = torch.tensor([1.0, 2.0, -1.0], requires_grad=True)
     y = Cube.apply(x)
+    ctx = y.grad_fn
+    saved = [t for t in (ctx._raw_saved_tensors or ()) if t is not None]
+    stashed = [name for name, value in ctx._ctx_attributes().items() if isinstance(value, torch.Tensor)]
     with torch.no_grad():
         x.mul_(10)   # the bug: x changes after forward and before backward
     try:
-        y.sum().backward()
+        y.backward(upstream)
     except RuntimeError as error:
         expect(INPLACE_ERROR in str(error), f"backward raised a different error: {error}",
                "save x with ctx.save_for_backward(x) and read it with ctx.saved_tensors")
     else:
-        expect(False, f"x was changed in place after forward, yet backward ran and gave {_values(x.grad)} "
-               "(the true gradient at the values forward saw is [3, 12, 3]): backward read the changed x",
+        got = _values(x.grad)
+        expect(got != [3.0, 120.0, 300.0],
+               "x was changed in place after forward, yet backward ran without an error and gave the "
+               "gradient at the old values: you saved a copy of x, which the in-place change never touches, "
+               "so there is nothing for the version check to catch",
+               "save x itself: ctx.save_for_backward(x), not x.clone() or x.detach()")
+        expect(not (saved and stashed),
+               f"x is saved with save_for_backward, but backward reads ctx.{stashed[0] if stashed else ''}, a "
+               "plain attribute: only reading ctx.saved_tensors compares version counters",
+               f"in backward, read x with `x, = ctx.saved_tensors` and delete ctx.{stashed[0] if stashed else ''}")
+        expect(False, f"x was changed in place after forward, yet backward ran and gave {got} "
+               "(the true gradient at the values forward saw is [3, 120, 300]): backward read the changed x",
                "keep x with ctx.save_for_backward(x) in forward, and read it in backward with "
                "`x, = ctx.saved_tensors`: that read compares version counters")
 
