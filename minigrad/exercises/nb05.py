@@ -213,3 +213,38 @@ def your_turn_2(saved_bytes: Callable) -> None:
                    "multiply each tensor's numel() by its element_size() (4 for float32, 8 for float64)")
         expect(False, f"for {description} you gave {got}, the saved tensors take {expected} bytes",
                "every node once, every saved tensor that is not None, numel() * element_size() bytes each")
+
+
+SECOND_TIME = "Trying to backward through the graph a second time"
+
+
+@exercise("Your turn 3: two backward passes through one graph")
+def your_turn_3(two_backwards: Callable) -> None:
+    """``two_backwards(x)`` runs backward of ``y.sum()`` and of ``(3 * y).sum()`` through one graph
+    ``y = SquareSaved.apply(x)`` and returns ``y``: ``x.grad`` is ``8 x`` and the saved x is freed."""
+    expect(callable(two_backwards), f"you passed {type(two_backwards).__name__}, not a function",
+           "pass the function itself: check.your_turn_3(two_backwards)")
+    x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    try:
+        y = two_backwards(x)
+    except RuntimeError as error:
+        expect(SECOND_TIME not in str(error),
+               "the first backward freed the saved tensors, so the second one failed: "
+               f"RuntimeError: {str(error).split('.')[0]}",
+               "pass retain_graph=True to the first backward: another one follows through the same graph")
+        raise
+    expect(isinstance(y, torch.Tensor) and y.grad_fn is not None,
+           f"two_backwards returned {type(y).__name__}, not the "
+           "output y of SquareSaved.apply(x)", "end with `return y`")
+    got = None if x.grad is None else _values(x.grad)
+    expect(got is not None, "x.grad is None after both backward passes", "call backward on y.sum() and on (3 * y).sum()")
+    expect(got != [2.0, -4.0, 6.0], f"x.grad is {got} = 2x: only the first backward added to it",
+           "run the second backward, of (3 * y).sum(), through the same y")
+    expect(got != [6.0, -12.0, 18.0], f"x.grad is {got} = 6x: only the second backward added to it",
+           "run both: y.sum() first, then (3 * y).sum(); their gradients add up in x.grad")
+    expect(got == [8.0, -16.0, 24.0], f"x.grad is {got}; both passes together give 2x + 6x = [8, -16, 24]",
+           "build y once, then y.sum().backward(retain_graph=True) and (3 * y).sum().backward()")
+    expect(y.grad_fn._raw_saved_tensors is None,
+           "after the last backward the saved tensors are still kept: retain_graph=True on the last "
+           "pass keeps them for nothing",
+           "retain_graph=True only where another backward follows, not on the last one")
