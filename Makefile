@@ -41,7 +41,7 @@ help: ## list the targets (the default)
 	@echo "minigrad course: make TARGET"
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  %-12s %s\n", $$1, $$2}'
 	@echo "Variables: PYTHON=$(PYTHON) PORT=$(PORT) LAB_ARGS='$(LAB_ARGS)' LAB_TOKEN=<token, empty for none> CELL_TIMEOUT=$(CELL_TIMEOUT)"
-	@echo "           OFFLINE=1 (make slides: use a local copy of reveal.js in build/reveal.js)"
+	@echo "           CDN=1 (make slides: decks load reveal.js from a CDN instead of build/reveal.js)"
 
 venv: $(STAMP) ## create .venv and install minigrad with its course and test tools
 	@:
@@ -103,8 +103,8 @@ bench: venv ## run every bench/*.py script
 student: venv ## build the student edition in build/student/ (and build/student/zh/): solutions become folded hints
 	$(VENV_BIN)/python -m tools.student_edition notebooks $(BUILD)/student
 
-slides: venv ## build a reveal.js deck per notebook in build/slides/ (OFFLINE=1: local reveal.js)
-	$(VENV_BIN)/python -m tools.slides notebooks $(BUILD)/slides $(if $(filter 1,$(OFFLINE)),--offline $(BUILD)/reveal.js)
+slides: venv ## build a reveal.js deck per notebook in build/slides/, working offline (CDN=1: reveal.js from a CDN)
+	$(VENV_BIN)/python -m tools.slides notebooks $(BUILD)/slides --reveal-dir $(BUILD)/reveal.js $(if $(filter 1,$(CDN)),--cdn)
 
 site: venv ## build the course as a static HTML site in build/site/ (open build/site/index.html)
 	$(VENV_BIN)/python -m tools.site notebooks $(BUILD)/site

@@ -21,7 +21,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tools import notebook_metadata, site, slides, student_edition  # noqa: E402
-from tools.course import editions, notebook_intro, notebook_paths, read_notebook, tags  # noqa: E402
+from tools.course import editions, has_math, notebook_intro, notebook_paths, read_notebook, tags  # noqa: E402
 
 NOTEBOOKS = ROOT / "notebooks"
 NOTEBOOK_PATHS = notebook_paths(NOTEBOOKS)
@@ -428,21 +428,55 @@ def test_author_slide_metadata_is_kept():
     assert count == 1
 
 
-def test_offline_decks_load_reveal_from_the_local_copy(tmp_path):
-    local = tmp_path / "reveal.js"  # stands in for the npm copy, so no download happens
-    for name in ("dist/reveal.js", "vendor/require.js", "vendor/jquery.min.js"):
-        (local / name).parent.mkdir(parents=True, exist_ok=True)
-        (local / name).write_text("")
+def fake_reveal_copy(folder: Path) -> Path:
+    """Stands in for the npm copy of reveal.js, so no download happens."""
+    for name in ("dist/reveal.js", "vendor/require.js", "vendor/jquery.min.js", "vendor/mathjax/MathJax.js"):
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text("")
+    return folder
+
+
+def loaded_urls(page: str) -> list[str]:
+    """What a deck's script and link tags load."""
+    return re.findall(r'<(?:script|link)[^>]*(?:src|href)="([^"]+)"', page)
+
+
+def test_decks_load_everything_from_the_local_copy_in_both_editions(tmp_path):
+    local = fake_reveal_copy(tmp_path / "build" / "reveal.js")
+    source = tmp_path / "notebooks"
+    source.mkdir()
+    with_math = next(path for path in NOTEBOOK_PATHS if has_math(read_notebook(path)))
+    (source / with_math.name).write_bytes(with_math.read_bytes())
+    fake_translation(source, {with_math.name})
+    decks = slides.build(source, tmp_path / "build" / "slides", offline=local)
+    by_folder = {deck.parent.name: deck for deck in decks}
+    assert set(by_folder) == {"slides", "zh"}
+    for folder, prefix in (("slides", "../reveal.js/"), ("zh", "../../reveal.js/")):
+        page = by_folder[folder].read_text(encoding="utf-8")
+        loaded = loaded_urls(page)
+        assert loaded and not [url for url in loaded if re.match(r"https?:|//", url)], loaded
+        assert all(url.startswith(prefix) for url in loaded), loaded
+        assert f"{prefix}vendor/mathjax/MathJax.js?config=" in page   # formulas typeset offline too
+        assert f"{prefix}plugin/notes/notes.js" in page
+    assert "这是中文版" in by_folder["zh"].read_text(encoding="utf-8")
+
+
+def test_make_slides_falls_back_to_a_cdn_without_npm(tmp_path, monkeypatch, capsys):
     (tmp_path / "notebooks").mkdir()
     first = NOTEBOOK_PATHS[0]
     (tmp_path / "notebooks" / first.name).write_bytes(first.read_bytes())
-    [deck] = slides.build(tmp_path / "notebooks", tmp_path / "slides", offline=local)
-    page = deck.read_text(encoding="utf-8")
-    loaded = re.findall(r'<(?:script|link)[^>]*(?:src|href)="([^"]+)"', page)
-    loaded += re.findall(r'"(\.\./reveal\.js/[^"]+)"', page)
-    # Everything but MathJax (typesetting only, and only in decks with formulas) is local.
-    assert loaded and all(url.startswith("../reveal.js/") for url in loaded if "mathjax" not in url), loaded
-    assert "../reveal.js/dist/reveal.js" in loaded and "../reveal.js/plugin/notes/notes.js" in loaded
+    monkeypatch.setattr(slides.shutil, "which", lambda name: None)
+    assert slides.main([str(tmp_path / "notebooks"), str(tmp_path / "slides"),
+                        "--reveal-dir", str(tmp_path / "reveal.js")]) == 0
+    assert "Could not fetch reveal.js" in capsys.readouterr().err
+    page = (tmp_path / "slides" / f"{first.stem}.slides.html").read_text(encoding="utf-8")
+    assert any(url.startswith("https://") and "reveal" in url for url in loaded_urls(page))
+
+
+def test_makefile_builds_offline_slides_by_default():
+    makefile = (ROOT / "Makefile").read_text()
+    recipe = re.search(r"^slides: .*\n\t(.*)$", makefile, re.M).group(1)
+    assert "--reveal-dir $(BUILD)/reveal.js" in recipe and "$(if $(filter 1,$(CDN)),--cdn)" in recipe
 
 
 # --- 4. The HTML site -----------------------------------------------------------------------
