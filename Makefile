@@ -100,7 +100,7 @@ bench: venv ## run every bench/*.py script
 	if [ $${#scripts[@]} -eq 0 ]; then echo "no bench/*.py scripts yet"; exit 0; fi; \
 	for script in "$${scripts[@]}"; do echo "== $$script"; $(VENV_BIN)/python "$$script"; done
 
-student: venv ## build the student edition in build/student/: solutions become stubs that raise
+student: venv ## build the student edition in build/student/ (and build/student/zh/): solutions become folded hints
 	$(VENV_BIN)/python -m tools.student_edition notebooks $(BUILD)/student
 
 slides: venv ## build a reveal.js deck per notebook in build/slides/ (OFFLINE=1: local reveal.js)

@@ -344,15 +344,6 @@ def _validate(node: BackwardCFunction, grads) -> tuple:
     if not isinstance(grads, tuple):
         grads = (grads,)
     needs = node.needs_input_grad
-    info = node._input_info
-    if len(grads) == len(needs) == len(info):
-        # Every argument is a tensor: nothing to drop or re-align if every gradient already fits.
-        for grad, (shape, dtype), need in zip(grads, info, needs):
-            if grad is not None and (type(grad) is not Tensor or not need or grad._data.shape != shape
-                                     or grad._data.dtype != dtype):
-                break
-        else:
-            return grads
     n_args = len(needs)
     if len(grads) != n_args:
         if len(grads) > n_args and all(g is None for g in grads[n_args:]):
@@ -360,6 +351,15 @@ def _validate(node: BackwardCFunction, grads) -> tuple:
         else:
             raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                                f"(expected {n_args}, got {len(grads)})")
+    info = node._input_info
+    if len(grads) == len(info):
+        # Every argument is a tensor: nothing to drop or re-align if every gradient already fits.
+        for grad, (shape, dtype), need in zip(grads, info, needs):
+            if grad is not None and (type(grad) is not Tensor or not need or grad._data.shape != shape
+                                     or grad._data.dtype != dtype):
+                break
+        else:
+            return grads
     positions = node._input_positions
     result = []
     k = 0

@@ -256,6 +256,8 @@ class Function(metaclass=FunctionMeta):
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Run forward and, if any tensor input requires grad, record a node for backward."""
+        if not _grad_state.enabled and not cls._uses_setup_context:
+            return _apply_without_graph(cls, args, kwargs)   # the same forward, nothing recorded
         if cls._uses_setup_context:
             signature = cls.__dict__.get("_forward_signature") or _cache_signature(cls)
             bound = signature.bind(*args, **kwargs)
@@ -317,6 +319,29 @@ ACCESSED_ONCE = (
 def _both_backward_and_vjp(ctx, *grad_outputs):
     raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not allowed. You "
                        "should only implement one of them.")
+
+
+def _apply_without_graph(cls, args: tuple, kwargs: dict) -> Any:
+    """``apply`` in no-grad mode (under ``no_grad``, or inside a backward that builds no graph):
+    forward gets a fresh ctx with ``needs_input_grad`` as usual, but no edges, sequence number or
+    saved records are made, since no node will be recorded. Dirty inputs still get their version bumped.
+    """
+    ctx = cls._backward_cls()
+    ctx.needs_input_grad = tuple([isinstance(arg, Tensor) and (arg._requires_grad or arg.grad_fn is not None)
+                                  for arg in args])
+    output = cls.forward(ctx, *args, **kwargs)
+    if type(output) is Tensor and ctx.non_differentiable is None:
+        dirty = ctx.dirty_tensors
+        if dirty is None:
+            for arg in args:
+                if output is arg:
+                    return output._alias()   # an input returned unchanged comes back as a new object
+            return output
+        if len(dirty) == 1 and dirty[0] is output:   # an in-place operation such as p -= lr * p.grad
+            output._version_counter.value += 1
+            ctx.dirty_tensors = None
+            return output
+    return _wrap_outputs(ctx, args, output, False)
 
 
 def _cache_signature(cls) -> inspect.Signature:
