@@ -34,6 +34,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import grad_mode
+from . import anomaly_mode
 from ..tensor import Tensor
 from .graph import Node, _sequence_numbers
 from ..types import Size, from_numpy_dtype
@@ -291,6 +292,8 @@ class Function(metaclass=FunctionMeta):
         if record:
             ctx.requires_grad = True
             ctx._sequence_nr = next(_sequence_numbers)
+            if anomaly_mode.state.enabled:
+                anomaly_mode.record_forward(ctx)
             ctx._input_positions = tuple(positions)
             ctx.next_functions = tuple(edges)
             ctx._input_info = input_info
