@@ -1480,6 +1480,27 @@ def test_gradcheck_no_outputs_and_outputs_without_gradient():
         gradcheck(lambda t: torch.tensor([t.item()], dtype=torch.double), x)
 
 
+def test_gradcheck_refuses_outputs_that_change_shape_or_dtype_and_overlapping_inputs():
+    a = torch.ones(1, dtype=torch.double, requires_grad=True)
+
+    def grows(x):
+        return torch.cat([x, x]) if bool((x >= 1).all()) else x
+
+    def changes_dtype(x):
+        return x.to(torch.float32) if bool((x >= 1).all()) else x
+
+    with pytest.raises(AssertionError, match=r"Expected `func` to return outputs with the same shape when inputs "
+                                             r"are perturbed on index \(0,\) by 1e-06, but got: shapes "
+                                             r"torch.Size\(\[1\]\) and torch.Size\(\[2\]\)."):
+        gradcheck(grows, (a,))
+    with pytest.raises(AssertionError, match="same dtype when inputs are perturbed on index \\(0,\\) by 1e-06, but "
+                                             "got: dtypes torch.float64 and torch.float32."):
+        gradcheck(changes_dtype, (a,))
+    expanded = torch.ones(1, dtype=torch.double, requires_grad=True).expand(2, 2)
+    with pytest.raises(RuntimeError, match="The 0th input has a dimension with stride 0. gradcheck only supports"):
+        gradcheck(lambda t: t, (expanded,), raise_exception=False)
+
+
 # --- anomaly detection ---------------------------------------------------------------------------------
 
 class NanGrad(Function):
