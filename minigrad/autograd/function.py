@@ -360,6 +360,8 @@ def _wrap_single_output(ctx: BackwardCFunction, args: tuple, output: Tensor, rec
         if output is arg:
             output = output._alias()   # an input returned unchanged comes back as a new view object
             break
+    if output._base is not None:
+        _views.mark_custom_function_output(ctx, output)
     if record:
         if output._data.dtype.kind in "fc":   # integer and bool outputs carry no gradient
             output.grad_fn = ctx
@@ -392,15 +394,18 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, record: boo
             continue
         differentiable = out._data.dtype.kind in "fc" and not any(out is t for t in non_differentiable)
         if any(out is t for t in dirty):
-            if record and out.grad_fn is None and out._requires_grad:
+            if record and out._grad_fn is None and out._requires_grad:
                 raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
             out._version_counter.value += 1
-            if record and out._base is not None and out._base.requires_grad:
-                raise NotImplementedError(
-                    "minigrad does not track in-place changes made through a view of a tensor that "
-                    "requires grad; modify the base tensor, or clone() the view first.")
+            if record and out._base is not None:   # changed through a view: rewrite the base's history too
+                n_tensors = sum(isinstance(o, Tensor) for o in raw)
+                _views.rebase_view(out, ctx, args, n_tensors)
+                wrapped.append(out)
+                continue
         elif any(out is a for a in args):
             out = out._alias()   # an input returned unchanged comes back as a new view object
+        if out._base is not None and not any(out is t for t in dirty):
+            _views.mark_custom_function_output(ctx, out)
         if record:
             out.grad_fn = ctx if differentiable else None
             out._output_nr = output_nr
@@ -481,3 +486,6 @@ def once_differentiable(backward: Callable) -> Callable:
         items = tuple(new if isinstance(g, Tensor) else g for g, new in zip(items, guarded))
         return items if is_tuple else items[0]
     return wrapper
+
+
+from . import views as _views  # noqa: E402  (views builds on Function, defined above)
