@@ -226,6 +226,8 @@ def current_grad_fn(view: Tensor):
         return None
     message = _refusal(view, indirect=True)
     if message is not None:
+        if not grad_mode.state.enabled:
+            return view._grad_fn   # nothing is being recorded: an operation under no_grad may still use it
         raise RuntimeError(message)
     return _point_view_at_base(view)
 
