@@ -193,6 +193,11 @@ class Tensor:
         self._grad = value
 
     @property
+    def output_nr(self) -> int:
+        """Which output of its ``grad_fn`` this tensor is (0 for the first, or for a leaf)."""
+        return self._output_nr
+
+    @property
     def retains_grad(self) -> bool:
         return self._retains_grad
 
@@ -215,16 +220,19 @@ class Tensor:
         if self.grad_fn is not None:
             return self.grad_fn._add_tensor_pre_hook(self._output_nr, hook)
         if self._backward_hooks is None:
-            self._backward_hooks = []
-        self._backward_hooks.append(hook)
+            self._backward_hooks = {}
         return RemovableHandle(self._backward_hooks, hook)
 
     def backward(self, gradient: "Tensor | None" = None, retain_graph: bool | None = None,
                  create_graph: bool = False, inputs=None) -> None:
-        """Compute the gradient of this tensor with respect to the leaves, into their ``.grad``."""
+        """Compute the gradient of this tensor with respect to the leaves, into their ``.grad``.
+
+        With ``inputs``, only those tensors get their ``.grad`` filled.
+        """
         if inputs is not None:
-            raise NotImplementedError("minigrad: backward(inputs=...) is not supported; "
-                                      "use minigrad.autograd.grad(outputs, inputs) instead.")
+            from .autograd import backward
+            backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+            return
         run_backward((self,), (gradient,), retain_graph, create_graph)
 
     def _gradient_edge(self) -> tuple:

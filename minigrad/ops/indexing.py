@@ -99,6 +99,7 @@ class Index(Builtin):
     @staticmethod
     def forward(ctx, a, key):
         ctx._shape, ctx._key = a.shape, key
+        save_index_arrays(ctx, key)
         try:
             return wrap(a._data[key])
         except IndexError as error:   # numpy says "axis", PyTorch says "dimension"
@@ -106,7 +107,14 @@ class Index(Builtin):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors   # the saved indices: after a backward without retain_graph, this raises
         return PutIntoZeros.apply(grad, ctx._shape, ctx._key), None
+
+
+def save_index_arrays(ctx, key) -> None:
+    """PyTorch saves index tensors for backward, so a second backward without retain_graph fails."""
+    items = key if isinstance(key, tuple) else (key,)
+    ctx.save_for_backward(*[Tensor._make(k) for k in items if isinstance(k, np.ndarray)])
 
 
 def _dims_used(k) -> int:
@@ -174,11 +182,13 @@ class IndexPut(Builtin):
         except IndexError as error:   # numpy says "axis", PyTorch says "dimension"
             raise IndexError(str(error).replace(" for axis ", " for dimension ")) from None
         ctx._key = key
+        save_index_arrays(ctx, key)
         ctx.mark_dirty(a)
         return a
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors   # the saved indices: after a backward without retain_graph, this raises
         keep = np.ones(grad.shape, dtype=bool)
         keep[ctx._key] = False
         return grad * wrap(keep), getitem(grad, ctx._key), None

@@ -27,7 +27,10 @@ class ViewFunction(Builtin):
 def _shape_arg(shape: tuple) -> tuple:
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
-    return tuple(int(s) for s in shape)
+    for s in shape:
+        if type(s) is not int:
+            return tuple(int(s) for s in shape)
+    return shape   # already a tuple of Python ints (the common case)
 
 
 def _infer_shape(shape: tuple, numel: int) -> tuple:
@@ -206,16 +209,18 @@ class Expand(ViewFunction):
 
 def expand(a: Tensor, sizes: tuple) -> Tensor:
     sizes = _shape_arg(sizes)
-    lead = len(sizes) - a.ndim
-    shown = f"[{', '.join(map(str, sizes))}]"
+    own = a._data.shape
+    lead = len(sizes) - len(own)
     if lead < 0:
+        shown = f"[{', '.join(map(str, sizes))}]"
         raise RuntimeError(f"expand(torch.{a.dtype.legacy_name}{{[{', '.join(map(str, a.shape))}]}}, size={shown}): "
                            f"the number of sizes provided ({len(sizes)}) must be greater or equal to the number of "
                            f"dimensions in the tensor ({a.ndim})")
-    shape = tuple(a.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
-    for i in reversed(range(a.ndim)):   # PyTorch reports the last clashing dimension
-        s = a.shape[i]
+    shape = sizes if -1 not in sizes else tuple(own[i - lead] if s == -1 else s for i, s in enumerate(sizes))
+    for i in reversed(range(len(own))):   # PyTorch reports the last clashing dimension
+        s = own[i]
         if s != 1 and s != shape[lead + i]:
+            shown = f"[{', '.join(map(str, sizes))}]"
             raise RuntimeError(f"The expanded size of the tensor ({shape[lead + i]}) must match the existing size "
                                f"({s}) at non-singleton dimension {lead + i}.  Target sizes: {shown}.  "
                                f"Tensor sizes: [{', '.join(map(str, a.shape))}]")
