@@ -464,6 +464,7 @@ def test_views_returned_by_custom_functions():
     assert message(lambda: quiet.mul_(2)) == no_grad_text + CUSTOM_ADVICE
     plain = Id.apply(torch.ones(2))
     assert message(lambda: plain.mul_(torch.ones(2, requires_grad=True))) == no_grad_text + CUSTOM_ADVICE
+    assert message(lambda: plain.copy_(torch.ones(1, requires_grad=True))) == no_grad_text + CUSTOM_ADVICE
 
 
 def test_mark_dirty_on_a_view():
@@ -506,6 +507,12 @@ def test_mark_dirty_on_a_view_with_two_outputs_or_not_first():
         "more than one Tensor.")
     with pytest.raises(NotImplementedError, match="not its first argument"):
         Second.apply(torch.tensor(2.0), (a * 1)[:2])
+
+
+def test_views_cannot_be_detached_in_place():
+    assert message(lambda: torch.zeros(3)[:2].detach_()).startswith(
+        "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP)")
+    assert not leaf().clone().detach_().requires_grad
 
 
 def test_expanded_views_cannot_be_written():
