@@ -338,7 +338,10 @@ def _apply_without_graph(cls, args: tuple, kwargs: dict) -> Any:
         if dirty is None:
             for arg in args:
                 if output is arg:
-                    return output._alias()   # an input returned unchanged comes back as a new object
+                    output = output._alias()   # an input returned unchanged comes back as a new object
+                    break
+            if output._base is not None:
+                _views.mark_custom_function_output(ctx, output)
             return output
         if len(dirty) == 1 and dirty[0] is output:   # an in-place operation such as p -= lr * p.grad
             output._version_counter.value += 1
