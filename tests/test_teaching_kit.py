@@ -5,6 +5,8 @@ notebook added later is covered without changing this file.
 from __future__ import annotations
 
 import copy
+import json
+import os
 import re
 import subprocess
 import sys
@@ -18,8 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tools import site, slides, student_edition  # noqa: E402
-from tools.course import editions, notebook_intro, notebook_paths, read_notebook, tags  # noqa: E402
+from tools import notebook_metadata, site, slides, student_edition  # noqa: E402
+from tools.course import editions, has_math, notebook_intro, notebook_paths, read_notebook, tags  # noqa: E402
 
 NOTEBOOKS = ROOT / "notebooks"
 NOTEBOOK_PATHS = notebook_paths(NOTEBOOKS)
@@ -267,6 +269,72 @@ def test_make_student_writes_every_notebook_of_both_editions(tmp_path):
     assert any(cell.source.startswith("<details><summary>提示") for cell in zh.cells)
 
 
+# --- Opening a notebook changes nothing (tools/notebook_metadata.py, jupyter-config/) -----------
+
+@pytest.mark.parametrize("path", ALL_EDITIONS, ids=edition_ids(ALL_EDITIONS))
+def test_stored_metadata_is_what_jupyterlab_writes(path):
+    raw = path.read_text(encoding="utf-8")
+    stored = json.loads(raw)
+    assert stored["metadata"]["kernelspec"] == {
+        "display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}, \
+        f"{path.name}: run `python -m tools.notebook_metadata notebooks` (make execute does)"
+    assert stored["metadata"]["language_info"] == notebook_metadata.LANGUAGE_INFO
+    assert (stored["nbformat"], stored["nbformat_minor"]) == (4, 5)
+    assert all(cell.get("id") for cell in stored["cells"]), "JupyterLab would add cell ids"
+    # The JSON layout JupyterLab's server writes (nbformat: indent 1, sorted keys, final newline).
+    assert raw == nbformat.writes(nbformat.reads(raw, as_version=4)) + "\n"
+
+
+def test_the_course_kernel_is_the_stored_kernelspec():
+    import ipykernel.kernelspec
+
+    spec = ipykernel.kernelspec.get_kernel_dict()
+    assert {key: spec[key] for key in ("display_name", "language")} == {
+        key: notebook_metadata.KERNELSPEC[key] for key in ("display_name", "language")}
+    assert ipykernel.kernelspec.KERNEL_NAME == notebook_metadata.KERNELSPEC["name"]
+
+
+def test_course_server_restores_the_metadata_and_has_no_news():
+    config = (ROOT / "jupyter-config" / "jupyter_server_config.py").read_text()
+    hook = re.search(r'pre_save_hook = "([\w.]+)"', config).group(1)
+    module, _, name = hook.rpartition(".")
+    assert getattr(__import__(module, fromlist=[name]), name) is notebook_metadata.pre_save_hook
+    nb = read_notebook(NOTEBOOK_PATHS[0])
+    nb.metadata.language_info.version = "3.99.0"        # what another machine's kernel reports
+    nb.metadata.kernelspec.display_name = "Python 3"
+    model = {"type": "notebook", "content": nb}
+    notebook_metadata.pre_save_hook(model=model, path=NOTEBOOK_PATHS[0].name, contents_manager=None)
+    assert nbformat.writes(model["content"]) + "\n" == NOTEBOOK_PATHS[0].read_text(encoding="utf-8")
+    page_config = json.loads((ROOT / "jupyter-config" / "labconfig" / "page_config.json").read_text())
+    assert page_config["disabledExtensions"] == {"@jupyterlab/apputils-extension:announcements": True}
+
+
+def test_make_lab_runs_tools_lab_with_the_course_config():
+    from tools import lab
+
+    makefile = (ROOT / "Makefile").read_text()
+    assert re.search(r"^lab: .*\n\t\$\(VENV_BIN\)/python -m tools\.lab notebooks ", makefile, re.M)
+    assert re.search(r"^lab-student: student .*\n\t\$\(VENV_BIN\)/python -m tools\.lab \$\(BUILD\)/student ",
+                     makefile, re.M)
+    env = lab.lab_environment({"JUPYTER_CONFIG_PATH": "/elsewhere"})
+    assert env["JUPYTER_CONFIG_PATH"].split(os.pathsep) == [str(ROOT / "jupyter-config"), "/elsewhere"]
+    assert "--allow-root" in lab.lab_command(Path("notebooks"), 8888, [], as_root=True)
+    assert "--allow-root" not in lab.lab_command(Path("notebooks"), 8888, [], as_root=False)
+    assert "--ServerApp.port_retries=0" in lab.lab_command(Path("notebooks"), 8888, [])
+
+
+def test_second_make_lab_points_at_the_running_server(monkeypatch, capsys):
+    from tools import lab
+
+    server = {"root_dir": str(NOTEBOOKS), "port": 8888, "pid": 42, "token": "secret",
+              "url": "http://127.0.0.1:8888/"}
+    monkeypatch.setattr(lab, "running_servers", lambda: [server])
+    monkeypatch.setattr(lab.os, "execve", lambda *args: pytest.fail("started a second server"))
+    assert lab.main([str(NOTEBOOKS), "--port", "8890", "--", "--no-browser"]) == 0
+    out = capsys.readouterr().out
+    assert "already serving" in out and "http://127.0.0.1:8888/lab?token=secret" in out
+
+
 # --- 3. Slides ------------------------------------------------------------------------------
 
 class SectionCounter(HTMLParser):
@@ -360,21 +428,55 @@ def test_author_slide_metadata_is_kept():
     assert count == 1
 
 
-def test_offline_decks_load_reveal_from_the_local_copy(tmp_path):
-    local = tmp_path / "reveal.js"  # stands in for the npm copy, so no download happens
-    for name in ("dist/reveal.js", "vendor/require.js", "vendor/jquery.min.js"):
-        (local / name).parent.mkdir(parents=True, exist_ok=True)
-        (local / name).write_text("")
+def fake_reveal_copy(folder: Path) -> Path:
+    """Stands in for the npm copy of reveal.js, so no download happens."""
+    for name in ("dist/reveal.js", "vendor/require.js", "vendor/jquery.min.js", "vendor/mathjax/MathJax.js"):
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text("")
+    return folder
+
+
+def loaded_urls(page: str) -> list[str]:
+    """What a deck's script and link tags load."""
+    return re.findall(r'<(?:script|link)[^>]*(?:src|href)="([^"]+)"', page)
+
+
+def test_decks_load_everything_from_the_local_copy_in_both_editions(tmp_path):
+    local = fake_reveal_copy(tmp_path / "build" / "reveal.js")
+    source = tmp_path / "notebooks"
+    source.mkdir()
+    with_math = next(path for path in NOTEBOOK_PATHS if has_math(read_notebook(path)))
+    (source / with_math.name).write_bytes(with_math.read_bytes())
+    fake_translation(source, {with_math.name})
+    decks = slides.build(source, tmp_path / "build" / "slides", offline=local)
+    by_folder = {deck.parent.name: deck for deck in decks}
+    assert set(by_folder) == {"slides", "zh"}
+    for folder, prefix in (("slides", "../reveal.js/"), ("zh", "../../reveal.js/")):
+        page = by_folder[folder].read_text(encoding="utf-8")
+        loaded = loaded_urls(page)
+        assert loaded and not [url for url in loaded if re.match(r"https?:|//", url)], loaded
+        assert all(url.startswith(prefix) for url in loaded), loaded
+        assert f"{prefix}vendor/mathjax/MathJax.js?config=" in page   # formulas typeset offline too
+        assert f"{prefix}plugin/notes/notes.js" in page
+    assert "这是中文版" in by_folder["zh"].read_text(encoding="utf-8")
+
+
+def test_make_slides_falls_back_to_a_cdn_without_npm(tmp_path, monkeypatch, capsys):
     (tmp_path / "notebooks").mkdir()
     first = NOTEBOOK_PATHS[0]
     (tmp_path / "notebooks" / first.name).write_bytes(first.read_bytes())
-    [deck] = slides.build(tmp_path / "notebooks", tmp_path / "slides", offline=local)
-    page = deck.read_text(encoding="utf-8")
-    loaded = re.findall(r'<(?:script|link)[^>]*(?:src|href)="([^"]+)"', page)
-    loaded += re.findall(r'"(\.\./reveal\.js/[^"]+)"', page)
-    # Everything but MathJax (typesetting only, and only in decks with formulas) is local.
-    assert loaded and all(url.startswith("../reveal.js/") for url in loaded if "mathjax" not in url), loaded
-    assert "../reveal.js/dist/reveal.js" in loaded and "../reveal.js/plugin/notes/notes.js" in loaded
+    monkeypatch.setattr(slides.shutil, "which", lambda name: None)
+    assert slides.main([str(tmp_path / "notebooks"), str(tmp_path / "slides"),
+                        "--reveal-dir", str(tmp_path / "reveal.js")]) == 0
+    assert "Could not fetch reveal.js" in capsys.readouterr().err
+    page = (tmp_path / "slides" / f"{first.stem}.slides.html").read_text(encoding="utf-8")
+    assert any(url.startswith("https://") and "reveal" in url for url in loaded_urls(page))
+
+
+def test_makefile_builds_offline_slides_by_default():
+    makefile = (ROOT / "Makefile").read_text()
+    recipe = re.search(r"^slides: .*\n\t(.*)$", makefile, re.M).group(1)
+    assert "--reveal-dir $(BUILD)/reveal.js" in recipe and "$(if $(filter 1,$(CDN)),--cdn)" in recipe
 
 
 # --- 4. The HTML site -----------------------------------------------------------------------
