@@ -50,7 +50,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
     """
     outputs, inputs = _tuple(outputs), _tuple(inputs)
     if not inputs:
-        raise ValueError("grad requires non-empty inputs.")
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     grads = _tuple(grad_outputs) or (None,) * len(outputs)
     result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs)
     if not (allow_unused or materialize_grads):
