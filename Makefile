@@ -63,13 +63,16 @@ dot: ## check for Graphviz's dot program (as root on Debian/Ubuntu: install it w
 	fi
 	@report=$$($(DOCTOR) --dot-only) || { echo "$$report" >&2; exit 1; }
 
-chromium: ## check for Chromium, for the browser test (as root on Debian/Ubuntu: install it with apt-get)
-	@if ! command -v chromium >/dev/null && [ -n "$(CAN_APT)" ]; then \
-		echo "Chromium is missing: installing Debian's chromium package with apt-get (for tests/test_browser.py)"; \
-		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; } \
-			|| echo "apt-get could not install chromium: the browser test will fail" >&2; \
+chromium: ## check for Chromium and a CJK font, for the browser test (as root on Debian/Ubuntu: install them with apt-get)
+	@missing=""; command -v chromium >/dev/null || missing="chromium"; \
+	fc-list :lang=zh 2>/dev/null | grep -q . || missing="$$missing fonts-noto-cjk"; \
+	if [ -n "$$missing" ] && [ -n "$(CAN_APT)" ]; then \
+		echo "Installing Debian's $$missing with apt-get (for tests/test_browser.py; fonts-noto-cjk draws Chinese text)"; \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; } \
+			|| echo "apt-get could not install $$missing: the browser test will fail" >&2; \
 	fi
 	@command -v chromium >/dev/null || echo "No chromium program: tests/test_browser.py will be skipped (on Debian: apt-get install chromium)"
+	@fc-list :lang=zh 2>/dev/null | grep -q . || echo "No CJK font: Chinese text shows as boxes in the browser (on Debian: apt-get install fonts-noto-cjk)"
 
 lab: venv dot ## open the notebooks in JupyterLab; it holds the terminal until Ctrl-C (PORT=8888)
 	$(VENV_BIN)/python -m tools.lab notebooks --port $(PORT) -- $(LAB_ARGS) $(TOKEN_ARG)
