@@ -415,8 +415,8 @@ def test_opening_every_notebook_in_jupyterlab_changes_nothing(chromium, tmp_path
     autosave = {"@jupyterlab/docmanager-extension:plugin": {"autosaveInterval": 2}}   # seconds
     with course_lab(tmp_path / "home", repo / "notebooks", repo / "jupyter-config", autosave) as base_url, \
             chromium_tabs(chromium, tmp_path / "profile") as (open_tab, close_tab, _port):
-        for start in range(0, len(paths), 3):    # three notebooks (and kernels) at a time
-            batch = paths[start:start + 3]
+        for start in range(0, len(paths), 4):    # four notebooks (and kernels) at a time
+            batch = paths[start:start + 4]
             tabs = [open_tab(f"{base_url}/lab/tree/{path.relative_to(repo / 'notebooks').as_posix()}")
                     for path in batch]
             deadline = time.monotonic() + 90
