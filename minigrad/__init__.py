@@ -19,6 +19,7 @@ import builtins
 
 from .tensor import Tensor  # noqa: I001  (Tensor first: everything else builds on it)
 from . import autograd, ops
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .factories import (arange, as_tensor, empty, eye, from_numpy, full, full_like, linspace, manual_seed,
                         ones, ones_like, rand, randint, randn, randperm, tensor, zeros, zeros_like)
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -66,11 +67,18 @@ def equal(a: Tensor, b: Tensor):
     return a.shape == b.shape and builtins.bool((a._data == b._data).all())
 
 
+_OUT_OF_SCOPE = {"func": "functorch transforms: grad, vmap, jvp", "vmap": "vectorising map",
+                 "compile": "graph compilation", "cuda": "GPU tensors"}
+
+
 def __getattr__(name: str):
     # The subpackages below import the whole of minigrad, so they are loaded on first use.
     if name in ("nn", "optim", "sparse", "viz", "exercises"):
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
+    if name in _OUT_OF_SCOPE:
+        raise NotImplementedError(f"minigrad does not implement torch.{name} ({_OUT_OF_SCOPE[name]}); "
+                                  "it covers backward-mode autograd on the CPU.")
     if name == "sparse_coo_tensor":
         from .sparse import sparse_coo_tensor
         return sparse_coo_tensor

@@ -29,6 +29,7 @@ Commands (standard library only; run from the repository root)::
     python -m tools.translate status [--show]  # stale / missing translations (--show: English text)
     python -m tools.translate draft NN         # append skeletons for NN's missing entries
     python -m tools.translate messages         # checker messages without a Chinese translation
+    python -m tools.translate execute [NN ...] # re-run the Chinese notebooks in place (cwd notebooks/zh)
 
 >>> comments("x = 1  # one\\ny = '# not a comment'\\n# two")
 [(1, 7, '# one'), (3, 0, '# two')]
@@ -44,7 +45,9 @@ import copy
 import hashlib
 import io
 import json
+import os
 import re
+import subprocess
 import sys
 import tokenize
 from dataclasses import dataclass
@@ -184,7 +187,7 @@ def problems(english: Path, nb: dict | None = None, catalog: dict[str, Entry] | 
             found.append(Problem(english, number, cell["id"], "missing", text, fingerprint(text)))
         elif entry.english_hash != fingerprint(text):
             found.append(Problem(english, number, cell["id"], "changed", text, fingerprint(text)))
-        elif entry.text == text and re.search(r"[A-Za-z]{3,}", text):
+        elif entry.text == text and re.search(r"\b[A-Za-z]{2,} [a-z]{2,}\b", text):   # English words left
             found.append(Problem(english, number, cell["id"], "untranslated", text, fingerprint(text)))
     found += [Problem(english, entry.number, cell_id, "orphan") for cell_id, entry in catalog.items()
               if cell_id not in ids]
@@ -284,10 +287,22 @@ def template(node: ast.expr) -> str | None:
 
 def checker_messages(path: Path) -> list[tuple[int, str]]:
     """Every English message a checker module can print, as (line, template): the strings given to
-    ``exercise``, ``expect`` and ``NotYet``, and the strings held by the module's constants (hints
-    kept in a dictionary, for instance), dictionary keys and one-word strings left out."""
+    ``exercise``, ``expect`` and ``NotYet``, the strings held by the module's constants (hints kept in
+    a dictionary, for instance), and any other phrase of three words or more that is not a docstring
+    (a test case's description, which a message quotes); dictionary keys and one-word strings of
+    constants are left out."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found: list[tuple[int, str]] = []
+    skip = set()   # docstrings (any string standing alone as a statement), the parts of an f-string
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            skip.add(id(node.value))
+        if isinstance(node, ast.JoinedStr):
+            skip.update(id(part) for part in ast.walk(node) if part is not node)
+    for node in ast.walk(tree):
+        text = template(node) if isinstance(node, (ast.Constant, ast.JoinedStr)) else None
+        if text and id(node) not in skip and text.count(" ") >= 2:
+            found.append((node.lineno, text))
 
     def add_strings(node: ast.AST) -> None:
         if isinstance(node, ast.Dict):
@@ -325,6 +340,23 @@ def untranslated_messages() -> list[str]:
             for line, text in checker_messages(path) if text not in namespace["MESSAGES"]]
 
 
+def execute(numbers: list[str]) -> int:
+    """Re-run Chinese notebooks in place, as ``make execute`` does for the English ones (same
+    seed and options), from ``notebooks/zh`` so that relative paths resolve the same way."""
+    paths = [path for path in sorted(CHINESE.glob("[0-9][0-9]_*.ipynb"))
+             if not numbers or path.name[:2] in numbers]
+    env = dict(os.environ, PYTHONHASHSEED="0", PYDEVD_DISABLE_FILE_VALIDATION="1")
+    failed = 0
+    for path in paths:
+        print(f"executing notebooks/zh/{path.name}", flush=True)
+        failed += subprocess.call(
+            [sys.executable, "-m", "jupyter", "nbconvert", "--log-level=WARN", "--to", "notebook",
+             "--execute", "--inplace", "--ExecutePreprocessor.kernel_name=python3",
+             "--ExecutePreprocessor.timeout=600", "--ExecutePreprocessor.record_timing=False",
+             path.name], cwd=CHINESE, env=env) != 0
+    return 1 if failed else 0
+
+
 def main(argv: list[str]) -> int:
     command = argv[0] if argv else "status"
     if command == "build":
@@ -344,6 +376,8 @@ def main(argv: list[str]) -> int:
         missing = untranslated_messages()
         print("\n".join(missing) or "every checker message has a Chinese translation")
         return 1 if missing else 0
+    if command == "execute":
+        return execute(argv[1:])
     if command == "draft" and len(argv) == 2:
         print(f"appended missing entries to {draft(argv[1]).relative_to(ROOT)}")
         return 0
