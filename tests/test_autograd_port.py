@@ -624,7 +624,6 @@ def test_hooks_of_leaves_left_out_of_inputs_do_not_run():
     assert b.grad.item() == 1.0 and a.grad is None
 
 
-@pytest.mark.xfail(reason="views helper: in-place ops move retain_grad to the new grad_fn", strict=True)
 def test_retain_grad_after_an_in_place_change_of_an_output():
     class TwoOut(Function):
         @staticmethod
