@@ -34,6 +34,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import grad_mode
+from . import anomaly_mode
 from ..tensor import Tensor
 from .graph import Node, _sequence_numbers
 from ..types import Size, from_numpy_dtype
@@ -294,6 +295,8 @@ class Function(metaclass=FunctionMeta):
         if record:
             ctx.requires_grad = True
             ctx._sequence_nr = next(_sequence_numbers)
+            if anomaly_mode.state.enabled:
+                anomaly_mode.record_forward(ctx)
             ctx._input_positions = tuple(positions)
             ctx.next_functions = tuple(edges)
             ctx._input_info = input_info
@@ -337,9 +340,8 @@ def _apply_without_graph(cls, args: tuple, kwargs: dict) -> Any:
         dirty = ctx.dirty_tensors
         if dirty is None:
             for arg in args:
-                if output is arg:
-                    output = output._alias()   # an input returned unchanged comes back as a new object
-                    break
+                if output is arg:   # with no graph, PyTorch hands back a detached alias (not a view)
+                    return output.detach()
             if output._base is not None:
                 _views.mark_custom_function_output(ctx, output)
             return output
@@ -406,7 +408,8 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, record: boo
                 wrapped.append(out)
                 continue
         elif any(out is a for a in args):
-            out = out._alias()   # an input returned unchanged comes back as a new view object
+            # an input returned unchanged comes back as a new view object (a detached alias with no graph)
+            out = out._alias() if record else out.detach()
         if out._base is not None and not any(out is t for t in dirty):
             _views.mark_custom_function_output(ctx, out)
         if record:
