@@ -18,6 +18,7 @@ from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .graph import AccumulateGrad, Node
+from .variable import Variable
 
 
 def _tuple(x) -> tuple:
@@ -26,11 +27,28 @@ def _tuple(x) -> tuple:
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
-def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, create_graph: bool = False) -> None:
-    """Backpropagate from several tensors at once, accumulating into the leaves' ``.grad``."""
+def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, create_graph: bool = False,
+             inputs=None) -> None:
+    """Backpropagate from several tensors at once, accumulating into the leaves' ``.grad``.
+
+    With ``inputs``, only those tensors' ``.grad`` is accumulated (a non-leaf among them retains its grad).
+    """
     tensors = _tuple(tensors)
     grads = _tuple(grad_tensors) or (None,) * len(tensors)
-    run_backward(tensors, grads, retain_graph, create_graph)
+    if inputs is None:
+        run_backward(tensors, grads, retain_graph, create_graph)
+        return
+    inputs = _tuple(inputs)
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    for t in inputs:
+        if not isinstance(t, Tensor):
+            raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}")
+        if not t.is_leaf or not t.requires_grad:
+            t.retain_grad()
+    for t, g in zip(inputs, run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs)):
+        if g is not None:
+            (t._grad_accumulator() if t.is_leaf else AccumulateGrad(t)).accumulate(g, create_graph)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, create_graph: bool = False,
@@ -52,5 +70,5 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
     return result
 
 
-__all__ = ["Function", "FunctionCtx", "once_differentiable", "grad", "backward", "gradcheck", "gradgradcheck",
+__all__ = ["Variable", "Function", "FunctionCtx", "once_differentiable", "grad", "backward", "gradcheck", "gradgradcheck",
            "GradcheckError", "AccumulateGrad", "Node", "function", "graph"]
