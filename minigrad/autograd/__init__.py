@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..tensor import Tensor
-from . import function, graph
-from .engine import run_backward
+from . import forward_ad, function, graph
+from .engine import ExecutionEngine, run_backward
 from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .graph import AccumulateGrad, Node
@@ -28,27 +28,26 @@ def _tuple(x) -> tuple:
 
 
 def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, create_graph: bool = False,
-             inputs=None) -> None:
+             grad_variables=None, inputs=None) -> None:
     """Backpropagate from several tensors at once, accumulating into the leaves' ``.grad``.
 
-    With ``inputs``, only those tensors' ``.grad`` is accumulated (a non-leaf among them retains its grad).
+    With ``inputs``, only those tensors (leaves or not) get their ``.grad`` filled.
     """
     tensors = _tuple(tensors)
     grads = _tuple(grad_tensors) or (None,) * len(tensors)
-    if inputs is None:
-        run_backward(tensors, grads, retain_graph, create_graph)
-        return
-    inputs = _tuple(inputs)
-    if not inputs:
-        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-    for t in inputs:
-        if not isinstance(t, Tensor):
-            raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}")
-        if not t.is_leaf or not t.requires_grad:
-            t.retain_grad()
-    for t, g in zip(inputs, run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs)):
-        if g is not None:
-            (t._grad_accumulator() if t.is_leaf else AccumulateGrad(t)).accumulate(g, create_graph)
+    if inputs is not None:
+        inputs = _tuple(inputs)
+        if not inputs:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        for t in inputs:
+            if not isinstance(t, Tensor):
+                raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}")
+            if not t.requires_grad:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=inputs is not None)
+    for t in inputs or ():
+        if not t.is_leaf:
+            t.retain_grad()   # as in PyTorch, a non-leaf input goes on retaining its grad
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, create_graph: bool = False,
@@ -58,6 +57,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
     With ``create_graph=True`` the returned gradients are themselves differentiable.
     """
     outputs, inputs = _tuple(outputs), _tuple(inputs)
+    if not inputs:
+        raise ValueError("grad requires non-empty inputs.")
     grads = _tuple(grad_outputs) or (None,) * len(outputs)
     result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs)
     if not (allow_unused or materialize_grads):
@@ -70,5 +71,5 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
     return result
 
 
-__all__ = ["Variable", "Function", "FunctionCtx", "once_differentiable", "grad", "backward", "gradcheck", "gradgradcheck",
+__all__ = ["Variable", "forward_ad", "Function", "FunctionCtx", "once_differentiable", "grad", "backward", "gradcheck", "gradgradcheck",
            "GradcheckError", "AccumulateGrad", "Node", "function", "graph"]

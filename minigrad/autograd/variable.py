@@ -2,7 +2,9 @@
 
 Since PyTorch 0.4 every tensor can record gradients, and ``Variable(t)`` only returns a new
 tensor sharing ``t``'s data, detached from any graph, with ``requires_grad`` as asked.
-``volatile`` no longer does anything (use ``no_grad``). Every tensor counts as a Variable.
+``volatile`` no longer does anything (use ``no_grad``). Every tensor counts as a Variable, and
+``Variable._execution_engine.queue_callback(fn)`` asks the engine to call ``fn()`` when the
+backward pass now running has finished.
 
 >>> import minigrad as torch
 >>> from minigrad.autograd import Variable
@@ -16,6 +18,7 @@ from __future__ import annotations
 import warnings
 
 from ..tensor import Tensor
+from .engine import ExecutionEngine
 
 VOLATILE_WARNING = "volatile was removed and now has no effect. Use `with torch.no_grad():` instead."
 
@@ -27,6 +30,8 @@ class _VariableMeta(type):
 
 class Variable(metaclass=_VariableMeta):
     """Calling ``Variable(data, requires_grad=False, volatile=False)`` returns a plain tensor."""
+
+    _execution_engine = ExecutionEngine()
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = False, volatile: bool = False,
                 _grad_fn=None, **kwargs) -> Tensor:

@@ -4,15 +4,33 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import grad_mode
+from ..autograd import views
 from ..tensor import Tensor
 from ..types import Size, promote_types
 from ._util import Builtin, view_of, wrap
 
 
+class ViewFunction(Builtin):
+    """Base of the operations whose output is a *view*: it shows its input's memory, shares its version
+    counter and has it as ``_base``. ``apply`` also records how the view was made (under no_grad or
+    not), which decides whether it may later be changed in place (see ``autograd/views.py``)."""
+
+    @classmethod
+    def apply(cls, a: Tensor, *args):
+        in_no_grad = not grad_mode.state.enabled
+        out = super().apply(a, *args)
+        views.remember_creation(out, a, in_no_grad)
+        return out
+
+
 def _shape_arg(shape: tuple) -> tuple:
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
-    return tuple(int(s) for s in shape)
+    for s in shape:
+        if type(s) is not int:
+            return tuple(int(s) for s in shape)
+    return shape   # already a tuple of Python ints (the common case)
 
 
 def _infer_shape(shape: tuple, numel: int) -> tuple:
@@ -25,33 +43,64 @@ def _infer_shape(shape: tuple, numel: int) -> tuple:
     return shape
 
 
-class View(Builtin):
+class View(ViewFunction):
     _node_name = "ViewBackward0"
 
     @staticmethod
     def forward(ctx, a, shape):
         ctx._shape = a.shape
-        return view_of(a, a._data.reshape(shape))
+        return view_of(a, np.reshape(a._data, shape, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
         return grad.reshape(ctx._shape), None
 
 
+class UnsafeView(Builtin):
+    """The reshape of a fresh copy, inside ``reshape`` of a tensor that cannot be viewed: not a view."""
+
+    _node_name = "UnsafeViewBackward0"
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        ctx._shape = a.shape
+        return wrap(a._data.reshape(shape))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx._shape), None
+
+
+def _viewable(array: np.ndarray, shape: tuple) -> bool:
+    """Can ``array`` be shown in ``shape`` without copying (PyTorch's test for ``view``)?"""
+    try:
+        np.reshape(array, shape, copy=False)
+    except ValueError:
+        return False
+    return True
+
+
 def view(a: Tensor, shape: tuple, reshape: bool = False) -> Tensor:
+    """``a.view(shape)`` (a view, or an error if the memory layout does not allow one); with
+    ``reshape=True``, ``a.reshape(shape)``: a view when possible, else a copy."""
     shape = _infer_shape(_shape_arg(shape), a._data.size)
-    return View.apply(a, shape)
+    if a._data.flags.c_contiguous or _viewable(a._data, shape):
+        return View.apply(a, shape)
+    if reshape:
+        return UnsafeView.apply(Clone.apply(a), shape)
+    raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one dimension "
+                       "spans across two contiguous subspaces). Use .reshape(...) instead.")
 
 
 def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     if a.ndim == 0:
-        return view(a, (1,))
+        return view(a, (1,), reshape=True)
     start, end = start_dim % a.ndim, end_dim % a.ndim
     shape = a.shape[:start] + (int(np.prod(a.shape[start:end + 1])),) + a.shape[end + 1:]
-    return view(a, shape)
+    return view(a, shape, reshape=True)
 
 
-class T(Builtin):
+class T(ViewFunction):
     _node_name = "TBackward0"
 
     @staticmethod
@@ -69,7 +118,7 @@ def t(a: Tensor) -> Tensor:
     return T.apply(a)
 
 
-class Transpose(Builtin):
+class Transpose(ViewFunction):
     _node_name = "TransposeBackward0"
 
     @staticmethod
@@ -82,7 +131,7 @@ class Transpose(Builtin):
         return grad.transpose(*ctx._dims), None, None
 
 
-class Permute(Builtin):
+class Permute(ViewFunction):
     _node_name = "PermuteBackward0"
 
     @staticmethod
@@ -100,7 +149,7 @@ def permute(a: Tensor, dims: tuple) -> Tensor:
     return Permute.apply(a, dims)
 
 
-class Unsqueeze(Builtin):
+class Unsqueeze(ViewFunction):
     _node_name = "UnsqueezeBackward0"
 
     @staticmethod
@@ -114,7 +163,7 @@ class Unsqueeze(Builtin):
         return grad.squeeze(ctx._dim), None
 
 
-class Squeeze(Builtin):
+class Squeeze(ViewFunction):
     _node_name = "SqueezeBackward0"
 
     @staticmethod
@@ -145,7 +194,7 @@ def squeeze(a: Tensor, dim=None) -> Tensor:
     return SqueezeDim.apply(a, dims)
 
 
-class Expand(Builtin):
+class Expand(ViewFunction):
     _node_name = "ExpandBackward0"
 
     @staticmethod
@@ -160,16 +209,18 @@ class Expand(Builtin):
 
 def expand(a: Tensor, sizes: tuple) -> Tensor:
     sizes = _shape_arg(sizes)
-    lead = len(sizes) - a.ndim
-    shown = f"[{', '.join(map(str, sizes))}]"
+    own = a._data.shape
+    lead = len(sizes) - len(own)
     if lead < 0:
+        shown = f"[{', '.join(map(str, sizes))}]"
         raise RuntimeError(f"expand(torch.{a.dtype.legacy_name}{{[{', '.join(map(str, a.shape))}]}}, size={shown}): "
                            f"the number of sizes provided ({len(sizes)}) must be greater or equal to the number of "
                            f"dimensions in the tensor ({a.ndim})")
-    shape = tuple(a.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
-    for i in reversed(range(a.ndim)):   # PyTorch reports the last clashing dimension
-        s = a.shape[i]
+    shape = sizes if -1 not in sizes else tuple(own[i - lead] if s == -1 else s for i, s in enumerate(sizes))
+    for i in reversed(range(len(own))):   # PyTorch reports the last clashing dimension
+        s = own[i]
         if s != 1 and s != shape[lead + i]:
+            shown = f"[{', '.join(map(str, sizes))}]"
             raise RuntimeError(f"The expanded size of the tensor ({shape[lead + i]}) must match the existing size "
                                f"({s}) at non-singleton dimension {lead + i}.  Target sizes: {shown}.  "
                                f"Tensor sizes: [{', '.join(map(str, a.shape))}]")
