@@ -40,11 +40,15 @@ def manual_seed_all(seed: int) -> None:
     """Seeds the (absent) GPU generators: nothing to do, as in a CPU-only PyTorch."""
 
 
-def __getattr__(name: str):
-    if name.startswith("__"):
-        raise AttributeError(name)
-
+def _needs_a_gpu(name: str):
     def unavailable(*args, **kwargs):
         raise not_available(f"torch.cuda.{name}()")
-    unavailable.__name__ = name
+    unavailable.__name__ = unavailable.__qualname__ = name
+    unavailable.__doc__ = "Needs a GPU: raises NotImplementedError in minigrad."
     return unavailable
+
+
+_GPU_ONLY = ("current_device", "set_device", "get_device_name", "get_device_properties", "get_device_capability",
+             "synchronize", "empty_cache", "memory_allocated", "max_memory_allocated", "memory_reserved",
+             "reset_peak_memory_stats", "init", "device", "stream", "Stream", "Event")
+globals().update({name: _needs_a_gpu(name) for name in _GPU_ONLY})

@@ -81,8 +81,9 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if p == 1:
         mask = Tensor._zeros((), input.dtype)
     else:
-        keep = factories._generator.random(input._data.shape) >= p
-        mask = Tensor._make((keep / (1 - p)).astype(input._data.dtype))
+        dtype = input._data.dtype if input._data.dtype in (np.float32, np.float64) else np.float64
+        keep = factories._generator.random(input._data.shape, dtype=dtype) >= p
+        mask = Tensor._make(keep.astype(input._data.dtype) * input._data.dtype.type(1 / (1 - p)))
     return input.mul_(mask) if inplace else input * mask
 
 
