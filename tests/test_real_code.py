@@ -539,6 +539,14 @@ def test_nll_loss_after_log_softmax_matches_pytorch(kwargs, value, grad):
     np.testing.assert_allclose(x.grad.tolist(), grad, rtol=1e-9, atol=1e-15)
 
 
+def test_nll_loss_module_matches_the_function():
+    x = torch.tensor(X, dtype=torch.float64)
+    target = torch.tensor([2, 0])
+    assert repr(nn.NLLLoss()) == "NLLLoss()"
+    assert nn.NLLLoss()(F.log_softmax(x, 1), target).item() == pytest.approx(2.320308650209756)
+    assert nn.NLLLoss(reduction="sum")(F.log_softmax(x, 1), target).item() == pytest.approx(4.640617300419512)
+
+
 def test_nll_loss_ignore_index_one_sample_and_errors():
     x = torch.tensor(X, dtype=torch.float64, requires_grad=True)
     loss = F.nll_loss(F.log_softmax(x, 1), torch.tensor([2, -100]))

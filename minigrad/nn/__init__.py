@@ -2,9 +2,9 @@
 from . import functional, init
 from .activation import ELU, Identity, LeakyReLU, LogSoftmax, Softmax
 from .dropout import Dropout
-from .layers import CrossEntropyLoss, Linear, MSELoss, ReLU, Sequential, Sigmoid, Tanh
+from .layers import CrossEntropyLoss, Linear, MSELoss, NLLLoss, ReLU, Sequential, Sigmoid, Tanh
 from .module import Module
 from .parameter import Parameter
 
 __all__ = ["Module", "Parameter", "Linear", "ReLU", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "Softmax", "LogSoftmax",
-           "Identity", "Dropout", "Sequential", "MSELoss", "CrossEntropyLoss", "functional", "init"]
+           "Identity", "Dropout", "Sequential", "MSELoss", "NLLLoss", "CrossEntropyLoss", "functional", "init"]
