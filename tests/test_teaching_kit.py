@@ -151,6 +151,9 @@ def errors_in(nb) -> dict[int, object]:
 
 
 ALL_EDITIONS = [path for folder in editions(NOTEBOOKS).values() for path in notebook_paths(folder)]
+# Run with a kernel: every English notebook, and the first of each translation (the same code cells).
+TO_RUN = NOTEBOOK_PATHS + [paths[0] for language, folder in editions(NOTEBOOKS).items()
+                           if language != "en" and (paths := notebook_paths(folder))]
 
 
 def edition_ids(paths):
@@ -167,6 +170,9 @@ def test_student_edition_folds_hints_and_stores_no_feedback(path):
     changed = set()
     for exercise, check, solution, number in groups:
         changed |= {exercise, check, solution}
+        assert original.cells[exercise].cell_type == original.cells[check].cell_type == "code", (
+            f"the solution of Your turn {number} (cell {solution}) should follow a starter and a check "
+            f"code cell (docs/notebook-conventions.md)")
         assert student.cells[exercise].source == original.cells[exercise].source
         assert not student.cells[exercise].outputs and not student.cells[check].outputs, \
             f"Your turn {number}: the student edition stores the starter's feedback"
@@ -190,7 +196,7 @@ def test_student_edition_folds_hints_and_stores_no_feedback(path):
     assert "raise NotImplementedError" not in "\n".join(cell.source for cell in student.cells)
 
 
-@pytest.mark.parametrize("path", ALL_EDITIONS, ids=edition_ids(ALL_EDITIONS))
+@pytest.mark.parametrize("path", TO_RUN, ids=edition_ids(TO_RUN))
 def test_student_edition_runs_top_to_bottom_with_starters_and_with_answers(path, tmp_path):
     """Run All on the student notebook as handed out, then with each worked solution typed into
     its exercise cell (what a student who got everything right has): no cell fails, the checks
@@ -198,7 +204,7 @@ def test_student_edition_runs_top_to_bottom_with_starters_and_with_answers(path,
     original = read_notebook(path)
     groups = exercise_groups(original)
     meant_to_raise = {i for i, cell in enumerate(original.cells) if "raises-exception" in tags(cell)}
-    student, _ = student_edition.student_notebook(original)
+    student, _ = student_edition.student_notebook(original, path.parent.name if path.parent != NOTEBOOKS else "en")
     answered = copy.deepcopy(student)
     for exercise, _check, solution, _number in groups:
         answered.cells[exercise].source = original.cells[solution].source
@@ -372,11 +378,12 @@ class SectionCounter(HTMLParser):
 @pytest.fixture(scope="module")
 def decks(tmp_path_factory):
     target = tmp_path_factory.mktemp("slides")
-    return slides.build(NOTEBOOKS, target)
+    return slides.build_edition(NOTEBOOKS, target, offline=None)   # English; zh: see below
 
 
 def test_one_deck_per_notebook(decks):
-    assert sorted(path.name for path in decks) == [f"{p.stem}.slides.html" for p in NOTEBOOK_PATHS]
+    english = [path for path in decks if path.parent.name != "zh"]
+    assert sorted(path.name for path in english) == [f"{p.stem}.slides.html" for p in NOTEBOOK_PATHS]
 
 
 @by_name(NOTEBOOK_PATHS)
@@ -550,3 +557,47 @@ def test_site_page_embeds_pictures_and_reads_without_network(path, site_pages):
     assert not [href for href in reader.stylesheets if "://" in href]
     assert reader.details == sum("solution" in tags(cell) for cell in nb.cells)
     assert "index.html" in reader.links
+
+
+def test_site_has_every_markdown_page_and_a_language_switch_on_every_page(tmp_path):
+    source = tmp_path / "notebooks"
+    source.mkdir()
+    for path in NOTEBOOK_PATHS[:2]:
+        (source / path.name).write_bytes(path.read_bytes())
+    (source / "ctx_cheatsheet.md").write_text("# ctx on one page\n\n| member | what |\n|---|---|\n"
+                                              "| `ctx.saved_tensors` | see [05](05_save_for_backward.ipynb) |\n")
+    fake_translation(source, {NOTEBOOK_PATHS[0].name})
+    (source / "zh" / "ctx_cheatsheet.md").write_text("# ctx 一页纸\n\n上下文。\n", encoding="utf-8")
+    pages = site.build(source, tmp_path / "site")
+    names = {page.relative_to(tmp_path / "site").as_posix() for page in pages}
+    first, second = NOTEBOOK_PATHS[0].stem, NOTEBOOK_PATHS[1].stem
+    assert names == {"index.html", f"{first}.html", f"{second}.html", "ctx_cheatsheet.html",
+                     "zh/index.html", f"zh/{first}.html", "zh/ctx_cheatsheet.html"}
+
+    cheatsheet = (tmp_path / "site" / "ctx_cheatsheet.html").read_text(encoding="utf-8")
+    assert "<table>" in cheatsheet and 'href="05_save_for_backward.html"' in cheatsheet
+    assert 'href="ctx_cheatsheet.html"' in (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert 'href="ctx_cheatsheet.html"' in (tmp_path / "site" / "zh" / "index.html").read_text(encoding="utf-8")
+
+    def language_links(name):
+        return sorted({href for href, lang in re.findall(r'<a class="language" href="([^"]+)" hreflang="(\w+)"',
+                                                  re.sub(r'(<a class="language") (hreflang="\w+") (href="[^"]+")',
+                                                         r"\1 \3 \2", (tmp_path / "site" / name).read_text("utf-8")))})
+
+    for name in ("index.html", f"{first}.html", "ctx_cheatsheet.html"):
+        assert language_links(name) == [f"zh/{name}"], name
+        assert language_links(f"zh/{name}") == [f"../{name}"], name
+        assert (tmp_path / "site" / "zh" / name).exists()
+    assert language_links(f"{second}.html") == [], "a page without a translation links to none"
+    assert '<html lang="zh">' in (tmp_path / "site" / "zh" / f"{first}.html").read_text(encoding="utf-8")
+
+
+def test_every_markdown_page_of_the_course_is_on_the_site(site_pages):
+    index = site_pages[0].read_text(encoding="utf-8")
+    for folder in editions(NOTEBOOKS).values():
+        for path in folder.glob("*.md"):
+            page = site_pages[0].parent / path.relative_to(NOTEBOOKS).with_suffix(".html")
+            assert page in site_pages
+            course_map = page.parent / "index.html"
+            assert f'href="{path.stem}.html"' in course_map.read_text(encoding="utf-8"), path
+    assert 'class="binder" href="https://mybinder.org/v2/gh/' in index

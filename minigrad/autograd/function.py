@@ -34,6 +34,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import grad_mode
+from . import anomaly_mode
 from ..tensor import Tensor
 from .graph import Node, _sequence_numbers
 from ..types import Size, from_numpy_dtype
@@ -280,6 +281,9 @@ class Function(metaclass=FunctionMeta):
                 elif arg._requires_grad:
                     needs_input_grad.append(True)
                     edges.append((arg._grad_accumulator() if grad_enabled else None, 0))
+                elif arg._base is not None and arg._base.requires_grad:
+                    needs_input_grad.append(True)   # a view made under no_grad: it requires grad, as in
+                    edges.append(_NO_EDGE)          # PyTorch, but its gradient goes nowhere
                 else:
                     needs_input_grad.append(False)
                     edges.append(_NO_EDGE)
@@ -291,6 +295,8 @@ class Function(metaclass=FunctionMeta):
         if record:
             ctx.requires_grad = True
             ctx._sequence_nr = next(_sequence_numbers)
+            if anomaly_mode.state.enabled:
+                anomaly_mode.record_forward(ctx)
             ctx._input_positions = tuple(positions)
             ctx.next_functions = tuple(edges)
             ctx._input_info = input_info
@@ -335,7 +341,12 @@ def _apply_without_graph(cls, args: tuple, kwargs: dict) -> Any:
     if type(output) is Tensor and ctx.non_differentiable is None:
         dirty = ctx.dirty_tensors
         if dirty is None:
-            return _wrap_single_output(ctx, args, output, False)
+            for arg in args:
+                if output is arg:   # with no graph, PyTorch hands back a detached alias (not a view)
+                    return output.detach()
+            if output._base is not None:
+                _views.mark_custom_function_output(ctx, output)
+            return output
         if len(dirty) == 1 and dirty[0] is output and any(output is arg for arg in args):
             output._version_counter.value += 1   # an in-place operation such as p -= lr * p.grad
             ctx.dirty_tensors = None
@@ -399,7 +410,8 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, record: boo
                 wrapped.append(out)
                 continue
         elif any(out is a for a in args):
-            out = out._alias()   # an input returned unchanged comes back as a new view object
+            # an input returned unchanged comes back as a new view object (a detached alias with no graph)
+            out = out._alias() if record else out.detach()
         if out._base is not None and not any(out is t for t in dirty):
             _views.mark_custom_function_output(ctx, out)
         if record:

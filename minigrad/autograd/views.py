@@ -144,7 +144,7 @@ def positions_in_base(view: Tensor) -> tuple:
     """Which elements of its base ``view`` shows: a numpy index ``key`` with ``base[key]`` equal to ``view``.
 
     >>> import minigrad as torch
-    >>> y = torch.arange(6).view(2, 3)
+    >>> y = torch.tensor([[0, 1, 2], [3, 4, 5]])
     >>> key = positions_in_base(y.t()[1:])
     >>> y.numpy()[key]
     array([[1, 4],
@@ -154,9 +154,12 @@ def positions_in_base(view: Tensor) -> tuple:
     if not np.may_share_memory(view._data, base):
         raise NotImplementedError("minigrad: this view does not share memory with its base (its data was "
                                   "replaced); an in-place change through it cannot be tracked")
+    view_offsets = _byte_offsets(view._data, base)
+    if base.flags.c_contiguous:      # the usual case: memory order is the row-major order of the elements
+        return np.unravel_index(view_offsets // base.itemsize, base.shape)
     base_offsets = _byte_offsets(base, base).ravel()
-    order = np.argsort(base_offsets, kind="stable")
-    found = order[np.searchsorted(base_offsets[order], _byte_offsets(view._data, base))]
+    order = np.argsort(base_offsets, kind="stable")    # match addresses: which base element lives there?
+    found = order[np.searchsorted(base_offsets[order], view_offsets)]
     return np.unravel_index(found, base.shape)
 
 
@@ -226,6 +229,8 @@ def current_grad_fn(view: Tensor):
         return None
     message = _refusal(view, indirect=True)
     if message is not None:
+        if not grad_mode.state.enabled:
+            return view._grad_fn   # nothing is being recorded: an operation under no_grad may still use it
         raise RuntimeError(message)
     return _point_view_at_base(view)
 
