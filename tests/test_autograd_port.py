@@ -1396,6 +1396,14 @@ def test_a_callback_can_queue_another_callback():
     assert called[0] == 2
 
 
+def test_callbacks_and_grad_need_a_backward_and_inputs():
+    with pytest.raises(RuntimeError, match="Final callbacks can only be installed during backward pass."):
+        Variable._execution_engine.queue_callback(lambda: None)
+    x = torch.tensor([1.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="`inputs` argument to `grad\(\)` cannot be empty."):
+        torch.autograd.grad(2 * x, [], grad_outputs=torch.tensor([1.0]))
+
+
 # --- gradcheck ---------------------------------------------------------------------------------------
 
 class Jitter(Function):

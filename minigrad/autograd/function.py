@@ -281,6 +281,9 @@ class Function(metaclass=FunctionMeta):
                 elif arg._requires_grad:
                     needs_input_grad.append(True)
                     edges.append((arg._grad_accumulator() if grad_enabled else None, 0))
+                elif arg._base is not None and arg._base.requires_grad:
+                    needs_input_grad.append(True)   # a view made under no_grad: it requires grad, as in
+                    edges.append(_NO_EDGE)          # PyTorch, but its gradient goes nowhere
                 else:
                     needs_input_grad.append(False)
                     edges.append(_NO_EDGE)

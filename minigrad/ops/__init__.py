@@ -14,3 +14,7 @@ from .reduction import (Gather, LogSoftmax, MaxAll, MaxDim, Mean, MeanDim, MinAl
 from .shape import (Cat, Clone, Expand, Permute, Squeeze, Stack, T, ToCopy, Transpose, UnsafeView, Unsqueeze, View,
                     ViewFunction, cat,
                     expand, flatten, permute, squeeze, stack, t, view)
+from .activation import Elu, LeakyRelu
+from .masking import MaskedFill, MaskedFillTensor, isfinite, isinf, isnan, masked_fill, nonzero
+from .splitting import Split, SplitWithSizes, chunk, narrow, split
+from .statistics import Prod, ProdDim, Std, Var, prod, std, var
