@@ -211,3 +211,13 @@ def test_glossary_terms_are_used_consistently():
                 for english, zh, forbidden in glossary_rows() for word in forbidden
                 for where, text in chinese_texts() if word in text]
     assert not offences, "\n".join(offences)
+
+
+def test_every_chinese_message_is_still_used_by_a_checker():
+    used = {text for path in tr.checker_paths() for _, text in tr.checker_messages(path)}
+    own = {"— correct.", "— not yet.", "— not written yet.", "— your code raised an error.", "What is wrong:",
+           "Hint:", "Your code raised NotImplementedError:",
+           "Replace the stub with your answer and run this check again.", "Your turn 0: the number two"}
+    stale = sorted(set(MESSAGES) - used - own)
+    assert not stale, ("minigrad/exercises/messages_zh.py translates messages no checker prints any more "
+                       "(reworded? update the key):\n" + "\n".join(map(repr, stale)))
