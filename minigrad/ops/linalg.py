@@ -24,9 +24,9 @@ class Mm(Builtin):
     @staticmethod
     def forward(ctx, a, b):
         x, y = binary_arrays(a, b, elementwise=False)
-        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None,
-                              b if ctx.needs_input_grad[0] else None)
-        ctx._mat2_transposed = _is_transposed(b)
+        needs_mat1_grad, needs_mat2_grad = ctx.needs_input_grad
+        ctx.save_for_backward(a if needs_mat2_grad else None, b if needs_mat1_grad else None)
+        ctx._mat2_transposed = needs_mat2_grad and _is_transposed(b)   # read for mat2's gradient only
         return wrap(x @ y)
 
     @staticmethod
@@ -144,10 +144,10 @@ def matmul(a: Tensor, b) -> Tensor:
     b = _operand(b)
     if b.is_sparse:
         return b.__rmatmul__(a)
+    if a._data.ndim == 2 and b._data.ndim == 2:   # the common case first
+        return mm(a, b)
     if a.ndim == 1 and b.ndim == 1:
         return Dot.apply(a, b)
-    if a.ndim == 2 and b.ndim == 2:
-        return mm(a, b)
     if a.ndim == 2 and b.ndim == 1:
         if a.shape[1] != b.shape[0]:
             raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), vec ({b.shape[0]})")
