@@ -89,7 +89,7 @@ def __getattr__(name: str):
         from .sparse import sparse_coo_tensor
         return sparse_coo_tensor
     raise AttributeError(f"minigrad has no attribute '{name}'. minigrad implements a subset of PyTorch: "
-                         "see the README's API section for what is there.")
+                         "the README's section 'What minigrad covers' lists what is there.")
 
 
 __version__ = "0.1.0"

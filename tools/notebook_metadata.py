@@ -66,7 +66,32 @@ def normalise(nb: dict, name: str = "") -> bool:
     for index, cell in enumerate(nb.get("cells", [])):
         if not cell.get("id"):
             cell["id"] = hashlib.sha1(f"{name}/{index}".encode()).hexdigest()[:8]
+        if cell.get("outputs"):
+            cell["outputs"] = merge_streams(cell["outputs"])
     return nb != before
+
+
+def merge_streams(outputs: list) -> list:
+    """Join consecutive outputs of the same stream into one, as a single ``print`` wrote them.
+
+    ipykernel sends what a cell prints in batches, on a timer; on a busy machine a batch can end
+    in the middle of one ``print`` (between its text and its newline), and the stored notebook
+    would then split one printed line over two outputs.
+
+    >>> merge_streams([{"output_type": "stream", "name": "stdout", "text": "a"},
+    ...                {"output_type": "stream", "name": "stdout", "text": "b\\n"}])
+    [{'output_type': 'stream', 'name': 'stdout', 'text': 'ab\\n'}]
+    """
+    merged: list = []
+    for output in outputs:
+        previous = merged[-1] if merged else None
+        if (previous is not None and output.get("output_type") == "stream" == previous.get("output_type")
+                and output.get("name") == previous.get("name")):
+            text = "".join(previous["text"]) + "".join(output["text"])
+            merged[-1] = type(previous)({**previous, "text": text})
+        else:
+            merged.append(output)
+    return merged
 
 
 def normalise_file(path: Path | str, check: bool = False) -> bool:

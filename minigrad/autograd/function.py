@@ -139,6 +139,8 @@ class BackwardCFunction(Node, FunctionCtx):
 
     def _release_saved(self) -> None:
         if self._saved:
+            # Which slots held a tensor, so a picture can name what was freed (not the None slots).
+            self._freed_slots = tuple(s is not None for s in self._saved)
             self._saved = None
 
     def _ctx_attributes(self) -> dict:

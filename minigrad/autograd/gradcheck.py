@@ -90,9 +90,9 @@ def _analytical_jacobian(output: Tensor, inputs: tuple, differentiable: list) ->
     wanted = tuple(inputs[i] for i in differentiable)
     jacobians = [np.zeros((x.numel(), output.numel()), dtype=x._data.dtype) for x in wanted]
     for j in range(output.numel()):
-        seed = np.zeros(output.numel(), dtype=output._data.dtype)
-        seed[j] = 1
-        grads = run_backward((output,), (Tensor._make(seed.reshape(output._data.shape)),), retain_graph=True,
+        one_hot = np.zeros(output.numel(), dtype=output._data.dtype)
+        one_hot[j] = 1
+        grads = run_backward((output,), (Tensor._make(one_hot.reshape(output._data.shape)),), retain_graph=True,
                              inputs=wanted)
         for jacobian, grad in zip(jacobians, grads):
             if grad is not None:

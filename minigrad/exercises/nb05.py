@@ -134,10 +134,10 @@ def _elements(tensor) -> int:
 
 
 @contextlib.contextmanager
-def _own_random_numbers(seed: int = 0) -> Iterator[None]:
+def _own_random_numbers(start: int = 0) -> Iterator[None]:
     """Random test data that leaves the notebook's own random sequence untouched."""
     notebook_generator = factories._generator
-    factories._generator = np.random.default_rng(seed)
+    factories._generator = np.random.default_rng(start)
     try:
         yield
     finally:

@@ -6,7 +6,7 @@
 >>> y = (x * 2).sum()
 >>> graph = viz.draw(y, names={"x": x})      # a notebook shows the PNG
 >>> print(graph.text.splitlines()[0])         # ... and stores these words with it
-Backward graph: 3 nodes, 2 edges (-> is the way gradients flow)
+Backward graph: 3 nodes, 2 edges between nodes, 1 edge (None, 0) leading nowhere (-> is the way gradients flow)
 >>> trace = viz.trace_backward(y, names={"x": x})   # runs backward, step by step
 >>> print(trace.lines[0])
 step 1: SumBackward0 receives 1., sends [1., 1., 1.] to MulBackward0

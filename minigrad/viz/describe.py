@@ -12,7 +12,7 @@ Arrows ``->`` point the way gradients flow: from an output, through the nodes'
 >>> from minigrad.viz.graph_walk import walk
 >>> x = torch.ones(3, requires_grad=True)
 >>> print(describe(walk([x.exp()], names={"x": x})))
-Backward graph: 2 nodes, 1 edge (-> is the way gradients flow)
+Backward graph: 2 nodes, 1 edge between nodes (-> is the way gradients flow)
 output: [3] float32 -> ExpBackward0
 ExpBackward0
   saved: result = output
@@ -77,7 +77,7 @@ def saved_text(item: TensorItem, options: DrawOptions) -> str:
     if item.same_as:
         return f"{item.name} = {item.same_as}"
     if getattr(item.tensor, "_wrapped_number", False):
-        return f"{item.name} = {describe_value(item.tensor)} (a Python number)"
+        return f"{item.name} = {describe_value(item.tensor)} (a Python number, made a tensor)"
     text = f"{item.name}: {describe_tensor(item.tensor)}"
     if options.show_data or item.tensor.numel() == 1:
         text += f" ({describe_value(item.tensor)})"
@@ -116,15 +116,14 @@ def edge_text(edge, item: NodeItem) -> str:
 
 
 def non_tensor_text(arg, builtin: bool = False) -> str:
-    """``'constant (int) is not a tensor: no edge, its gradient is None'``.
+    """``'constant is not a tensor: no edge, its gradient is None'``.
 
     A built-in's argument without an edge may be a tensor that never carries a gradient (integer
     indices or targets) or an option (``dim``, ``reduction``): it is described as such.
     """
-    kind = f" ({arg.type_name})" if arg.type_name else ""
     if builtin:
-        return f"{arg.name}{kind} never carries a gradient: no edge, its gradient is None"
-    return f"{arg.name}{kind} is not a tensor: no edge, its gradient is None"
+        return f"{arg.name} never carries a gradient: no edge, its gradient is None"
+    return f"{arg.name} is not a tensor: no edge, its gradient is None"
 
 
 def leaf_text(leaf: TensorItem, options: DrawOptions) -> str:
@@ -163,7 +162,10 @@ def header(model: GraphModel) -> str:
     n_edges = model.edge_count
     line = f"Backward graph: {n_nodes} node{'s' if n_nodes != 1 else ''}"
     if model.summary is None:
-        line += f", {n_edges} edge{'s' if n_edges != 1 else ''}"
+        line += f", {n_edges} edge{'s' if n_edges != 1 else ''} between nodes"
+        nowhere = model.edges_to_nowhere
+        if nowhere:
+            line += f", {nowhere} edge{'s' if nowhere != 1 else ''} (None, 0) leading nowhere"
     else:
         line += f" ({len(model.nodes)} drawn, {model.summary.total} collapsed)"
     return line + " (-> is the way gradients flow)"
@@ -196,7 +198,7 @@ def node_lines(item: NodeItem, model: GraphModel, options: DrawOptions) -> list[
         elif edge.hidden:
             lines.append(f"  -> (collapsed){why}")
         elif options.show_attrs:
-            lines.append(f"  {edge.arg_name}: needs no gradient, next_functions[{edge.index}] is (None, 0)")
+            lines.append(f"  {edge.arg_name}: needs no gradient, its edge next_functions[{edge.index}] is (None, 0)")
     if options.show_attrs:
         for arg in item.non_tensor_args:
             lines.append("  " + non_tensor_text(arg, builtin=item.kind == BUILTIN))

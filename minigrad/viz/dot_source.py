@@ -29,7 +29,8 @@ class FrameState:
     ``visited`` nodes are drawn normally and the others faded; ``current`` gets a
     thick vermillion border; ``edge_grads`` maps ``(node key, edge index)`` to the
     gradient text written on that edge; ``current_edges`` are the edges of this step.
-    ``leaf_grads`` maps a tensor key to the text of its ``.grad`` at this step.
+    ``leaf_grads`` maps a tensor key to the text of its ``.grad`` line at this step
+    (``'grad will be [3., 3.]'`` once its gradient has arrived: the engine writes ``.grad`` at the end).
     """
 
     visited: set[str] = field(default_factory=set)
@@ -126,7 +127,7 @@ class _Writer:
         if not self.options.show_grads:
             return ""
         if self.state is not None and item.key in self.state.leaf_grads:
-            return "grad: " + self.state.leaf_grads[item.key]
+            return self.state.leaf_grads[item.key]
         grad = getattr(item.tensor, "_grad", None)
         if grad is None:
             return "grad: " + NOT_COMPUTED
@@ -190,9 +191,8 @@ class _Writer:
                 if edge.target is None and not edge.hidden:
                     lines.append(f"{edge.arg_name}: no grad needed (None, 0)")
             for arg in item.non_tensor_args:
-                kind = f": {arg.type_name}" if arg.type_name else ""
                 why = "not a tensor" if item.kind == FUNCTION else "no edge"
-                lines.append(f"{arg.name}{kind} ({why}, grad None)")
+                lines.append(f"{arg.name} ({why}, grad None)")
             if item.dirty:
                 lines.append("dirty: " + ", ".join(item.dirty))
         return label(item.handle or item.name, *lines)
@@ -262,7 +262,7 @@ class _Writer:
         if saved.same_as:
             return f"{saved.name} = {saved.same_as}, {describe_tensor(tensor)}"
         if getattr(tensor, "_wrapped_number", False):
-            return f"{saved.name} = {describe_value(tensor)} (a Python number)"
+            return f"{saved.name} = {describe_value(tensor)} (a Python number, made a tensor)"
         text = f"{saved.name}: {describe_tensor(tensor)}"
         if self.options.show_data or tensor.numel() == 1:
             text += f" = {describe_value(tensor)}"

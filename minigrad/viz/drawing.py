@@ -5,14 +5,14 @@
 >>> x = torch.ones(3, requires_grad=True)
 >>> g = draw((x * 2).sum(), names={"x": x})
 >>> print(g)
-Backward graph: 3 nodes, 2 edges (-> is the way gradients flow)
+Backward graph: 3 nodes, 2 edges between nodes, 1 edge (None, 0) leading nowhere (-> is the way gradients flow)
 output: scalar float32 -> SumBackward0
 SumBackward0
   -> MulBackward0
 MulBackward0
-  saved: self: None (not saved); other = 2 (a Python number)
+  saved: self: None (not saved); other = 2 (a Python number, made a tensor)
   -> AccumulateGrad(x) (self)
-  other: needs no gradient, next_functions[1] is (None, 0)
+  other: needs no gradient, its edge next_functions[1] is (None, 0)
 AccumulateGrad(x) -> leaf x: [3] float32, grad: not computed yet
 """
 from __future__ import annotations
@@ -81,7 +81,7 @@ def draw(*tensors: Any, params: Any = None, names: Mapping[str, Any] | None = No
     >>> x = torch.ones(3, requires_grad=True)
     >>> g = draw(x * 2, names={"x": x}, show_attrs=False, show_saved=False)
     >>> print(g)
-    Backward graph: 2 nodes, 1 edge (-> is the way gradients flow)
+    Backward graph: 2 nodes, 1 edge between nodes, 1 edge (None, 0) leading nowhere (-> is the way gradients flow)
     output: [3] float32 -> MulBackward0
     MulBackward0
       -> AccumulateGrad(x)

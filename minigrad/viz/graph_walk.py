@@ -122,8 +122,13 @@ class GraphModel:
 
     @property
     def edge_count(self) -> int:
-        """Edges between visible backward nodes (a None entry of next_functions is not an edge)."""
+        """Edges between visible backward nodes (not the edges (None, 0), which lead to no node)."""
         return sum(1 for item in self.nodes for e in item.edges if e.target is not None)
+
+    @property
+    def edges_to_nowhere(self) -> int:
+        """The ``(None, 0)`` entries of ``next_functions``: edges that lead to no node (not drawn)."""
+        return sum(1 for item in self.nodes for e in item.edges if e.target is None and not e.hidden)
 
     @property
     def leaves(self) -> list[TensorItem]:
@@ -448,7 +453,9 @@ def _describe_node(item: NodeItem, walker: _Walker, visible_ids: set, known: lis
         raw = getattr(node, "_raw_saved_tensors", ())
         if raw is None:
             item.saved = None
-            item.saved_freed_names = saved_names
+            held = getattr(node, "_freed_slots", None)  # which slots held a tensor, when known
+            item.saved_freed_names = saved_names if held is None else tuple(
+                name for name, kept in zip(saved_names, held) if kept)
         else:
             item.saved = []
             records = getattr(node, "_saved", None) or ()

@@ -203,7 +203,7 @@ class _Recorder:
             for tensor in watched:
                 grad = tensor.tensor._grad
                 self.before[tensor.key] = None if grad is None else np.array(grad._data)
-                state.leaf_grads[tensor.key] = NOT_COMPUTED if grad is None else describe_value_short(grad)
+                state.leaf_grads[tensor.key] = "grad: " + (NOT_COMPUTED if grad is None else describe_value_short(grad))
         if gradient is not None:
             state.output_grads[model.outputs[0].key] = describe_value_short(gradient)
         elif loss.numel() == 1:
@@ -238,10 +238,10 @@ class _Recorder:
             for tensor in item.retained:
                 nr = getattr(tensor.tensor, "_output_nr", 0)
                 if tensor.role == "retained" and nr < len(outs) and outs[nr] is not None:
-                    state.leaf_grads[tensor.key] = self.grad_after(tensor.key, outs[nr])
+                    state.leaf_grads[tensor.key] = "grad will be " + self.grad_after(tensor.key, outs[nr])
             if item.kind == ACCUMULATE and item.leaf is not None:
                 now = self.grad_after(item.leaf.key, outs[0])
-                state.leaf_grads[item.leaf.key] = now
+                state.leaf_grads[item.leaf.key] = "grad will be " + now
                 line = f"{head} receives {_values(outs)}; {item.leaf.name}.grad will be {now}"
             else:
                 line = f"{head} receives {_values(outs)}, sends " + self._sent(item, ins, state)
