@@ -15,6 +15,15 @@ SANITIZE := tests/nbval_sanitize.cfg
 PORT ?= 8888
 LAB_ARGS ?= --ip 127.0.0.1 --port $(PORT) --no-browser
 CELL_TIMEOUT ?= 600
+# `make fidelity`: real PyTorch in its own virtual environment, never in .venv (make test stays torch-free).
+FIDELITY_VENV ?= .venv-fidelity
+FIDELITY_STAMP := $(FIDELITY_VENV)/.installed
+TORCH_VERSION ?= 2.13.0
+# Extra pip arguments for installing torch, e.g. an index of CPU-only wheels.
+TORCH_PIP_ARGS ?=
+# Random programs the differential fuzzer runs (FUZZ_SEED= picks hypothesis's seed; empty: a random one).
+FUZZ_EXAMPLES ?= 300
+FUZZ_SEED ?= 0
 
 # Same hash order in every run, so printed sets and dicts match the stored outputs.
 export PYTHONHASHSEED := 0
@@ -35,13 +44,14 @@ ifneq ($(origin LAB_TOKEN),undefined)
 TOKEN_ARG := --IdentityProvider.token='$(LAB_TOKEN)'
 endif
 
-.PHONY: help venv dot chromium lab test execute bench student slides site browser clean distclean
+.PHONY: help venv dot chromium lab test fidelity execute bench student slides site browser clean distclean
 
 help: ## list the targets (the default)
 	@echo "minigrad course: make TARGET"
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  %-10s %s\n", $$1, $$2}'
 	@echo "Variables: PYTHON=$(PYTHON) PORT=$(PORT) LAB_ARGS='$(LAB_ARGS)' LAB_TOKEN=<token, empty for none> CELL_TIMEOUT=$(CELL_TIMEOUT)"
 	@echo "           OFFLINE=1 (make slides: use a local copy of reveal.js in build/reveal.js)"
+	@echo "           FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_SEED=$(FUZZ_SEED) TORCH_VERSION=$(TORCH_VERSION) (make fidelity)"
 
 venv: $(STAMP) ## create .venv and install minigrad with its course and test tools
 	@:
@@ -79,13 +89,25 @@ lab: venv dot ## open the notebooks in JupyterLab (PORT=8888; as root it adds --
 	$(VENV_BIN)/jupyter lab $(LAB_ARGS) $(if $(IS_ROOT),--allow-root) $(TOKEN_ARG) --ServerApp.root_dir=notebooks
 
 test: venv dot chromium ## run the unit tests, then check every notebook's stored outputs with nbval
-	MINIGRAD_REQUIRE_BROWSER=$(CAN_APT) $(VENV_BIN)/python -m pytest -q -p no:cacheprovider --doctest-modules --ignore=tests/programs tests/ minigrad/ tools/
+	MINIGRAD_REQUIRE_BROWSER=$(CAN_APT) $(VENV_BIN)/python -m pytest -q -p no:cacheprovider --doctest-modules --ignore=tests/programs --ignore=tests/fidelity tests/ minigrad/ tools/
 	@shopt -s nullglob; notebooks=(notebooks/*.ipynb); \
 	if [ $${#notebooks[@]} -eq 0 ]; then echo "nbval: no notebooks in notebooks/ yet, nothing to check"; exit 0; fi; \
 	cmd="$(VENV_BIN)/python -m pytest -q -p no:cacheprovider --nbval --nbval-current-env --nbval-sanitize-with $(SANITIZE) notebooks/"; \
 	echo "$$cmd"; status=0; $$cmd || status=$$?; \
 	if [ $$status -eq 5 ]; then echo "nbval: no notebook cells to check"; status=0; fi; \
 	exit $$status
+
+fidelity: $(FIDELITY_STAMP) ## compare minigrad with real PyTorch (in .venv-fidelity): tests/fidelity/ and the fuzzer
+	MINIGRAD_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(FIDELITY_VENV)/bin/python -m pytest -q -p no:cacheprovider \
+		$(if $(FUZZ_SEED),--hypothesis-seed=$(FUZZ_SEED)) tests/fidelity/
+
+$(FIDELITY_STAMP): pyproject.toml
+	@test -x $(FIDELITY_VENV)/bin/python || { echo "Creating $(FIDELITY_VENV) with $(PYTHON)"; $(PYTHON) -m venv $(FIDELITY_VENV) || { \
+		rm -rf $(FIDELITY_VENV); echo "Could not create a virtual environment. On Debian/Ubuntu: sudo apt-get install python3-venv" >&2; exit 1; }; }
+	@echo "Installing torch==$(TORCH_VERSION) and minigrad into $(FIDELITY_VENV) (a few minutes the first time)"
+	$(FIDELITY_VENV)/bin/python -m pip install -q $(TORCH_PIP_ARGS) torch==$(TORCH_VERSION)
+	$(FIDELITY_VENV)/bin/python -m pip install -q -e '.[test]'
+	@touch $@
 
 execute: venv dot ## re-run every notebook in place, in name order, storing fresh outputs
 	@shopt -s nullglob; cd notebooks; LC_ALL=C; for nb in *.ipynb; do \
@@ -114,8 +136,8 @@ browser: venv chromium ## open a notebook in JupyterLab and a site page in headl
 
 clean: ## remove build artefacts and caches (keeps .venv)
 	rm -rf build dist *.egg-info .pytest_cache .hypothesis
-	find . \( -path ./.git -o -path ./$(VENV) \) -prune -o \
+	find . \( -path ./.git -o -path ./$(VENV) -o -path ./$(FIDELITY_VENV) \) -prune -o \
 		\( -name __pycache__ -o -name .ipynb_checkpoints -o -name .pytest_cache \) -type d -print0 | xargs -0 rm -rf
 
-distclean: clean ## also remove the virtual environment .venv
-	rm -rf $(VENV)
+distclean: clean ## also remove the virtual environments .venv and .venv-fidelity
+	rm -rf $(VENV) $(FIDELITY_VENV)

@@ -93,7 +93,11 @@ class Tensor:
 
     def size(self, dim: int | None = None):
         """The shape, or the length of one dimension."""
-        return Size(self._data.shape) if dim is None else self._data.shape[dim]
+        if dim is None:
+            return Size(self._data.shape)
+        if self._data.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        return self._data.shape[_ops.wrap_dim(dim, self._data.ndim)]
 
     @property
     def dtype(self) -> DType:
@@ -437,6 +441,7 @@ class Tensor:
     def clamp_(self, min=None, max=None) -> "Tensor":
         """Clamp in place (for example a parameter under no_grad); not recorded for backward."""
         if self.requires_grad and _grad_state.enabled:
+            _ops.check_inplace(self)
             raise NotImplementedError("minigrad: clamp_ on a tensor that requires grad is not recorded for "
                                       "backward; use x = x.clamp(min, max) instead")
         return self.copy_(self.clamp(min, max))
@@ -500,9 +505,9 @@ class Tensor:
 
     # ------------------------------------------------------------------ shape
     def view(self, *shape): return _ops.view(self, shape)
-    def reshape(self, *shape): return _ops.view(self, shape, reshape=True)
+    def reshape(self, *shape): return _ops.reshape(self, shape)
     def view_as(self, other): return _ops.view(self, (tuple(other.shape),))
-    def reshape_as(self, other): return _ops.view(self, (tuple(other.shape),), reshape=True)
+    def reshape_as(self, other): return _ops.reshape(self, (tuple(other.shape),))
     def flatten(self, start_dim: int = 0, end_dim: int = -1): return _ops.flatten(self, start_dim, end_dim)
     def t(self): return _ops.t(self)
     def transpose(self, dim0: int, dim1: int): return _ops.Transpose.apply(self, dim0, dim1)

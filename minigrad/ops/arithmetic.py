@@ -74,7 +74,8 @@ class Div(Builtin):
         if x.dtype.kind in "biu":   # true division of integers gives the default float dtype
             x, y = x.astype(np.float32), y.astype(np.float32)
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
-        return wrap(x / y)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return wrap(x / y)
 
     @staticmethod
     def backward(ctx, grad):
@@ -108,7 +109,10 @@ class Pow(Builtin):
         x = a._data
         if x.dtype.kind in "biu" and (isinstance(exponent, float) or exponent < 0):
             x = x.astype(np.float32)
-        return wrap(x ** exponent)
+        elif x.dtype == np.bool_:   # bool ** int counts in int64, as in PyTorch
+            x = x.astype(np.int64)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return wrap(x ** exponent)
 
     @staticmethod
     def backward(ctx, grad):
@@ -128,7 +132,8 @@ class PowTensor(Builtin):
     @staticmethod
     def forward(ctx, a, b):
         x, y = binary_arrays(a, b)
-        out = wrap(x ** y)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            out = wrap(x ** y)
         ctx.save_for_backward(a, b, out)
         return out
 
@@ -166,7 +171,7 @@ class Reciprocal(Builtin):
         x = a._data
         if x.dtype.kind in "biu":
             x = x.astype(np.float32)
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", over="ignore"):
             out = wrap(1 / x)
         ctx.save_for_backward(out)
         return out
@@ -186,7 +191,8 @@ class PowScalarBase(Builtin):
     @staticmethod
     def forward(ctx, base, exponent):
         x, y = binary_arrays(_operand(base), exponent)
-        out = wrap(x ** y)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            out = wrap(x ** y)
         ctx.save_for_backward(exponent, out)
         ctx._saved_self = base   # PyTorch shows the number here too
         return out

@@ -114,14 +114,30 @@ def _dims_used(k) -> int:
     if k is None or k is Ellipsis:
         return 0
     if isinstance(k, np.ndarray) and k.dtype == np.bool_:
-        return max(k.ndim, 1)
+        return k.ndim
     return 1
+
+
+def _check_zero_dim_key(key) -> None:
+    """PyTorch's errors for ints and slices used on a 0-dim tensor."""
+    first = key
+    if isinstance(first, slice):
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    if isinstance(first, (int, np.integer)) and not isinstance(first, (bool, np.bool_)):
+        if first == 0:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
+                             "in C++ to convert a 0-dim tensor to a number")
+        raise IndexError(f"index {first} is out of bounds for dimension 0 with size 0")
 
 
 def getitem(a: Tensor, key) -> Tensor:
     """``a[key]`` the way PyTorch builds it: ints select, slices slice, None unsqueezes, one node
     each and in order (views); then integer tensors and masks index what is left (a copy)."""
     key = _numpy_key(key)
+    if a.ndim == 0 and not isinstance(key, tuple):
+        _check_zero_dim_key(key)
+        if isinstance(key, np.ndarray) and key.dtype == np.bool_ and key.ndim == 0:
+            return Index.apply(Unsqueeze.apply(a, 0), (key.reshape(1),))   # as PyTorch: unsqueeze, then mask
     if not isinstance(key, tuple):
         if isinstance(key, slice):          # a single slice always makes a SliceBackward0 node
             return Slice.apply(a, (key,))

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from ..types import Size, promote_types
-from ._util import Builtin, view_of, wrap
+from ._util import Builtin, view_of, wrap, wrap_dim
 
 
 def _shape_arg(shape: tuple) -> tuple:
@@ -38,15 +38,54 @@ class View(Builtin):
         return grad.reshape(ctx._shape), None
 
 
-def view(a: Tensor, shape: tuple, reshape: bool = False) -> Tensor:
+def view(a: Tensor, shape: tuple) -> Tensor:
     shape = _infer_shape(_shape_arg(shape), a._data.size)
     return View.apply(a, shape)
 
 
+class UnsafeView(Builtin):
+    """A reshape that PyTorch knows needs no checks (its input is a fresh, contiguous result)."""
+
+    _node_name = "UnsafeViewBackward0"
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        ctx._shape = a.shape
+        return wrap(a._data.reshape(shape))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx._shape), None
+
+
+class ReshapeAlias(UnsafeView):
+    """``reshape`` of a non-contiguous tensor whose memory allows a view: a view with new strides."""
+
+    _node_name = "ReshapeAliasBackward0"
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        ctx._shape = a.shape
+        return view_of(a, a._data.reshape(shape, copy=False))
+
+
+def reshape(a: Tensor, shape: tuple) -> Tensor:
+    """PyTorch's ``reshape``: a view when the memory allows it (ViewBackward0 for a contiguous tensor,
+    ReshapeAliasBackward0 otherwise), else a contiguous copy (CloneBackward0, UnsafeViewBackward0)."""
+    shape = _infer_shape(_shape_arg(shape), a._data.size)
+    if a._data.flags.c_contiguous:
+        return View.apply(a, shape)
+    try:
+        a._data.reshape(shape, copy=False)
+    except ValueError:
+        return UnsafeView.apply(Clone.apply(a), shape)
+    return ReshapeAlias.apply(a, shape)
+
+
 def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    start, end = wrap_dim(start_dim, a.ndim), wrap_dim(end_dim, a.ndim)
     if a.ndim == 0:
         return view(a, (1,))
-    start, end = start_dim % a.ndim, end_dim % a.ndim
     shape = a.shape[:start] + (int(np.prod(a.shape[start:end + 1])),) + a.shape[end + 1:]
     return view(a, shape)
 
@@ -74,8 +113,9 @@ class Transpose(Builtin):
 
     @staticmethod
     def forward(ctx, a, dim0, dim1):
+        dim0, dim1 = wrap_dim(dim0, a.ndim), wrap_dim(dim1, a.ndim)
         ctx._dims = (dim0, dim1)
-        return view_of(a, np.swapaxes(a._data, dim0, dim1))
+        return view_of(a, np.swapaxes(a._data, dim0, dim1) if a.ndim else a._data)
 
     @staticmethod
     def backward(ctx, grad):
@@ -105,7 +145,7 @@ class Unsqueeze(Builtin):
 
     @staticmethod
     def forward(ctx, a, dim):
-        dim = dim % (a.ndim + 1)
+        dim = wrap_dim(dim, a.ndim + 1)
         ctx._dim = dim
         return view_of(a, np.expand_dims(a._data, dim))
 
@@ -141,7 +181,8 @@ def squeeze(a: Tensor, dim=None) -> Tensor:
     if dim is None:
         return Squeeze.apply(a, tuple(i for i, n in enumerate(a.shape) if n == 1))
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    dims = tuple(d % a.ndim for d in dims if a.ndim and a.shape[d % a.ndim] == 1)
+    dims = tuple(wrap_dim(d, a.ndim) for d in dims)
+    dims = tuple(d for d in dims if a.ndim and a.shape[d] == 1)
     return SqueezeDim.apply(a, dims)
 
 
@@ -250,7 +291,10 @@ class Stack(Builtin):
 def cat(tensors, dim: int = 0) -> Tensor:
     """Join tensors along an existing dimension."""
     tensors = list(tensors)
-    dim = dim % tensors[0].ndim
+    for position, t in enumerate(tensors):
+        if t.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {position}) cannot be concatenated")
+    dim = wrap_dim(dim, tensors[0].ndim)
     first = tensors[0].shape
     for number, t in enumerate(tensors[1:], start=1):
         if t.ndim != len(first):
@@ -269,4 +313,4 @@ def stack(tensors, dim: int = 0) -> Tensor:
         if t.shape != tensors[0].shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
                                f"entry 0 and {list(t.shape)} at entry {entry}")
-    return Stack.apply(dim % (tensors[0].ndim + 1), *tensors)
+    return Stack.apply(wrap_dim(dim, tensors[0].ndim + 1), *tensors)
