@@ -165,6 +165,8 @@ class Abs(Builtin):
 
     @staticmethod
     def forward(ctx, a):
+        if a._data.dtype == np.bool_:
+            raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
         ctx.save_for_backward(a)
         return wrap(np.abs(a._data))
 

@@ -58,10 +58,6 @@ class Mean(Builtin):
     @staticmethod
     def forward(ctx, a, dtype=None):
         ctx._shape = a.shape
-        if a._data.dtype.kind not in "fc" and dtype is None:
-            raise RuntimeError(
-                "mean(): could not infer output dtype. Input dtype must be either a floating point or "
-                f"complex dtype. Got: {a.dtype.legacy_name.replace('Tensor', '')}")
         x = a._data if dtype is None else a._data.astype(dtype.numpy)
         return wrap(x.mean())
 
@@ -92,6 +88,10 @@ def sum(a: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
 
 
 def mean(a: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+    if a._data.dtype.kind not in "fc" and dtype is None:
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point or "
+            f"complex dtype. Got: {a.dtype.legacy_name.replace('Tensor', '')}")
     if dim is None:
         return Mean.apply(a, dtype) if dtype is not None else Mean.apply(a)
     return MeanDim.apply(a, normalize_dims(dim, a.ndim), keepdim, dtype)

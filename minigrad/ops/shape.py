@@ -86,8 +86,10 @@ def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     start, end = wrap_dim(start_dim, a.ndim), wrap_dim(end_dim, a.ndim)
     if a.ndim == 0:
         return view(a, (1,))
+    if start == end:   # nothing to flatten: PyTorch returns the tensor itself
+        return a
     shape = a.shape[:start] + (int(np.prod(a.shape[start:end + 1])),) + a.shape[end + 1:]
-    return view(a, shape)
+    return reshape(a, shape)
 
 
 class T(Builtin):
