@@ -36,6 +36,20 @@ NON_LEAF_GRAD_WARNING = (
     "by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 "
     "for more information.")
 
+T_NOT_2D_WARNING = (
+    "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it will throw an "
+    "error in a future release. Consider `x.mT` to transpose batches of matrices or "
+    "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.")
+T_0D_WARNING = "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases."
+_warned: set = set()
+
+
+def _warn_once(message: str) -> None:
+    """A UserWarning shown once per process, like PyTorch's TORCH_WARN_ONCE."""
+    if message not in _warned:
+        _warned.add(message)
+        warnings.warn(message, UserWarning, stacklevel=3)
+
 
 class VersionCounter:
     """Counts in-place changes. Views of a tensor share their base's counter."""
@@ -444,7 +458,12 @@ class Tensor:
             _ops.check_inplace(self)
             raise NotImplementedError("minigrad: clamp_ on a tensor that requires grad is not recorded for "
                                       "backward; use x = x.clamp(min, max) instead")
-        return self.copy_(self.clamp(min, max))
+        clamped = self.clamp(min, max)
+        if clamped.dtype is not self.dtype:   # float bounds on an integer tensor
+            from .ops.linalg import _CPP_NAMES
+            raise RuntimeError(f"result type {clamped.dtype.legacy_name[:-len('Tensor')]} can't be cast to the "
+                               f"desired output type {_CPP_NAMES[self.dtype.name]}")
+        return self.copy_(clamped)
 
     # ------------------------------------------------------------------ pointwise math
     def exp(self): return _ops.Exp.apply(self)
@@ -522,7 +541,9 @@ class Tensor:
 
     @property
     def T(self):
-        return _ops.permute(self, tuple(range(self._data.ndim))[::-1])   # PermuteBackward0, as in PyTorch
+        if self._data.ndim != 2:
+            _warn_once(T_NOT_2D_WARNING if self._data.ndim else T_0D_WARNING)
+        return _ops.Permute.apply(self, tuple(range(self._data.ndim))[::-1])   # PermuteBackward0, as in PyTorch
 
     @property
     def mT(self):

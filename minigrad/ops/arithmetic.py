@@ -74,7 +74,9 @@ class Div(Builtin):
         if x.dtype.kind in "biu":   # true division of integers gives the default float dtype
             x, y = x.astype(np.float32), y.astype(np.float32)
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
-        with np.errstate(divide="ignore", invalid="ignore"):
+        if b._wrapped_number and y != 0:   # the common x / n: no 0/0 or x/0 possible, skip errstate's cost
+            return wrap(x / y)
+        with np.errstate(divide="ignore", invalid="ignore"):   # PyTorch gives inf and nan without a warning
             return wrap(x / y)
 
     @staticmethod
@@ -114,6 +116,8 @@ class Pow(Builtin):
             x = x.astype(np.float32)
         elif x.dtype == np.bool_:   # bool ** int counts in int64, as in PyTorch
             x = x.astype(np.int64)
+        if isinstance(exponent, int) and exponent >= 0:   # x ** 2 and friends: no inf or nan from 0 or negatives
+            return wrap(x ** exponent)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return wrap(x ** exponent)
 
@@ -143,8 +147,10 @@ class PowTensor(Builtin):
     @staticmethod
     def backward(ctx, grad):
         a, b, result = ctx.saved_tensors
-        grad_a = grad * b * a ** (b - 1) if ctx.needs_input_grad[0] else None
-        grad_b = grad * result * a.log() if ctx.needs_input_grad[1] else None
+        from .pointwise import where
+        # PyTorch's masks: d/da is 0 where the exponent is 0, d/db is 0 where a is 0 and b >= 0 (no 0 * -inf)
+        grad_a = where(b == 0, 0.0, grad * b * a ** (b - 1)) if ctx.needs_input_grad[0] else None
+        grad_b = where((a == 0) & (b >= 0), 0.0, grad * result * a.log()) if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
 
 

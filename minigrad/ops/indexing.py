@@ -99,6 +99,8 @@ class Index(Builtin):
     @staticmethod
     def forward(ctx, a, key):
         ctx._shape, ctx._key = a.shape, key
+        # PyTorch's node saves the index tensors: after backward frees them, a second backward is refused
+        ctx.save_for_backward(*[wrap(k) for k in key if isinstance(k, np.ndarray)])
         try:
             return wrap(a._data[key])
         except IndexError as error:   # numpy says "axis", PyTorch says "dimension"
@@ -106,6 +108,7 @@ class Index(Builtin):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors   # noqa: B018  (reading them checks that backward has not freed them)
         return PutIntoZeros.apply(grad, ctx._shape, ctx._key), None
 
 
@@ -147,30 +150,29 @@ def getitem(a: Tensor, key) -> Tensor:
     used = sum(_dims_used(k) for k in key)
     if used > a.ndim:
         raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
-    result, dim, position, advanced = a, 0, 0, []
-    for k in key:
+    result, dim, advanced = a, 0, []
+    for position, k in enumerate(key):   # PyTorch's errors name the item's place in the key
         if k is Ellipsis:
             skip = a.ndim - used
             advanced.extend([slice(None)] * skip)
-            dim, position = dim + skip, position + skip
+            dim += skip
         elif k is None:
             result = Unsqueeze.apply(result, dim)
             advanced.append(slice(None))
-            dim, position = dim + 1, position + 1
+            dim += 1
         elif isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)):
             size = result.shape[dim]
             if not -size <= k < size:
                 raise IndexError(f"index {k} is out of bounds for dimension {position} with size {size}")
             result = Select.apply(result, (slice(None),) * dim + (k,))
-            position += 1
         elif isinstance(k, slice):
             if k != slice(None):
                 result = Slice.apply(result, (slice(None),) * dim + (k,))
             advanced.append(slice(None))
-            dim, position = dim + 1, position + 1
+            dim += 1
         else:                                 # an integer array or a boolean mask
             advanced.append(k)
-            dim, position = dim + _dims_used(k), position + _dims_used(k)
+            dim += _dims_used(k)
     if any(not isinstance(k, slice) for k in advanced):
         while advanced and isinstance(advanced[-1], slice):
             advanced.pop()

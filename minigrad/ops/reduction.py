@@ -174,6 +174,7 @@ class MaxAll(Builtin):
     """``x.max()``: the gradient is shared evenly between tied maxima (as in PyTorch)."""
 
     _node_name = "MaxBackward1"
+    _saved_names = ("self", "result")
     _reduce = staticmethod(np.max)
 
     @staticmethod
@@ -181,14 +182,14 @@ class MaxAll(Builtin):
         if a._data.size == 0:
             raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() == 0. "
                                "Specify the reduction dim with the 'dim' argument.")
-        ctx._winners = None
         out = wrap(ctx._forward_cls._reduce(a._data))
-        ctx._winners = a._data == out._data
+        ctx.save_for_backward(a, out)   # as PyTorch: changing the input in place is then caught
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        winners = ctx._winners
+        a, result = ctx.saved_tensors
+        winners = a._data == result._data
         return grad * wrap((winners / winners.sum()).astype(grad._data.dtype))
 
 
@@ -254,6 +255,8 @@ def min(a: Tensor, dim=None, keepdim: bool = False):
 
 
 def argmax(a: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    if a._data.dtype == np.bool_:
+        raise RuntimeError("argmax(): does not support bool input")
     if dim is None:
         return wrap(np.int64(np.argmax(a._data)))
     dim = wrap_dim(dim, a.ndim)
@@ -265,6 +268,8 @@ def argmax(a: Tensor, dim=None, keepdim: bool = False) -> Tensor:
 
 
 def argmin(a: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    if a._data.dtype == np.bool_:
+        raise RuntimeError("argmin(): does not support bool input")
     if dim is None:
         return wrap(np.int64(np.argmin(a._data)))
     dim = wrap_dim(dim, a.ndim)

@@ -138,7 +138,15 @@ class Permute(Builtin):
 
 
 def permute(a: Tensor, dims: tuple) -> Tensor:
-    dims = tuple(d % a.ndim for d in _shape_arg(dims))
+    if not dims:
+        raise TypeError('permute() missing 1 required positional arguments: "dims"')
+    dims = tuple(wrap_dim(d, a.ndim) for d in _shape_arg(dims))
+    if len(dims) != a.ndim:   # (PyTorch's text names sparse_coo even for a dense tensor)
+        raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not match the length "
+                           f"of the desired ordering of dimensions i.e. input.dim() = {a.ndim} is not equal to "
+                           f"len(dims) = {len(dims)}")
+    if len(set(dims)) != len(dims):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
     return Permute.apply(a, dims)
 
 
@@ -259,7 +267,8 @@ class Cat(Builtin):
     def forward(ctx, dim, *tensors):
         ctx._dim = dim
         ctx._sizes = [t.shape[dim] for t in tensors]
-        return wrap(np.concatenate(_same_dtype(tensors), axis=dim))
+        # numpy keeps its inputs' memory order (a transposed input gives a transposed result); PyTorch's is contiguous
+        return wrap(np.ascontiguousarray(np.concatenate(_same_dtype(tensors), axis=dim)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -278,7 +287,7 @@ class Stack(Builtin):
     @staticmethod
     def forward(ctx, dim, *tensors):
         ctx._dim = dim
-        return wrap(np.stack(_same_dtype(tensors), axis=dim))
+        return wrap(np.ascontiguousarray(np.stack(_same_dtype(tensors), axis=dim)))
 
     @staticmethod
     def backward(ctx, grad):

@@ -5,7 +5,7 @@ import re
 
 import numpy as np
 
-from programs import Program, run
+from programs import Program, run, warm_up
 
 NUMBER = re.compile(r"-?\d+\.?\d*(e[+-]\d+)?")
 SPACE = re.compile(r"\s+")
@@ -61,7 +61,8 @@ def differences(expected, actual, where: str) -> list:
             found += differences(e, a, f"{where}[{i}]")
         return found
     if isinstance(expected, dict) and isinstance(actual, dict) and "float" in expected and "float" in actual:
-        if abs(expected["float"] - actual["float"]) <= 1e-6 * max(1.0, abs(expected["float"])):
+        e, a = expected["float"], actual["float"]
+        if (e != e and a != a) or abs(e - a) <= 1e-6 * max(1.0, abs(e)):   # e != e: both nan
             return []
     if isinstance(expected, dict) and isinstance(actual, dict) and expected.keys() == actual.keys():
         found = []
@@ -76,6 +77,7 @@ def differences(expected, actual, where: str) -> list:
 
 def compare(program: Program, torch, minigrad) -> list:
     """The differences between running ``program`` on ``torch`` and on ``minigrad``, step by step."""
+    warm_up(torch), warm_up(minigrad)
     expected, actual = run(program, torch), run(program, minigrad)
     found = []
     for number, (step, e, a) in enumerate(zip(program.steps, expected, actual), start=1):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import textwrap
 import warnings
 from dataclasses import dataclass, field
@@ -81,15 +82,20 @@ FUNCTIONS = {
 }
 
 HEADER = "import torch\nfrom torch.autograd import Function\n"
+TRIGGERED = re.compile(r" \(Triggered internally at [^)]*\.\)$")
 
 
 @dataclass
 class Step:
-    code: str          # one Python statement (may span lines, e.g. a ``with`` block)
-    observe: str       # the expression whose value is compared after the statement ran
+    code: str                  # one Python statement (may span lines, e.g. a ``with`` block)
+    observe: str               # the expression whose value is compared after the statement ran
+    raises: str | None = None  # the exception PyTorch raised here, if any (steps that must fail)
 
     def source(self) -> str:
-        return self.code
+        notes = [f"observe: {self.observe}"] if self.observe not in self.code else []
+        if self.raises:
+            notes.append(f"PyTorch raises {self.raises}")
+        return self.code + (f"  # {'; '.join(notes)}" if notes else "")
 
 
 @dataclass
@@ -103,8 +109,7 @@ class Program:
         """The program as runnable PyTorch code (with ``# observe:`` comments)."""
         parts = [HEADER]
         parts += [textwrap.dedent(FUNCTIONS[name]).strip() + "\n" for name in self.functions_used()]
-        for step in self.steps:
-            parts.append(step.source() + (f"  # observe: {step.observe}" if step.observe not in step.code else ""))
+        parts += [step.source() for step in self.steps]
         return "\n".join(parts) + "\n"
 
 
@@ -129,10 +134,19 @@ def run_step(step: Step, namespace: dict, torch) -> dict:
             result = {"raises": type(error).__name__, "message": str(error)}
         finally:
             torch.set_grad_enabled(True)
-    shown = [f"{w.category.__name__}: {w.message}" for w in caught]
+    # PyTorch's C++ warnings end with where its build was made; minigrad leaves that out
+    shown = [TRIGGERED.sub("", f"{w.category.__name__}: {w.message}") for w in caught]
     if shown:
         result["warnings"] = shown
     return result
+
+
+def warm_up(torch) -> None:
+    """Trigger the warnings each module shows only once per process (PyTorch's TORCH_WARN_ONCE), so
+    that the one PyTorch showed while a program was generated does not count as a difference."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.tensor(1.0).T, torch.ones(2).T
 
 
 def run(program: Program, torch) -> list:
@@ -241,7 +255,7 @@ class Generator:
     def add(self, code: str, observe: str) -> None:
         step = Step(code, observe)
         self.program.steps.append(step)
-        run_step(step, self.namespace, self.torch)
+        step.raises = run_step(step, self.namespace, self.torch).get("raises")
 
     def new_name(self) -> str:
         return f"x{len(self.names)}"
@@ -441,8 +455,12 @@ class Generator:
         retain = ", retain_graph=True" if choose.chance(30) else ""
         call = choose.pick([f"{y}.sum().backward({retain[2:]})", f"{y}.backward(torch.ones_like({y}){retain})",
                             f"{y}.backward()", f"({y} * {y}).mean().backward({retain[2:]})"])
+        self.add(call, self.leaf_grads())
+
+    def leaf_grads(self) -> str:
+        """An expression for the ``.grad`` of every leaf that requires grad, e.g. ``(x0.grad, x3.grad)``."""
         leaves = [n for n in self.names if self.value(n).is_leaf and self.value(n).requires_grad]
-        self.add(call, f"({', '.join(f'{n}.grad' for n in leaves)},)")
+        return f"({', '.join(f'{n}.grad' for n in leaves)},)" if leaves else "None"
 
     def make_grad(self) -> None:
         choose = self.choose
@@ -461,7 +479,7 @@ class Generator:
             if not create:
                 self.names.append(name)
             elif self.value(name).requires_grad:
-                self.add(f"{name}.sum().backward()", f"({', '.join(f'{n}.grad' for n in leaves)},)")
+                self.add(f"{name}.sum().backward()", self.leaf_grads())
 
     def make_bad(self) -> None:
         choose = self.choose

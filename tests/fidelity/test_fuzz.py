@@ -28,10 +28,20 @@ def test_a_random_program_behaves_the_same_on_minigrad_and_pytorch(data):
 
 def test_a_program_prints_as_runnable_pytorch_code():
     from programs import RandomChooser
+    import pytest
     program = generate(RandomChooser(1), torch)
+    source = program.source()
+    assert source.startswith("import torch\n") and "PyTorch raises" in source
+    preamble, _ = source.split("\n" + program.steps[0].source(), 1)
     namespace = {}
-    exec(program.source(), namespace)   # the printed program runs as it is
-    assert program.source().startswith("import torch\n")
+    exec(preamble, namespace)
+    for step in program.steps:   # each printed line runs as it is, and fails where PyTorch failed
+        if step.raises:
+            with pytest.raises(Exception) as caught:
+                exec(step.source(), namespace)
+            assert type(caught.value).__name__ == step.raises
+        else:
+            exec(step.source(), namespace)
 
 
 def test_the_comparison_notices_a_difference():
