@@ -13,7 +13,7 @@ VENV_BIN := $(abspath $(VENV))/bin
 STAMP := $(VENV)/.installed
 SANITIZE := tests/nbval_sanitize.cfg
 PORT ?= 8888
-LAB_ARGS ?= --ip 127.0.0.1 --port $(PORT) --no-browser
+LAB_ARGS ?= --ip 127.0.0.1 --no-browser
 CELL_TIMEOUT ?= 600
 # `make fidelity`: real PyTorch in its own virtual environment, never in .venv (make test stays torch-free).
 FIDELITY_VENV ?= .venv-fidelity
@@ -44,13 +44,13 @@ ifneq ($(origin LAB_TOKEN),undefined)
 TOKEN_ARG := --IdentityProvider.token='$(LAB_TOKEN)'
 endif
 
-.PHONY: help venv dot chromium lab test fidelity execute bench student slides site browser clean distclean
+.PHONY: help venv dot chromium lab lab-student test fidelity execute bench student slides site browser clean distclean
 
 help: ## list the targets (the default)
 	@echo "minigrad course: make TARGET"
-	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  %-12s %s\n", $$1, $$2}'
 	@echo "Variables: PYTHON=$(PYTHON) PORT=$(PORT) LAB_ARGS='$(LAB_ARGS)' LAB_TOKEN=<token, empty for none> CELL_TIMEOUT=$(CELL_TIMEOUT)"
-	@echo "           OFFLINE=1 (make slides: use a local copy of reveal.js in build/reveal.js)"
+	@echo "           CDN=1 (make slides: decks load reveal.js from a CDN instead of build/reveal.js)"
 	@echo "           FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_SEED=$(FUZZ_SEED) TORCH_VERSION=$(TORCH_VERSION) (make fidelity)"
 
 venv: $(STAMP) ## create .venv and install minigrad with its course and test tools
@@ -81,12 +81,11 @@ chromium: ## check for Chromium, for the browser test (as root on Debian/Ubuntu:
 	fi
 	@command -v chromium >/dev/null || echo "No chromium program: tests/test_browser.py will be skipped (on Debian: apt-get install chromium)"
 
-lab: venv dot ## open the notebooks in JupyterLab (PORT=8888; as root it adds --allow-root)
-	@echo
-	@echo ">>> Starting JupyterLab on notebooks/. Open the http://127.0.0.1:... URL it prints"
-	@echo ">>> below (the one with ?token=...) in your browser. Ctrl-C stops it."
-	@echo
-	$(VENV_BIN)/jupyter lab $(LAB_ARGS) $(if $(IS_ROOT),--allow-root) $(TOKEN_ARG) --ServerApp.root_dir=notebooks
+lab: venv dot ## open the notebooks in JupyterLab; it holds the terminal until Ctrl-C (PORT=8888)
+	$(VENV_BIN)/python -m tools.lab notebooks --port $(PORT) -- $(LAB_ARGS) $(TOKEN_ARG)
+
+lab-student: student dot ## build the student edition, then open it in JupyterLab (like make lab)
+	$(VENV_BIN)/python -m tools.lab $(BUILD)/student --port $(PORT) -- $(LAB_ARGS) $(TOKEN_ARG)
 
 test: venv dot chromium ## run the unit tests, then check every notebook's stored outputs with nbval
 	MINIGRAD_REQUIRE_BROWSER=$(CAN_APT) $(VENV_BIN)/python -m pytest -q -p no:cacheprovider --doctest-modules --ignore=tests/programs --ignore=tests/fidelity tests/ minigrad/ tools/
@@ -116,17 +115,18 @@ execute: venv dot ## re-run every notebook in place, in name order, storing fres
 			--ExecutePreprocessor.kernel_name=python3 --ExecutePreprocessor.timeout=$(CELL_TIMEOUT) \
 			--ExecutePreprocessor.record_timing=False "$$nb"; \
 	done
+	$(VENV_BIN)/python -m tools.notebook_metadata notebooks
 
 bench: venv ## run every bench/*.py script
 	@shopt -s nullglob; scripts=(bench/[!_]*.py); \
 	if [ $${#scripts[@]} -eq 0 ]; then echo "no bench/*.py scripts yet"; exit 0; fi; \
 	for script in "$${scripts[@]}"; do echo "== $$script"; $(VENV_BIN)/python "$$script"; done
 
-student: venv ## build the student edition in build/student/: solutions become stubs that raise
+student: venv ## build the student edition in build/student/ (and build/student/zh/): solutions become folded hints
 	$(VENV_BIN)/python -m tools.student_edition notebooks $(BUILD)/student
 
-slides: venv ## build a reveal.js deck per notebook in build/slides/ (OFFLINE=1: local reveal.js)
-	$(VENV_BIN)/python -m tools.slides notebooks $(BUILD)/slides $(if $(filter 1,$(OFFLINE)),--offline $(BUILD)/reveal.js)
+slides: venv ## build a reveal.js deck per notebook in build/slides/, working offline (CDN=1: reveal.js from a CDN)
+	$(VENV_BIN)/python -m tools.slides notebooks $(BUILD)/slides --reveal-dir $(BUILD)/reveal.js $(if $(filter 1,$(CDN)),--cdn)
 
 site: venv ## build the course as a static HTML site in build/site/ (open build/site/index.html)
 	$(VENV_BIN)/python -m tools.site notebooks $(BUILD)/site

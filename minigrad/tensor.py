@@ -67,14 +67,16 @@ class Tensor:
     """
 
     # Class-level defaults keep tensor creation cheap: an instance stores only what differs.
-    grad_fn = None
+    _grad_fn = None
     _requires_grad = False
     _output_nr = 0
     _grad = None
     _retains_grad = False
     _acc_ref = None
     _backward_hooks = None
-    _base = None
+    _base = None               # for a view: the tensor whose memory it shows (see autograd/views.py)
+    _grad_fn_version = 0       # for a view: the version counter's value when its grad_fn was set
+    _view_creation = "default"  # for a view: how it was made (no_grad, custom Function...)
     _wrapped_number = False   # a Python number promoted to a tensor for one operation
     is_sparse = False
     layout = strided
@@ -147,7 +149,9 @@ class Tensor:
     # ------------------------------------------------------------------ autograd state
     @property
     def requires_grad(self) -> bool:
-        return self._requires_grad or self.grad_fn is not None
+        if self._requires_grad or self.grad_fn is not None:
+            return True
+        return self._base is not None and self._base.requires_grad   # a view made under no_grad, as in PyTorch
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
@@ -164,6 +168,28 @@ class Tensor:
         """Set requires_grad in place and return self."""
         self.requires_grad = requires_grad
         return self
+
+    @property
+    def grad_fn(self):
+        """The backward node that made this tensor (None for a leaf).
+
+        A view whose base was changed in place since gets a new node here (see ``autograd/views.py``).
+        """
+        if self._base is not None and self._grad_fn_version != self._version_counter.value:
+            return _views.current_grad_fn(self)
+        return self._grad_fn
+
+    @grad_fn.setter
+    def grad_fn(self, node) -> None:
+        old = self._grad_fn
+        self._grad_fn = node
+        self._grad_fn_version = self._version_counter.value
+        if self._retains_grad and node is not old:
+            _views.move_retained_grad(self, old, node)
+
+    def _is_view(self) -> bool:
+        """True if this tensor shows (part of) another tensor's memory, its ``_base``."""
+        return self._base is not None
 
     @property
     def is_leaf(self) -> bool:
@@ -183,6 +209,11 @@ class Tensor:
             raise RuntimeError(f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of size "
                                f"'{list(self.shape)}'. Please ensure that the gradient and the tensor are the same size")
         self._grad = value
+
+    @property
+    def output_nr(self) -> int:
+        """Which output of its ``grad_fn`` this tensor is (0 for the first, or for a leaf)."""
+        return self._output_nr
 
     @property
     def retains_grad(self) -> bool:
@@ -207,16 +238,19 @@ class Tensor:
         if self.grad_fn is not None:
             return self.grad_fn._add_tensor_pre_hook(self._output_nr, hook)
         if self._backward_hooks is None:
-            self._backward_hooks = []
-        self._backward_hooks.append(hook)
+            self._backward_hooks = {}
         return RemovableHandle(self._backward_hooks, hook)
 
     def backward(self, gradient: "Tensor | None" = None, retain_graph: bool | None = None,
                  create_graph: bool = False, inputs=None) -> None:
-        """Compute the gradient of this tensor with respect to the leaves, into their ``.grad``."""
+        """Compute the gradient of this tensor with respect to the leaves, into their ``.grad``.
+
+        With ``inputs``, only those tensors get their ``.grad`` filled.
+        """
         if inputs is not None:
-            raise NotImplementedError("minigrad: backward(inputs=...) is not supported; "
-                                      "use minigrad.autograd.grad(outputs, inputs) instead.")
+            from .autograd import backward
+            backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+            return
         run_backward((self,), (gradient,), retain_graph, create_graph)
 
     def _gradient_edge(self) -> tuple:
@@ -241,6 +275,7 @@ class Tensor:
         t._data = self._data
         t._version_counter = self._version_counter
         t._base = self._base if self._base is not None else self
+        t._grad_fn_version = self._version_counter.value
         if grad_fn is not None:
             t.grad_fn = grad_fn
             t._output_nr = output_nr
@@ -326,7 +361,7 @@ class Tensor:
         if dtype_text:
             suffixes.append(dtype_text)
         if self.grad_fn is not None:
-            suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")
+            suffixes.append(f"grad_fn=<{type(self.grad_fn).__name__}>")   # <CopySlices>, not its name()
         elif self._requires_grad:
             suffixes.append("requires_grad=True")
         return format_tensor(self._data, suffixes)
@@ -379,10 +414,11 @@ class Tensor:
         return self
 
     def contiguous(self) -> "Tensor":
-        return self
+        """This tensor if its elements lie in row-major order in memory, else a row-major copy."""
+        return self if self._data.flags.c_contiguous else _ops.Clone.apply(self)
 
     def is_contiguous(self) -> bool:
-        return True
+        return bool(self._data.flags.c_contiguous)
 
     # ------------------------------------------------------------------ arithmetic
     def __add__(self, other): return _ops.Add.apply(self, _operand(other))
@@ -455,7 +491,8 @@ class Tensor:
     def clamp_(self, min=None, max=None) -> "Tensor":
         """Clamp in place (for example a parameter under no_grad); not recorded for backward."""
         if self.requires_grad and _grad_state.enabled:
-            _ops.check_inplace(self)
+            from .autograd.views import check_inplace
+            check_inplace(self)   # PyTorch's refusal for a leaf (or a view of one) comes first
             raise NotImplementedError("minigrad: clamp_ on a tensor that requires grad is not recorded for "
                                       "backward; use x = x.clamp(min, max) instead")
         clamped = self.clamp(min, max)
@@ -578,3 +615,4 @@ def _operand(value) -> Tensor:
 from .autograd.graph import AccumulateGrad, RemovableHandle  # noqa: E402
 from . import ops as _ops  # noqa: E402
 from .autograd.engine import run_backward  # noqa: E402
+from .autograd import views as _views  # noqa: E402

@@ -13,7 +13,9 @@ installs Chromium itself: as root with apt-get), in which case they fail.
 from __future__ import annotations
 
 import base64
+import contextlib
 import io
+import json
 import os
 import re
 import shutil
@@ -32,8 +34,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tools import site  # noqa: E402
-from tools.course import notebook_paths, read_notebook  # noqa: E402
+from tools import lab, notebook_metadata, site  # noqa: E402
+from tools.course import editions, notebook_paths, read_notebook  # noqa: E402
 
 NOTEBOOKS = ROOT / "notebooks"
 SCREENSHOTS = ROOT / "build" / "screenshots"
@@ -215,15 +217,20 @@ def processes_mentioning(text: str) -> list[int]:
     return found
 
 
+def stop_group(process: subprocess.Popen) -> None:
+    """Stop a process started in its own session, and its children (SIGTERM, then SIGKILL)."""
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+
+
 def stop(server: subprocess.Popen, runtime_dir: Path) -> None:
     """Stop JupyterLab (it shuts its kernels down), then anything of ours that is left."""
-    if server.poll() is None:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait(timeout=10)
+    stop_group(server)
     for pid in processes_mentioning(str(runtime_dir)):
         try:
             os.kill(pid, signal.SIGKILL)
@@ -231,33 +238,32 @@ def stop(server: subprocess.Popen, runtime_dir: Path) -> None:
             pass
 
 
-@pytest.fixture(scope="module")
-def jupyterlab(tmp_path_factory, chromium):
-    """JupyterLab serving a copy of notebooks/ on 127.0.0.1 (no token); yields its base URL."""
-    home = tmp_path_factory.mktemp("jupyterlab")
-    root_dir = home / "notebooks"
-    shutil.copytree(NOTEBOOKS, root_dir, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
-    settings = home / "settings" / "@jupyterlab" / "apputils-extension"
-    settings.mkdir(parents=True)
-    # No "Would you like to get notified about Jupyter news?" pop-up over the screenshot.
-    (settings / "notification.jupyterlab-settings").write_text('{"fetchNews": "false"}')
+@contextlib.contextmanager
+def course_lab(home: Path, root_dir: Path, config: Path = lab.CONFIG, settings: dict | None = None):
+    """JupyterLab started as ``make lab`` starts it (tools/lab.py, the course's jupyter-config/),
+    serving ``root_dir`` on 127.0.0.1 without a token, with its own Jupyter folders under
+    ``home``; ``settings`` are user settings (plugin id -> values). Yields the base URL."""
+    settings_dir = home / "settings"
+    for plugin, values in (settings or {}).items():
+        package, _, name = plugin.partition(":")
+        (settings_dir / package).mkdir(parents=True, exist_ok=True)
+        (settings_dir / package / f"{name}.jupyterlab-settings").write_text(json.dumps(values))
     runtime_dir = home / "runtime"
-    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_RUNTIME_DIR=str(runtime_dir),
-               JUPYTERLAB_SETTINGS_DIR=str(home / "settings"),
-               JUPYTERLAB_WORKSPACES_DIR=str(home / "workspaces"))
+    env = lab.lab_environment(dict(os.environ, JUPYTER_CONFIG_DIR=str(home / "config"),
+                                   JUPYTER_RUNTIME_DIR=str(runtime_dir),
+                                   JUPYTERLAB_SETTINGS_DIR=str(settings_dir),
+                                   JUPYTERLAB_WORKSPACES_DIR=str(home / "workspaces")), config)
     port = free_port()
-    command = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-               "--IdentityProvider.token=", f"--ServerApp.root_dir={root_dir}"]
-    if os.geteuid() == 0:
-        command.append("--allow-root")
-    log = open(home / "jupyterlab.log", "w")
-    server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env,
-                              start_new_session=True)
+    command = lab.lab_command(root_dir, port, ["--no-browser", "--ip=127.0.0.1", "--IdentityProvider.token="])
+    log_path = home / "jupyterlab.log"
+    log = open(log_path, "w")
+    server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+                              cwd=config.parent)   # from the checkout's root, as `make lab` runs
     base_url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
         while True:
-            assert server.poll() is None, f"JupyterLab stopped:\n{(home / 'jupyterlab.log').read_text()[-3000:]}"
+            assert server.poll() is None, f"JupyterLab stopped:\n{log_path.read_text()[-3000:]}"
             try:
                 with urllib.request.urlopen(f"{base_url}/api/status", timeout=2):
                     break
@@ -269,6 +275,16 @@ def jupyterlab(tmp_path_factory, chromium):
         stop(server, runtime_dir)
         log.close()
     assert not processes_mentioning(str(runtime_dir)), "a kernel of the test JupyterLab is still running"
+
+
+@pytest.fixture(scope="module")
+def jupyterlab(tmp_path_factory, chromium):
+    """The course's JupyterLab serving a copy of notebooks/; yields its base URL."""
+    home = tmp_path_factory.mktemp("jupyterlab")
+    root_dir = home / "notebooks"
+    shutil.copytree(NOTEBOOKS, root_dir, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    with course_lab(home, root_dir) as base_url:
+        yield base_url
 
 
 # --- the tests ------------------------------------------------------------------------------
@@ -310,3 +326,108 @@ def test_site_page_shows_the_graph_without_scripts_or_network(chromium, notebook
     found = find_picture(shot, graph)
     assert found is not None, f"the graph under '{heading}' is not visible in {shot.relative_to(ROOT)}"
     save_close_up(shot, found, graph)
+
+
+def test_course_server_shows_no_jupyter_news_pop_up(chromium, jupyterlab, notebook, tmp_path):
+    # The course's jupyter-config/ disables JupyterLab's announcements plugin, which otherwise asks
+    # "Would you like to get notified about official Jupyter news?" in a toast over the notebook.
+    with urllib.request.urlopen(f"{jupyterlab}/lab") as page:
+        assert "@jupyterlab/apputils-extension:announcements" in page.read().decode()
+    dom = run_chromium(chromium, f"{jupyterlab}/lab/tree/{notebook.name}", tmp_path / "profile",
+                       "--window-size=1400,900", "--dump-dom")
+    assert "jp-Notebook" in dom, "the notebook did not open"
+    assert not re.search(r"Jupyter news|notified about", dom, re.IGNORECASE), "the news pop-up is shown"
+
+
+# --- opening a notebook changes nothing -----------------------------------------------------
+
+COURSE_FILES = ("notebooks", "tools", "jupyter-config", ".gitignore")
+OTHER_PYTHON = "0.0.1"   # a Python version no kernel reports
+
+
+def course_copy(target: Path) -> Path:
+    """A git repository with a copy of the course's notebooks and server configuration, whose
+    stored notebook metadata names Python OTHER_PYTHON, as on a learner's machine whose Python is
+    not the one the notebooks were stored with."""
+    for name in COURSE_FILES:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, target / name, ignore=shutil.ignore_patterns(
+                ".ipynb_checkpoints", "__pycache__"))
+        else:
+            shutil.copy(source, target / name)
+    module = target / "tools" / "notebook_metadata.py"
+    stored = f'"version": "{notebook_metadata.LANGUAGE_INFO["version"]}"'
+    assert stored in module.read_text()
+    module.write_text(module.read_text().replace(stored, f'"version": "{OTHER_PYTHON}"'))
+    subprocess.run([sys.executable, "-m", "tools.notebook_metadata", "notebooks"], cwd=target, check=True,
+                   capture_output=True)
+    for command in (["git", "init", "-q"], ["git", "add", "-A"],
+                    ["git", "-c", "user.name=test", "-c", "user.email=test@example.org", "commit", "-qm", "copy"]):
+        subprocess.run(command, cwd=target, check=True, capture_output=True)
+    return target
+
+
+@contextlib.contextmanager
+def chromium_tabs(program: str, profile: Path):
+    """Headless Chromium with its DevTools HTTP endpoint; yields (open_tab, close_tab)."""
+    port = free_port()
+    command = [program, *CHROMIUM_FLAGS[:-1], f"--user-data-dir={profile}",
+               f"--remote-debugging-port={port}", "about:blank"]
+    browser = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
+    endpoint = f"http://127.0.0.1:{port}/json"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"{endpoint}/version", timeout=2).close()
+                break
+            except OSError:
+                assert browser.poll() is None and time.monotonic() < deadline, "Chromium did not start"
+                time.sleep(0.3)
+
+        def open_tab(url: str) -> str:
+            request = urllib.request.Request(f"{endpoint}/new?{url}", method="PUT")
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                return json.load(answer)["id"]
+
+        def close_tab(tab: str) -> None:
+            urllib.request.urlopen(f"{endpoint}/close/{tab}", timeout=10).close()
+
+        yield open_tab, close_tab
+    finally:
+        stop_group(browser)
+
+
+def test_opening_every_notebook_in_jupyterlab_changes_nothing(chromium, tmp_path):
+    """Open each notebook in the course's JupyterLab, let autosave run, close it: git sees no change.
+
+    JupyterLab writes the kernel's kernelspec and language_info (with its Python version) into an
+    opened notebook and autosaves it when they differ from the stored ones. The copy's notebooks
+    name a Python no kernel has, so every notebook is marked modified and saved: the file must
+    come out byte for byte as it was (the course's server restores the stored metadata), and the
+    kernelspec, which needs no such help, must already be the kernel's.
+    """
+    repo = course_copy(tmp_path / "repo")
+    paths = [path for folder in editions(repo / "notebooks").values() for path in notebook_paths(folder)]
+    before = {path: path.stat().st_mtime_ns for path in paths}
+    autosave = {"@jupyterlab/docmanager-extension:plugin": {"autosaveInterval": 2}}   # seconds
+    with course_lab(tmp_path / "home", repo / "notebooks", repo / "jupyter-config", autosave) as base_url, \
+            chromium_tabs(chromium, tmp_path / "profile") as (open_tab, close_tab):
+        for start in range(0, len(paths), 3):    # three notebooks (and kernels) at a time
+            batch = paths[start:start + 3]
+            tabs = [open_tab(f"{base_url}/lab/tree/{path.relative_to(repo / 'notebooks').as_posix()}")
+                    for path in batch]
+            deadline = time.monotonic() + 90
+            while any(path.stat().st_mtime_ns == before[path] for path in batch) and time.monotonic() < deadline:
+                time.sleep(1)
+            time.sleep(3)   # one more autosave round after the kernel's metadata arrived
+            for tab in tabs:
+                close_tab(tab)
+    unsaved = [path.name for path in paths if path.stat().st_mtime_ns == before[path]]
+    assert not unsaved, f"JupyterLab never saved {unsaved}: the test did not exercise autosave"
+    status = subprocess.run(["git", "status", "--porcelain", "notebooks/"], cwd=repo, capture_output=True,
+                            text=True, check=True).stdout
+    diff = subprocess.run(["git", "diff", "--stat", "notebooks/"], cwd=repo, capture_output=True, text=True).stdout
+    assert not status, f"opening the notebooks in JupyterLab changed them:\n{status}\n{diff}"

@@ -270,7 +270,22 @@ def test_nb02_power_rejects_wrong_maths():
         @staticmethod
         def backward(ctx, grad_output):
             return grad_output * ctx.x ** (ctx.exponent - 1), None   # forgot the factor n
-    assert "expected 2 * x = [2.0, 4.0, 6.0]" in problem(nb02.your_turn_2(FixedPower))
+    assert "expected 2 * x * grad = [2.0, 40.0, 600.0]" in problem(nb02.your_turn_2(FixedPower))
+
+
+def test_nb02_power_rejects_a_backward_that_ignores_grad_output():
+    class FixedPower(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, exponent):
+            ctx.exponent, ctx.x = exponent, x
+            return x ** exponent
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return ctx.exponent * ctx.x ** (ctx.exponent - 1), None   # no grad_output
+    message = problem(nb02.your_turn_2(FixedPower))
+    assert "so backward ignores grad_output" in message
+    assert "Hint: multiply by grad_output" in message
 
 
 def test_nb02_power_rejects_something_that_is_not_a_function():

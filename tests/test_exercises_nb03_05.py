@@ -342,6 +342,11 @@ def saving_and_stashing_forward(ctx, x):
     return x ** 3
 
 
+def saving_clone_forward(ctx, x):
+    ctx.save_for_backward(x.clone())
+    return x ** 3
+
+
 def tuple_backward(ctx, grad_output):
     x = ctx.saved_tensors
     return 3 * x ** 2 * grad_output
@@ -354,13 +359,18 @@ def test_nb05_turn1_accepts_save_for_backward(capsys):
 
 @pytest.mark.parametrize("forward, backward, message", [
     (stashing_forward, stashed_backward,
-     "backward ran and gave [300.0, 1200.0, 300.0] (the true gradient at the values forward saw is [3, 12, 3])"),
+     "backward ran and gave [300.0, 12000.0, 30000.0] (the true gradient at the values forward saw is "
+     "[3, 120, 300]): backward read the changed x"),
     (saving_forward, stashed_backward, "AttributeError"),
-    (saving_and_stashing_forward, stashed_backward, "backward read the changed x"),
+    (saving_and_stashing_forward, stashed_backward,
+     "x is saved with save_for_backward, but backward reads ctx.x, a plain attribute"),
+    (saving_clone_forward, saved_backward, "you saved a copy of x, which the in-place change never touches"),
+    (saving_forward, lambda ctx, grad_output: 3 * ctx.saved_tensors[0] ** 2,
+     "x.grad is [3, 12, 3]: the gradient for an incoming gradient of ones, so backward ignores grad_output"),
     (saving_and_stashing_forward, saved_backward, "ctx.x still holds a tensor as a plain attribute"),
     (saving_forward, tuple_backward, "unpack it with `x, = ctx.saved_tensors`"),
     (saving_forward, lambda ctx, grad_output: 2 * ctx.saved_tensors[0] * grad_output,
-     "the gradient of x ** 3 at [1, 2, -1] came out as"),
+     "the gradient of x ** 3 at [1, 2, -1] with an incoming gradient [1, 10, 100] came out as"),
 ])
 def test_nb05_turn1_explains_mistakes(forward, backward, message, capsys):
     ok, out = verdict(nb05.your_turn_1, cube(forward, backward), capsys)
@@ -449,3 +459,86 @@ def test_nb05_reference_counts_each_node_once_and_each_saved_entry():
     h = a * a
     assert nb05._reference_bytes(h.exp() + h.sin()) == 24 + 12 + 12
     assert nb05._paths_bytes(h.exp() + h.sin()) == 24 * 2 + 12 + 12
+
+
+# =========================================================================== 04, Your turn 3
+def scale_shift(unpack_all=True, slots=3, use_grad=True, keep_scale=True):
+    """A ScaleShift in the separate style, right or with one of the mistakes students make."""
+    def forward(tensor, scale=2.0, shift=0.0):
+        return tensor * scale + shift
+
+    def setup_context(ctx, inputs, output):
+        if unpack_all:
+            tensor, scale, shift = inputs
+        else:
+            tensor, scale = inputs          # the starter: forgets that defaults are filled in
+        ctx.scale = scale if keep_scale else 2.0
+
+    def backward(ctx, grad_output):
+        grad = grad_output * ctx.scale if use_grad else torch.ones(3) * ctx.scale
+        return (grad, None, None)[:slots] if slots > 1 else grad
+
+    return type("ScaleShift", (torch.autograd.Function,),
+                {"forward": staticmethod(forward), "setup_context": staticmethod(setup_context),
+                 "backward": staticmethod(backward)})
+
+
+def test_nb04_turn3_accepts_the_solution(capsys):
+    ok, out = verdict(nb04.your_turn_3, scale_shift(), capsys)
+    assert ok, out
+    assert out == "✓ Your turn 3: keyword arguments and defaults — correct.\n"
+
+
+@pytest.mark.parametrize("answer, message", [
+    (scale_shift(unpack_all=False), "setup_context failed: ValueError: too many values to unpack"),
+    (scale_shift(slots=1), "returned an incorrect number of gradients (expected 3, got 1)"),
+    (scale_shift(slots=2), "returned an incorrect number of gradients (expected 3, got 2)"),
+    (scale_shift(use_grad=False), "so backward ignores grad_output"),
+    (scale_shift(keep_scale=False), "ScaleShift.apply(x, 3.0, shift=1.0): with an incoming gradient"),
+])
+def test_nb04_turn3_explains_mistakes(answer, message, capsys):
+    ok, out = verdict(nb04.your_turn_3, answer, capsys)
+    assert not ok
+    assert message in out, out
+
+
+# =========================================================================== 05, Your turn 3
+class SquareSaved(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, = ctx.saved_tensors
+        return 2 * x * grad_output
+
+
+def two_backwards_with(first_retain, last_retain, passes=("first", "second")):
+    def two_backwards(x):
+        y = SquareSaved.apply(x)
+        if "first" in passes:
+            y.sum().backward(retain_graph=first_retain)
+        if "second" in passes:
+            (3 * y).sum().backward(retain_graph=last_retain)
+        return y
+    return two_backwards
+
+
+def test_nb05_turn3_accepts_retain_graph_on_the_first_pass_only(capsys):
+    ok, out = verdict(nb05.your_turn_3, two_backwards_with(True, None), capsys)
+    assert ok, out
+
+
+@pytest.mark.parametrize("answer, message", [
+    (two_backwards_with(None, None), "the first backward freed the saved tensors, so the second one failed"),
+    (two_backwards_with(True, True), "retain_graph=True on the last pass keeps them for nothing"),
+    (two_backwards_with(True, None, passes=("first",)), "= 2x: only the first backward added to it"),
+    (two_backwards_with(True, None, passes=("second",)), "= 6x: only the second backward added to it"),
+    (lambda x: None, "two_backwards returned NoneType"),
+])
+def test_nb05_turn3_explains_mistakes(answer, message, capsys):
+    ok, out = verdict(nb05.your_turn_3, answer, capsys)
+    assert not ok
+    assert message in out, out

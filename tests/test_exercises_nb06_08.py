@@ -431,10 +431,10 @@ class TimesThree(NothingSaved):
 
 
 @pytest.mark.parametrize("answer", [NothingSaved, SavesInput])
-def test_nb08_your_turn_2_accepts_both_fixes(answer, capsys):
-    result, out = run(nb08.your_turn_2, answer, capsys)
+def test_nb08_your_turn_3_accepts_both_fixes(answer, capsys):
+    result, out = run(nb08.your_turn_3, answer, capsys)
     assert result
-    assert out == "✓ Your turn 2: spot the bugs in CustomFunction — correct.\n"
+    assert out == "✓ Your turn 3: spot the bugs in CustomFunction — correct.\n"
 
 
 @pytest.mark.parametrize("answer, problem", [
@@ -448,10 +448,10 @@ def test_nb08_your_turn_2_accepts_both_fixes(answer, capsys):
     (TimesThree, "CustomFunction.apply([1, -2, 0.5]) gave"),
     ("CustomFunction", "'CustomFunction' is not a class derived from torch.autograd.Function"),
 ])
-def test_nb08_your_turn_2_says_what_is_wrong(answer, problem, capsys):
-    result, out = run(nb08.your_turn_2, answer, capsys)
+def test_nb08_your_turn_3_says_what_is_wrong(answer, problem, capsys):
+    result, out = run(nb08.your_turn_3, answer, capsys)
     assert not result
-    assert out.startswith("✗ Your turn 2: spot the bugs in CustomFunction — not yet.\n")
+    assert out.startswith("✗ Your turn 3: spot the bugs in CustomFunction — not yet.\n")
     assert problem in out
     assert "Hint: " in out
 
@@ -463,3 +463,87 @@ def test_nb08_the_seed_function_fails_exactly_as_the_notebook_says():
     assert np.asarray(z.detach()._data).tolist() == [6.0]
     with pytest.raises(ValueError, match=r"not enough values to unpack \(expected 1, got 0\)"):
         z.backward()
+
+
+# =========================================================================== notebook 06, Your turn 3
+def add_one(mark=True, return_copy=False, use_grad=True):
+    def forward(ctx, x):
+        x.add_(1)
+        if mark:
+            ctx.mark_dirty(x)
+        return x.clone() if return_copy else x
+
+    def backward(ctx, grad_output):
+        return grad_output if use_grad else torch.ones(3)
+
+    return type("AddOne_", (torch.autograd.Function,),
+                {"forward": staticmethod(forward), "backward": staticmethod(backward)})
+
+
+def test_nb06_your_turn_3_accepts_mark_dirty(capsys):
+    result, out = run(nb06.your_turn_3, add_one(), capsys)
+    assert result, out
+
+
+@pytest.mark.parametrize("answer, problem", [
+    (add_one(mark=False), "apply returned a new tensor object, not h: without ctx.mark_dirty(x)"),
+    (add_one(return_copy=True), "Some elements marked as dirty during the forward method were not returned"),
+    (add_one(use_grad=False), "a.grad is [1.0, 1.0, 1.0]: backward ignores grad_output"),
+])
+def test_nb06_your_turn_3_says_what_is_wrong(answer, problem, capsys):
+    result, out = run(nb06.your_turn_3, answer, capsys)
+    assert not result
+    assert problem in out, out
+
+
+# =========================================================================== notebook 06, Your turn 4
+def two_scales(materialize=False, handle_none=True, use_grad=True):
+    def forward(ctx, x):
+        ctx.set_materialize_grads(materialize)
+        return x * 2, x * 3
+
+    def backward(ctx, grad_double, grad_triple):
+        if not use_grad:
+            return torch.ones(3) * 5
+        if not handle_none:
+            return grad_double * 2 + grad_triple * 3
+        terms = [g * k for g, k in ((grad_double, 2), (grad_triple, 3)) if g is not None]
+        return sum(terms[1:], terms[0])
+
+    return type("TwoScales", (torch.autograd.Function,),
+                {"forward": staticmethod(forward), "backward": staticmethod(backward)})
+
+
+def test_nb06_your_turn_4_accepts_none_handling(capsys):
+    result, out = run(nb06.your_turn_4, two_scales(), capsys)
+    assert result, out
+
+
+@pytest.mark.parametrize("answer, problem", [
+    (two_scales(materialize=True), "ctx.materialize_grads is still True"),
+    (two_scales(handle_none=False), "backward computed with the None it received for the other output"),
+    (two_scales(use_grad=False), "only the first output used, with an incoming gradient [1.0, 10.0, 100.0]"),
+])
+def test_nb06_your_turn_4_says_what_is_wrong(answer, problem, capsys):
+    result, out = run(nb06.your_turn_4, answer, capsys)
+    assert not result
+    assert problem in out, out
+
+
+# =========================================================================== notebook 08, Your turn 2
+def test_nb08_your_turn_2_accepts_row_times_columns(capsys):
+    result, out = run(nb08.your_turn_2, lambda indices, shape: indices[0] * shape[1] + indices[1], capsys)
+    assert result, out
+    assert out == "✓ Your turn 2: pyGAT's edge_idx on a rectangular matrix — correct.\n"
+
+
+@pytest.mark.parametrize("answer, problem", [
+    (lambda indices, shape: indices[0] * shape[0] + indices[1],   # pyGAT's N = shape[0]
+     "right for square shapes, wrong for (2, 3): entry (1, 2) is number 5 of the flattened matrix, you gave 4"),
+    (lambda indices, shape: indices[1] * shape[0] + indices[0], "for shape (4, 4), entry"),
+    (lambda indices, shape: indices[0], "for shape (4, 4), entry"),
+])
+def test_nb08_your_turn_2_says_what_is_wrong(answer, problem, capsys):
+    result, out = run(nb08.your_turn_2, answer, capsys)
+    assert not result
+    assert problem in out, out

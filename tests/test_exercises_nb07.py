@@ -164,6 +164,13 @@ def test_turn2_accepts_the_right_predictions_as_tuples_lists_or_numpy_bools(caps
         assert out == f"✓ {TITLE_2} — correct.\n"
 
 
+def test_turn2_accepts_a_tuple_and_a_list_alike_and_ones_and_zeros(capsys):
+    as_ints = [tuple(int(flag) for flag in p) for p in PYTORCH_FLAGS]
+    for predictions in (tuple(PYTORCH_FLAGS), as_ints, [list(p) for p in as_ints]):
+        result, out = run(nb07.your_turn_2, predictions, capsys)
+        assert result, out
+
+
 def flip(call: int, position: int) -> list:
     """The right predictions with one flag wrong."""
     wrong = [list(p) for p in PYTORCH_FLAGS]
@@ -182,8 +189,9 @@ def flip(call: int, position: int) -> list:
     (flip(4, 1), "call 4: you predicted False for values (needs_input_grad[1])", "no_grad only stops"),
     (flip(4, 3), "call 4: you predicted False for b (needs_input_grad[3])", "no_grad only stops"),
     (PYTORCH_FLAGS[:3], "predictions should be a list of 4 tuples, one per call", "one tuple for each"),
-    ([(0, 1, 0, 0)] * 4, "call 1: (0, 1, 0, 0) is not a tuple of four booleans", "one True/False per argument"),
-    ([(False, True, False)] * 4, "call 1: (False, True, False) is not a tuple of four booleans", "(indices, values"),
+    ([(0, 1, 0, 0)] * 4, "call 2: you predicted True for values (needs_input_grad[1])", "values.detach()"),
+    ([(0, 2, 0, 0)] * 4, "call 1: (0, 2, 0, 0) is not four True/False values", "one True/False per argument"),
+    ([(False, True, False)] * 4, "call 1: (False, True, False) is not four True/False values", "(indices, values"),
 ])
 def test_turn2_says_which_call_and_argument_is_wrong(answer, problem, hint, capsys):
     result, out = run(nb07.your_turn_2, answer, capsys)

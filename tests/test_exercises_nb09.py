@@ -219,6 +219,20 @@ class DoubledValues(Solution):
         return spmm(indices, values * 2, shape, h @ self.weight)
 
 
+class SwappedIndices(Solution):
+    """Â.T h W: right only when Â is symmetric, as a GCN's Â always is."""
+
+    def forward(self, h, adjacency):
+        indices, values, shape = adjacency
+        return spmm(torch.stack([indices[1], indices[0]]), values, shape, h @ self.weight)
+
+
+class OnesForValues(Solution):
+    def forward(self, h, adjacency):
+        indices, values, shape = adjacency
+        return spmm(indices, torch.ones_like(values), shape, h @ self.weight)
+
+
 class ReturnsNothing(Solution):
     def forward(self, h, adjacency):
         indices, values, shape = adjacency
@@ -245,7 +259,9 @@ WRONG_LAYERS = [
     (DenseSparseTensor, "What is wrong: the output's grad_fn is MmBackward0, not SpmmBackward"),
     (DetachedWeight, "What is wrong: after backward, self.weight.grad is None"),
     (DetachedInput, "What is wrong: the gradient does not flow back to h correctly"),
-    (DoubledValues, "What is wrong: the output differs from Â @ h @ W computed densely"),
+    (DoubledValues, "What is wrong: the output differs from Â @ h @ W computed densely: row "),
+    (SwappedIndices, "What is wrong: the output is Â.T @ h @ W: rows and columns of the adjacency are swapped"),
+    (OnesForValues, "What is wrong: the output is A @ h @ W with every stored value equal to 1"),
     (ReturnsNothing, "What is wrong: forward returned NoneType, not a tensor"),
     (NoWeight, "What is wrong: GraphConvolution(4, 3).weight should be a [4, 3] Parameter; got NoneType"),
     (Solution(4, 3), "What is wrong: pass the class itself: check.your_turn_2(GraphConvolution)"),

@@ -4,6 +4,9 @@ notebook added later is covered without changing this file.
 """
 from __future__ import annotations
 
+import copy
+import json
+import os
 import re
 import subprocess
 import sys
@@ -17,8 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tools import site, slides, student_edition  # noqa: E402
-from tools.course import notebook_intro, notebook_paths, read_notebook, tags  # noqa: E402
+from tools import notebook_metadata, site, slides, student_edition  # noqa: E402
+from tools.course import editions, has_math, notebook_intro, notebook_paths, read_notebook, tags  # noqa: E402
 
 NOTEBOOKS = ROOT / "notebooks"
 NOTEBOOK_PATHS = notebook_paths(NOTEBOOKS)
@@ -131,46 +134,88 @@ def execute(nb, folder: Path):
     return nb
 
 
-@by_name(NOTEBOOK_PATHS)
-def test_student_edition_hides_solutions_and_fails_exactly_at_the_stubs(path, tmp_path):
+def exercise_groups(nb) -> list[tuple[int, int, int, str]]:
+    """(exercise, check, solution) cell indices and the exercise number, found by the tags (so
+    that a translated notebook, whose headings are not in English, is read the same way)."""
+    groups = []
+    for index, cell in enumerate(nb.cells):
+        if "solution" in tags(cell):
+            number = re.search(r"check\.your_turn_(\d+)\(", nb.cells[index - 1].source)
+            groups.append((index - 2, index - 1, index, number.group(1) if number else "?"))
+    return groups
+
+
+def errors_in(nb) -> dict[int, object]:
+    return {index: output for index, cell in enumerate(nb.cells) if cell.cell_type == "code"
+            for output in cell.outputs if output.output_type == "error"}
+
+
+ALL_EDITIONS = [path for folder in editions(NOTEBOOKS).values() for path in notebook_paths(folder)]
+
+
+def edition_ids(paths):
+    return [path.relative_to(NOTEBOOKS).with_suffix("").as_posix() for path in paths]
+
+
+@pytest.mark.parametrize("path", ALL_EDITIONS, ids=edition_ids(ALL_EDITIONS))
+def test_student_edition_folds_hints_and_stores_no_feedback(path):
     original = read_notebook(path)
     student, titles = student_edition.student_notebook(original)
-    solutions = [i for i, cell in enumerate(original.cells) if "solution" in tags(cell)]
-    assert len(titles) == len(solutions) == len(your_turns(original))
+    groups = exercise_groups(original)
+    assert groups and len(titles) == len(groups)
     assert len(student.cells) == len(original.cells)
-
+    changed = set()
+    for exercise, check, solution, number in groups:
+        changed |= {exercise, check, solution}
+        assert student.cells[exercise].source == original.cells[exercise].source
+        assert not student.cells[exercise].outputs and not student.cells[check].outputs, \
+            f"Your turn {number}: the student edition stores the starter's feedback"
+        hint = student.cells[solution]
+        assert hint.cell_type == "markdown" and hint.source.startswith("<details><summary>")
+        assert hint.source.rstrip().endswith("</details>") and hint.id == original.cells[solution].id
+        assert original.cells[solution].source.strip()[:40] not in hint.source
+        feedback = text_of(original.cells[check])
+        if "Hint: " in feedback:  # the starter's hint, folded
+            first_words = feedback.split("Hint: ", 1)[1].split()[:3]
+            assert all(word.replace("*", "\\*").replace("_", "\\_") in hint.source for word in first_words)
     for index, (before, after) in enumerate(zip(original.cells, student.cells)):
-        if index in solutions:
-            assert before.source.strip() not in after.source and "NotImplementedError" in after.source
-            assert not after.outputs and "raises-exception" in tags(after)
-        elif "exercise" in tags(before):
-            assert after.source == before.source and not after.outputs
+        if index in changed:
+            continue
+        if before.cell_type == "markdown":
+            assert after.source == student_edition.student_wording(before.source)
         else:
-            assert after == before, f"cell {index} changed, but only solutions and exercises may"
+            assert after == before, f"cell {index} changed, but only exercises and their sentences may"
+    text = "\n".join(cell.source for cell in student.cells if cell.cell_type == "markdown")
+    assert not re.search(r"worked\s+solution", text, re.IGNORECASE), "stale text in the student edition"
+    assert "raise NotImplementedError" not in "\n".join(cell.source for cell in student.cells)
 
-    executed = execute(student, tmp_path)
-    errors = {index: output for index, cell in enumerate(executed.cells) if cell.cell_type == "code"
-              for output in cell.outputs if output.output_type == "error"}
+
+@pytest.mark.parametrize("path", ALL_EDITIONS, ids=edition_ids(ALL_EDITIONS))
+def test_student_edition_runs_top_to_bottom_with_starters_and_with_answers(path, tmp_path):
+    """Run All on the student notebook as handed out, then with each worked solution typed into
+    its exercise cell (what a student who got everything right has): no cell fails, the checks
+    say ✗ (without a traceback) for the starters and ✓ for the answers."""
+    original = read_notebook(path)
+    groups = exercise_groups(original)
     meant_to_raise = {i for i, cell in enumerate(original.cells) if "raises-exception" in tags(cell)}
-    unexpected = sorted(set(errors) - meant_to_raise - set(solutions))
-    assert not unexpected, (
-        f"the student edition of {path.name} fails in cells {unexpected}, which are not solution stubs "
-        f"(stubs: cells {solutions}): " +
-        "; ".join(f"cell {i}: {errors[i].ename}: {errors[i].evalue[:100]}" for i in unexpected) +
-        ". In the student edition a learner's starter stands in for each worked solution, so a later "
-        "cell must not need the solution's definitions.")
-    assert set(solutions) <= set(errors), "a solution stub did not raise"
-    for index, title in zip(solutions, titles):
-        assert errors[index].ename == "NotImplementedError"
-        assert errors[index].evalue.startswith(title) and "exercise cell above" in errors[index].evalue
+    student, _ = student_edition.student_notebook(original)
+    answered = copy.deepcopy(student)
+    for exercise, _check, solution, _number in groups:
+        answered.cells[exercise].source = original.cells[solution].source
 
-    for heading, number in your_turns(executed):
-        verdict = text_of(executed.cells[heading + 2])
-        assert f"✗ Your turn {number}" in verdict, f"check of Your turn {number} did not reject the starter"
-        assert ("What is wrong:" in verdict and "Hint:" in verdict) or "not written yet" in verdict, verdict
+    for name, nb, mark in (("starters", student, "✗"), ("answers", answered, "✓")):
+        executed = execute(nb, tmp_path)
+        unexpected = sorted(set(errors_in(executed)) - meant_to_raise)
+        assert not unexpected, f"Run All on the student edition of {path.name} with the {name} fails in " + \
+            "; ".join(f"cell {i}: {errors_in(executed)[i].ename}: {errors_in(executed)[i].evalue[:150]}"
+                      for i in unexpected)
+        for _exercise, check, _solution, number in groups:
+            verdict = text_of(executed.cells[check])
+            assert verdict.startswith(mark), f"with the {name}, check {number} printed {verdict[:300]!r}"
+            assert "Traceback" not in verdict
 
 
-def test_checker_explains_a_stub_that_raises_not_implemented():
+def test_checker_says_not_written_yet_for_a_stub_that_raises_not_implemented():
     from minigrad.exercises._feedback import exercise
 
     @exercise("Your turn 9: a stub")
@@ -178,25 +223,116 @@ def test_checker_explains_a_stub_that_raises_not_implemented():
         function()
 
     def stub():
-        raise NotImplementedError(student_edition.stub_message("Your turn 9: a stub"))
+        raise NotImplementedError("write me")
 
     result = check(stub)
     assert not result
     assert result.lines[0] == "✗ Your turn 9: a stub — not written yet."
     assert "Replace the stub with your answer" in result.lines[-1]
+    assert not any("Traceback" in line for line in result.lines)
 
 
-def test_make_student_writes_every_notebook(tmp_path):
+def fake_translation(folder: Path, names=None) -> list[Path]:
+    """notebooks/zh/ as the Chinese edition will have it: copies of English notebooks (same cells,
+    same order), with a Chinese sentence in front of the first markdown cell."""
+    (folder / "zh").mkdir(parents=True, exist_ok=True)
+    written = []
+    for path in NOTEBOOK_PATHS:
+        if names and path.name not in names:
+            continue
+        nb = read_notebook(path)
+        first = next(cell for cell in nb.cells if cell.cell_type == "markdown")
+        first.source = first.source.replace("\n", "\n\n这是中文版：上下文与反向传播。\n", 1)
+        nbformat.write(nb, str(folder / "zh" / path.name))
+        written.append(folder / "zh" / path.name)
+    return written
+
+
+def test_make_student_writes_every_notebook_of_both_editions(tmp_path):
+    source = tmp_path / "notebooks"
+    source.mkdir()
+    for path in NOTEBOOK_PATHS[:2]:
+        (source / path.name).write_bytes(path.read_bytes())
+    fake_translation(source, {NOTEBOOK_PATHS[0].name})
     target = tmp_path / "student"
-    (target).mkdir()
+    target.mkdir()
     (target / "99_gone.ipynb").write_text("{}")  # from an older build: removed
-    result = subprocess.run([sys.executable, "-m", "tools.student_edition", str(NOTEBOOKS), str(target)],
+    result = subprocess.run([sys.executable, "-m", "tools.student_edition", str(source), str(target)],
                             cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
-    assert [p.name for p in notebook_paths(target)] == [p.name for p in NOTEBOOK_PATHS]
-    for path in notebook_paths(target):
+    assert [p.name for p in notebook_paths(target)] == [p.name for p in NOTEBOOK_PATHS[:2]]
+    assert [p.name for p in notebook_paths(target / "zh")] == [NOTEBOOK_PATHS[0].name]
+    for path in [*notebook_paths(target), *notebook_paths(target / "zh")]:
         nbformat.validate(read_notebook(path))
         assert "source_hidden" not in path.read_text()
+    zh = read_notebook(target / "zh" / NOTEBOOK_PATHS[0].name)
+    assert any(cell.source.startswith("<details><summary>提示") for cell in zh.cells)
+
+
+# --- Opening a notebook changes nothing (tools/notebook_metadata.py, jupyter-config/) -----------
+
+@pytest.mark.parametrize("path", ALL_EDITIONS, ids=edition_ids(ALL_EDITIONS))
+def test_stored_metadata_is_what_jupyterlab_writes(path):
+    raw = path.read_text(encoding="utf-8")
+    stored = json.loads(raw)
+    assert stored["metadata"]["kernelspec"] == {
+        "display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}, \
+        f"{path.name}: run `python -m tools.notebook_metadata notebooks` (make execute does)"
+    assert stored["metadata"]["language_info"] == notebook_metadata.LANGUAGE_INFO
+    assert (stored["nbformat"], stored["nbformat_minor"]) == (4, 5)
+    assert all(cell.get("id") for cell in stored["cells"]), "JupyterLab would add cell ids"
+    # The JSON layout JupyterLab's server writes (nbformat: indent 1, sorted keys, final newline).
+    assert raw == nbformat.writes(nbformat.reads(raw, as_version=4)) + "\n"
+
+
+def test_the_course_kernel_is_the_stored_kernelspec():
+    import ipykernel.kernelspec
+
+    spec = ipykernel.kernelspec.get_kernel_dict()
+    assert {key: spec[key] for key in ("display_name", "language")} == {
+        key: notebook_metadata.KERNELSPEC[key] for key in ("display_name", "language")}
+    assert ipykernel.kernelspec.KERNEL_NAME == notebook_metadata.KERNELSPEC["name"]
+
+
+def test_course_server_restores_the_metadata_and_has_no_news():
+    config = (ROOT / "jupyter-config" / "jupyter_server_config.py").read_text()
+    hook = re.search(r'pre_save_hook = "([\w.]+)"', config).group(1)
+    module, _, name = hook.rpartition(".")
+    assert getattr(__import__(module, fromlist=[name]), name) is notebook_metadata.pre_save_hook
+    nb = read_notebook(NOTEBOOK_PATHS[0])
+    nb.metadata.language_info.version = "3.99.0"        # what another machine's kernel reports
+    nb.metadata.kernelspec.display_name = "Python 3"
+    model = {"type": "notebook", "content": nb}
+    notebook_metadata.pre_save_hook(model=model, path=NOTEBOOK_PATHS[0].name, contents_manager=None)
+    assert nbformat.writes(model["content"]) + "\n" == NOTEBOOK_PATHS[0].read_text(encoding="utf-8")
+    page_config = json.loads((ROOT / "jupyter-config" / "labconfig" / "page_config.json").read_text())
+    assert page_config["disabledExtensions"] == {"@jupyterlab/apputils-extension:announcements": True}
+
+
+def test_make_lab_runs_tools_lab_with_the_course_config():
+    from tools import lab
+
+    makefile = (ROOT / "Makefile").read_text()
+    assert re.search(r"^lab: .*\n\t\$\(VENV_BIN\)/python -m tools\.lab notebooks ", makefile, re.M)
+    assert re.search(r"^lab-student: student .*\n\t\$\(VENV_BIN\)/python -m tools\.lab \$\(BUILD\)/student ",
+                     makefile, re.M)
+    env = lab.lab_environment({"JUPYTER_CONFIG_PATH": "/elsewhere"})
+    assert env["JUPYTER_CONFIG_PATH"].split(os.pathsep) == [str(ROOT / "jupyter-config"), "/elsewhere"]
+    assert "--allow-root" in lab.lab_command(Path("notebooks"), 8888, [], as_root=True)
+    assert "--allow-root" not in lab.lab_command(Path("notebooks"), 8888, [], as_root=False)
+    assert "--ServerApp.port_retries=0" in lab.lab_command(Path("notebooks"), 8888, [])
+
+
+def test_second_make_lab_points_at_the_running_server(monkeypatch, capsys):
+    from tools import lab
+
+    server = {"root_dir": str(NOTEBOOKS), "port": 8888, "pid": 42, "token": "secret",
+              "url": "http://127.0.0.1:8888/"}
+    monkeypatch.setattr(lab, "running_servers", lambda: [server])
+    monkeypatch.setattr(lab.os, "execve", lambda *args: pytest.fail("started a second server"))
+    assert lab.main([str(NOTEBOOKS), "--port", "8890", "--", "--no-browser"]) == 0
+    out = capsys.readouterr().out
+    assert "already serving" in out and "http://127.0.0.1:8888/lab?token=secret" in out
 
 
 # --- 3. Slides ------------------------------------------------------------------------------
@@ -292,21 +428,55 @@ def test_author_slide_metadata_is_kept():
     assert count == 1
 
 
-def test_offline_decks_load_reveal_from_the_local_copy(tmp_path):
-    local = tmp_path / "reveal.js"  # stands in for the npm copy, so no download happens
-    for name in ("dist/reveal.js", "vendor/require.js", "vendor/jquery.min.js"):
-        (local / name).parent.mkdir(parents=True, exist_ok=True)
-        (local / name).write_text("")
+def fake_reveal_copy(folder: Path) -> Path:
+    """Stands in for the npm copy of reveal.js, so no download happens."""
+    for name in ("dist/reveal.js", "vendor/require.js", "vendor/jquery.min.js", "vendor/mathjax/MathJax.js"):
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text("")
+    return folder
+
+
+def loaded_urls(page: str) -> list[str]:
+    """What a deck's script and link tags load."""
+    return re.findall(r'<(?:script|link)[^>]*(?:src|href)="([^"]+)"', page)
+
+
+def test_decks_load_everything_from_the_local_copy_in_both_editions(tmp_path):
+    local = fake_reveal_copy(tmp_path / "build" / "reveal.js")
+    source = tmp_path / "notebooks"
+    source.mkdir()
+    with_math = next(path for path in NOTEBOOK_PATHS if has_math(read_notebook(path)))
+    (source / with_math.name).write_bytes(with_math.read_bytes())
+    fake_translation(source, {with_math.name})
+    decks = slides.build(source, tmp_path / "build" / "slides", offline=local)
+    by_folder = {deck.parent.name: deck for deck in decks}
+    assert set(by_folder) == {"slides", "zh"}
+    for folder, prefix in (("slides", "../reveal.js/"), ("zh", "../../reveal.js/")):
+        page = by_folder[folder].read_text(encoding="utf-8")
+        loaded = loaded_urls(page)
+        assert loaded and not [url for url in loaded if re.match(r"https?:|//", url)], loaded
+        assert all(url.startswith(prefix) for url in loaded), loaded
+        assert f"{prefix}vendor/mathjax/MathJax.js?config=" in page   # formulas typeset offline too
+        assert f"{prefix}plugin/notes/notes.js" in page
+    assert "这是中文版" in by_folder["zh"].read_text(encoding="utf-8")
+
+
+def test_make_slides_falls_back_to_a_cdn_without_npm(tmp_path, monkeypatch, capsys):
     (tmp_path / "notebooks").mkdir()
     first = NOTEBOOK_PATHS[0]
     (tmp_path / "notebooks" / first.name).write_bytes(first.read_bytes())
-    [deck] = slides.build(tmp_path / "notebooks", tmp_path / "slides", offline=local)
-    page = deck.read_text(encoding="utf-8")
-    loaded = re.findall(r'<(?:script|link)[^>]*(?:src|href)="([^"]+)"', page)
-    loaded += re.findall(r'"(\.\./reveal\.js/[^"]+)"', page)
-    # Everything but MathJax (typesetting only, and only in decks with formulas) is local.
-    assert loaded and all(url.startswith("../reveal.js/") for url in loaded if "mathjax" not in url), loaded
-    assert "../reveal.js/dist/reveal.js" in loaded and "../reveal.js/plugin/notes/notes.js" in loaded
+    monkeypatch.setattr(slides.shutil, "which", lambda name: None)
+    assert slides.main([str(tmp_path / "notebooks"), str(tmp_path / "slides"),
+                        "--reveal-dir", str(tmp_path / "reveal.js")]) == 0
+    assert "Could not fetch reveal.js" in capsys.readouterr().err
+    page = (tmp_path / "slides" / f"{first.stem}.slides.html").read_text(encoding="utf-8")
+    assert any(url.startswith("https://") and "reveal" in url for url in loaded_urls(page))
+
+
+def test_makefile_builds_offline_slides_by_default():
+    makefile = (ROOT / "Makefile").read_text()
+    recipe = re.search(r"^slides: .*\n\t(.*)$", makefile, re.M).group(1)
+    assert "--reveal-dir $(BUILD)/reveal.js" in recipe and "$(if $(filter 1,$(CDN)),--cdn)" in recipe
 
 
 # --- 4. The HTML site -----------------------------------------------------------------------

@@ -101,26 +101,26 @@ TEXT_MLP = """\
 Backward graph: 10 nodes, 9 edges (-> is the way gradients flow)
 output loss: scalar float32 -> SumBackward0
 SumBackward0
-  -> AddmmBackward0#1
-AddmmBackward0#1
-  saved: mat1: [5, 8] float32 (output of ReluBackward0); mat2: [8, 2] float32 (output of TBackward0#1)
+  -> AddmmBackward0#2
+AddmmBackward0#2
+  saved: mat1: [5, 8] float32 (output of ReluBackward0); mat2: [8, 2] float32 (output of TBackward0#2)
   -> AccumulateGrad(2.bias) (bias)
   -> ReluBackward0 (mat1)
-  -> TBackward0#1 (mat2)
+  -> TBackward0#2 (mat2)
 AccumulateGrad(2.bias) -> leaf 2.bias: [2] float32, grad: not computed yet
 ReluBackward0
   saved: result: [5, 8] float32 (output 0 of this node)
-  -> AddmmBackward0#2
-TBackward0#1
+  -> AddmmBackward0#1
+TBackward0#2
   -> AccumulateGrad(2.weight)
-AddmmBackward0#2
+AddmmBackward0#1
   saved: mat1: [5, 4] float32; mat2: None (not saved)
   -> AccumulateGrad(0.bias) (bias)
   mat1: needs no gradient, next_functions[1] is (None, 0)
-  -> TBackward0#2 (mat2)
+  -> TBackward0#1 (mat2)
 AccumulateGrad(2.weight) -> leaf 2.weight: [2, 8] float32, grad: not computed yet
 AccumulateGrad(0.bias) -> leaf 0.bias: [8] float32, grad: not computed yet
-TBackward0#2
+TBackward0#1
   -> AccumulateGrad(0.weight)
 AccumulateGrad(0.weight) -> leaf 0.weight: [8, 4] float32, grad: not computed yet"""
 
@@ -405,8 +405,17 @@ def test_trace_steps_of_mulconstant_graph():
 Backward pass: 3 steps
 step 1: MulBackward0 receives [1., 1., 1.], sends [3., 3., 3.] to MulConstantBackward (self)
 step 2: MulConstantBackward receives [3., 3., 3.], sends [30., 30., 30.] to AccumulateGrad(x)
-step 3: AccumulateGrad(x) receives [30., 30., 30.], x.grad is now [30., 30., 30.]"""
+step 3: AccumulateGrad(x) receives [30., 30., 30.]; x.grad will be [30., 30., 30.]"""
     assert x.grad.tolist() == [30.0, 30.0, 30.0]  # it was the real backward
+
+
+def test_repeated_node_names_are_numbered_in_creation_order():
+    q = torch.tensor(2.0, requires_grad=True)
+    h = q * 3           # made first: MulBackward0#1
+    r = h * h + h       # h * h made second: MulBackward0#2
+    trace = trace_backward(r, names={"q": q, "h": h})
+    assert trace.lines[1].startswith("step 2: MulBackward0#2 receives 1., sends 6. to MulBackward0#1")
+    assert "MulBackward0#1" in draw(r).source
 
 
 def test_trace_frames_and_filmstrip():
@@ -434,8 +443,8 @@ def test_trace_retain_graph_and_accumulation():
     loss = (x * x).sum()
     first = trace_backward(loss, names={"x": x}, retain_graph=True)
     second = trace_backward(loss, names={"x": x})
-    assert first.lines[-1] == "step 3: AccumulateGrad(x) receives [2., 4.], x.grad is now [2., 4.]"
-    assert second.lines[-1] == "step 3: AccumulateGrad(x) receives [2., 4.], x.grad is now [4., 8.]"
+    assert first.lines[-1] == "step 3: AccumulateGrad(x) receives [2., 4.]; x.grad will be [2., 4.]"
+    assert second.lines[-1] == "step 3: AccumulateGrad(x) receives [2., 4.]; x.grad will be [4., 8.]"
     with pytest.raises(RuntimeError, match="backward through the graph a second time"):
         trace_backward(loss)
 
@@ -444,5 +453,5 @@ def test_trace_of_mlp_names_parameters():
     model, loss = mlp()
     trace = trace_backward(loss, params=model)
     assert [s.name for s in trace.steps][:3] == ["SumBackward0", "AddmmBackward0", "AccumulateGrad"]
-    assert trace.lines[2] == "step 3: AccumulateGrad(2.bias) receives [5., 5.], 2.bias.grad is now [5., 5.]"
+    assert trace.lines[2] == "step 3: AccumulateGrad(2.bias) receives [5., 5.]; 2.bias.grad will be [5., 5.]"
     assert "0x" not in trace.text

@@ -23,6 +23,8 @@ import nbformat
 
 YOUR_TURN = re.compile(r"^###\s+(Your turn\b.*?)\s*$", re.MULTILINE)
 NOTEBOOK_NAME = re.compile(r"^\d\d_.*\.ipynb$")
+# Translated editions: notebooks/<language>/NN_name.ipynb, the same cells in the same order.
+TRANSLATIONS = ("zh",)
 
 
 # The Jinja block the site and slide templates share: MathJax is loaded only by pages that contain
@@ -41,6 +43,25 @@ MathJax.Hub.Config({tex2jax: {inlineMath: [['$', '$'], ['\\(', '\\)']], processE
 def notebook_paths(folder: Path | str) -> list[Path]:
     """The course notebooks in ``folder`` (files named ``NN_name.ipynb``), in course order."""
     return sorted(path for path in Path(folder).iterdir() if NOTEBOOK_NAME.match(path.name))
+
+
+def editions(folder: Path | str) -> dict[str, Path]:
+    """Each edition's folder of notebooks, by language: English in ``folder`` itself, and every
+    translation in ``TRANSLATIONS`` whose subfolder holds notebooks (``notebooks/zh/``).
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     (Path(tmp) / "zh").mkdir()
+    ...     _ = (Path(tmp) / "zh" / "00_start.ipynb").write_text("{}")
+    ...     sorted(editions(tmp))
+    ['en', 'zh']
+    """
+    found = {"en": Path(folder)}
+    for language in TRANSLATIONS:
+        translated = Path(folder) / language
+        if translated.is_dir() and notebook_paths(translated):
+            found[language] = translated
+    return found
 
 
 def read_notebook(path: Path | str) -> nbformat.NotebookNode:

@@ -16,12 +16,15 @@ shows and where slides break (TEACHING.md explains the rule to teachers):
 
 A notebook whose cells already carry ``slideshow`` metadata is exported as it is.
 
-Usage, from the repository's root (``make slides``; ``make slides OFFLINE=1``)::
+Usage, from the repository's root (``make slides``; ``make slides CDN=1``)::
 
-    python -m tools.slides notebooks build/slides [--offline build/reveal.js]
+    python -m tools.slides notebooks build/slides [--reveal-dir build/reveal.js | --cdn]
 
-``--offline DIR`` fetches reveal.js 4, require.js and jQuery once with ``npm pack`` into DIR
-and makes the decks load them from there instead of from a CDN, so they work without a network.
+The decks work without a network: reveal.js 4, require.js, jQuery and MathJax 2 are fetched once
+with ``npm pack`` into ``build/reveal.js/`` (``--reveal-dir``), and the decks load them from
+there. Only when npm is missing or cannot reach its registry do the decks load them from a CDN
+instead (as with ``--cdn``), and the tool says so. A translated edition (``notebooks/zh/``) gets
+its decks in ``build/slides/zh/``.
 
 >>> import nbformat
 >>> nb = nbformat.v4.new_notebook(cells=[
@@ -58,14 +61,15 @@ from pathlib import Path
 import nbformat
 from nbconvert import SlidesExporter
 
-from tools.course import MATHJAX_BLOCK, has_math, heading_level, notebook_paths, read_notebook, tags
+from tools.course import MATHJAX_BLOCK, editions, has_math, heading_level, notebook_paths, read_notebook, tags
 
 MAX_SLIDES = 30
 BUDGETS = (30, 40, 50, 60, 80, 120)
 LINE_PIXELS = 30         # one line of 20px text in the deck, with its spacing
 CONTENT_WIDTH = 800      # pixels available to a picture in a 960px-wide slide
 PICTURE_HEIGHT = 540     # pictures are shrunk to at most this height, so one fits on a slide
-OFFLINE_PACKAGES = ("reveal.js@4", "requirejs@2", "jquery@3")
+OFFLINE_PACKAGES = ("reveal.js@4", "requirejs@2", "jquery@3", "mathjax@2")
+MATHJAX_CONFIG = "TeX-AMS_CHTML-full,Safe"   # nbconvert's choice, from the local copy
 
 # Blocks of nbconvert's reveal template that need a network: mermaid (unused by the course)
 # is dropped; MathJax is loaded only by decks that contain math, without blocking the page.
@@ -180,17 +184,30 @@ def lecture_notebook(nb: nbformat.NotebookNode) -> tuple[nbformat.NotebookNode, 
     return deck, count_slides(plan)
 
 
+def has_offline_copy(target: Path) -> bool:
+    return all((target / name).exists() for name in
+               ("dist/reveal.js", "vendor/require.js", "vendor/jquery.min.js", "vendor/mathjax/MathJax.js"))
+
+
+class NoOfflineCopy(Exception):
+    """reveal.js could not be fetched with npm (why, in words)."""
+
+
 def fetch_offline_copy(target: Path) -> None:
-    """Put reveal.js 4 in ``target`` and require.js, jQuery in ``target/vendor`` (npm pack)."""
-    if (target / "dist" / "reveal.js").exists() and (target / "vendor" / "jquery.min.js").exists():
+    """Put reveal.js 4 in ``target``, and require.js, jQuery and MathJax 2 in ``target/vendor``
+    (with ``npm pack``, once). Raises NoOfflineCopy when npm is missing or fails."""
+    if has_offline_copy(target):
         return
     npm = shutil.which("npm")
     if npm is None:
-        raise SystemExit("--offline needs npm (Node.js) to fetch reveal.js once; "
-                         "on Debian/Ubuntu: apt-get install npm")
+        raise NoOfflineCopy("no npm program (Node.js; on Debian/Ubuntu: apt-get install npm)")
     with tempfile.TemporaryDirectory() as tmp:
-        packed = subprocess.run([npm, "pack", "--silent", "--pack-destination", tmp, *OFFLINE_PACKAGES],
-                                check=True, capture_output=True, text=True, timeout=300)
+        try:
+            packed = subprocess.run([npm, "pack", "--silent", "--pack-destination", tmp, *OFFLINE_PACKAGES],
+                                    check=True, capture_output=True, text=True, timeout=300)
+        except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as error:
+            detail = (getattr(error, "stderr", "") or "").strip().splitlines()[-1:] or [str(error)]
+            raise NoOfflineCopy(f"`npm pack` failed: {detail[0]}") from error
         tarballs = [Path(tmp) / name for name in packed.stdout.split()]
         unpacked = Path(tmp) / "unpacked"
         for tarball in tarballs:
@@ -207,6 +224,8 @@ def fetch_offline_copy(target: Path) -> None:
         (target / "vendor").mkdir()
         shutil.copy(by_name["requirejs"] / "require.js", target / "vendor" / "require.js")
         shutil.copy(by_name["jquery"] / "dist" / "jquery.min.js", target / "vendor" / "jquery.min.js")
+        shutil.copytree(by_name["mathjax"], target / "vendor" / "mathjax",
+                        ignore=shutil.ignore_patterns("unpacked", "*.md"))
 
 
 def exporter(offline: Path | None, out_dir: Path) -> SlidesExporter:
@@ -217,20 +236,13 @@ def exporter(offline: Path | None, out_dir: Path) -> SlidesExporter:
         slides.reveal_url_prefix = prefix
         slides.require_js_url = f"{prefix}/vendor/require.js"
         slides.jquery_url = f"{prefix}/vendor/jquery.min.js"
+        slides.mathjax_url = f"{prefix}/vendor/mathjax/MathJax.js?config={MATHJAX_CONFIG}"
     return slides
 
 
-def build(source: Path | str, target: Path | str, offline: Path | str | None = None) -> dict[Path, int]:
-    """Write ``NN_name.slides.html`` for every notebook in ``source`` into ``target``.
-
-    Returns each deck written with its number of slides. With ``offline``, the decks load
-    reveal.js from that folder (fetched with npm if it is not there yet).
-    """
-    target = Path(target)
+def build_edition(source: Path, target: Path, offline: Path | None) -> dict[Path, int]:
+    """Write ``NN_name.slides.html`` for every notebook in ``source`` (one folder) into ``target``."""
     target.mkdir(parents=True, exist_ok=True)
-    offline = Path(offline) if offline is not None else None
-    if offline is not None:
-        fetch_offline_copy(offline)
     slides = exporter(offline, target)
     written = {}
     for path in notebook_paths(source):
@@ -244,18 +256,48 @@ def build(source: Path | str, target: Path | str, offline: Path | str | None = N
     return written
 
 
+def build(source: Path | str, target: Path | str, offline: Path | str | None = None) -> dict[Path, int]:
+    """Write a deck for every notebook in ``source`` into ``target`` (``source/zh`` into
+    ``target/zh``).
+
+    Returns each deck written with its number of slides. With ``offline``, the decks load
+    reveal.js from that folder (fetched with npm if it is not there yet; NoOfflineCopy if that
+    fails); without, from a CDN.
+    """
+    offline = Path(offline) if offline is not None else None
+    if offline is not None:
+        fetch_offline_copy(offline)
+    written = {}
+    for language, folder in editions(source).items():
+        out = Path(target) if language == "en" else Path(target) / language
+        written.update(build_edition(folder, out, offline))
+    return written
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("source", type=Path, help="folder of course notebooks (notebooks)")
     parser.add_argument("target", type=Path, help="folder for the decks (build/slides)")
-    parser.add_argument("--offline", type=Path, metavar="DIR",
-                        help="load reveal.js from a local copy in DIR (fetched with npm pack once)")
+    parser.add_argument("--reveal-dir", type=Path, metavar="DIR",
+                        help="the local copy of reveal.js the decks load (default: build/reveal.js "
+                             "next to TARGET), fetched with npm pack the first time")
+    parser.add_argument("--cdn", action="store_true", help="load reveal.js from a CDN instead")
     args = parser.parse_args(argv)
-    written = build(args.source, args.target, args.offline)
+    offline = None if args.cdn else (args.reveal_dir or args.target.parent / "reveal.js")
+    if offline is not None:
+        try:
+            fetch_offline_copy(offline)
+        except NoOfflineCopy as reason:
+            print(f"Could not fetch reveal.js into {offline}/ ({reason}): the decks load it from a CDN "
+                  "and need the internet. Run `make slides` again where npm reaches its registry "
+                  "to make decks that work offline.", file=sys.stderr)
+            offline = None
+    written = build(args.source, args.target, offline)
     for out, count in written.items():
         print(f"{out}: {count} slides")
-    where = f"reveal.js from {args.offline}/" if args.offline else "reveal.js from a CDN (OFFLINE=1 for a local copy)"
-    print(f"Slides: {len(written)} decks in {args.target}/, {where}. Open one in a browser; "
+    where = f"they load reveal.js from {offline}/ and work offline" if offline else \
+        "they load reveal.js from a CDN (internet needed)"
+    print(f"Slides: {len(written)} decks in {args.target}/; {where}. Open one in a browser; "
           "press s for speaker notes (the solutions), Esc for an overview.")
     return 0
 

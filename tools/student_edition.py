@@ -1,10 +1,17 @@
 """Build the student edition of the course: the notebooks without their worked solutions.
 
-Every cell tagged ``solution`` becomes a short stub that raises ``NotImplementedError`` naming
-its exercise (tagged ``raises-exception``, so *Run All* goes on past it), and the outputs of the
-``exercise`` (starter) cells and solution cells are cleared. Everything else is kept as it is,
-including the stored feedback of each check cell for the starter. The notebooks in
-``notebooks/`` are never changed.
+For every "Your turn" exercise (docs/notebook-conventions.md, point 6):
+
+- the worked solution (the code cell tagged ``solution``) becomes a markdown cell holding the
+  exercise's hint in a folded ``<details>`` block: one click away, not shown before the student
+  tries. The hint is the one the check cell's stored feedback gives for the starter;
+- the outputs of the starter (``exercise``) and of the check cell are cleared, so nothing tells
+  the student what is wrong before they run the check themselves;
+- the task's sentence about the hidden worked solution is reworded for the student edition.
+
+Nothing raises: *Run All* runs the student notebook from top to bottom, with the starters or with
+the student's answers. Everything else is kept as it is. The notebooks in ``notebooks/`` are never
+changed; a translated edition (``notebooks/zh/``) is written to ``TARGET/zh/``.
 
 Usage, from the repository's root (``make student`` does this)::
 
@@ -12,86 +19,134 @@ Usage, from the repository's root (``make student`` does this)::
 
 >>> import nbformat
 >>> nb = nbformat.v4.new_notebook(cells=[
-...     nbformat.v4.new_markdown_cell("### Your turn 1: double it"),
+...     nbformat.v4.new_markdown_cell("### Your turn 1: double it\\n\\nWrite your answer in the next "
+...         "cell and run the check; a worked solution is hidden below the check (click to reveal)."),
 ...     nbformat.v4.new_code_cell("def double(x):\\n    ...", metadata={"tags": ["exercise"]}),
-...     nbformat.v4.new_code_cell("check.your_turn_1(double)"),
+...     nbformat.v4.new_code_cell("check.your_turn_1(double)", outputs=[nbformat.v4.new_output(
+...         "stream", text="✗ Your turn 1: double it — not yet.\\n  Hint: return 2 * x\\n")]),
 ...     nbformat.v4.new_code_cell("def double(x):\\n    return 2 * x",
 ...                               metadata={"tags": ["solution"], "jupyter": {"source_hidden": True}}),
 ... ])
 >>> student, titles = student_notebook(nb)
 >>> titles
 ['Your turn 1: double it']
->>> print(student.cells[3].source.splitlines()[-1])
-raise NotImplementedError("Your turn 1: double it: the worked solution is not in the student edition. Write your answer in the exercise cell above and run its check.")
->>> student.cells[3].metadata
-{'tags': ['solution', 'raises-exception']}
+>>> print(student.cells[0].source.splitlines()[-1])
+Write your answer in the next cell and run the check; if you are stuck, open the hint below the check.
+>>> student.cells[2].outputs
+[]
+>>> print(student.cells[3].source)
+<details><summary>Hint (click to open)</summary>
+<BLANKLINE>
+return 2 \\* x
+<BLANKLINE>
+</details>
 """
 from __future__ import annotations
 
 import argparse
 import copy
-import json
+import re
 import sys
 from pathlib import Path
 
 import nbformat
 
-from tools.course import exercise_title_before, notebook_paths, read_notebook, tags
+from tools.course import editions, exercise_title_before, notebook_paths, read_notebook, tags
 
-STUB = '''\
-# Student edition: the worked solution of "{title}" is not included.
-# Write your answer in the exercise cell above, then run the check cell below it.
-raise NotImplementedError({message})'''
+# The task's sentence about the folded worked solution, as the notebooks word it, and what the
+# student edition says instead. The last rule catches any other wording.
+STALE_TEXT = [
+    (r"a\s+worked\s+solution\s+is\s+hidden\s+below\s+the\s+check(?:\s*\([^)]*\))?",
+     "if you are stuck, open the hint below the check"),
+    (r"a\s+worked\s+solution\s+hidden\s+below\s+the\s+check(?:\s*\([^)]*\))?",
+     "a hint folded below the check (click it to open it)"),
+    (r"a\s+hidden\s+worked\s+solution", "a folded hint"),
+    (r"\bworked\s+solution", "hint"),
+]
+HINT = re.compile(r"^\s*(?:Hint|提示)\s*[:：]\s*(.+)$", re.MULTILINE)
+NO_HINT = "Run the check below your answer: it says what is still wrong."
+HINT_BLOCK = "<details><summary>Hint (click to open)</summary>\n\n{hint}\n\n</details>"
+HINT_BLOCK_ZH = "<details><summary>提示（点击展开）</summary>\n\n{hint}\n\n</details>"
 
 
-def stub_message(title: str) -> str:
-    """The error a solution stub raises: which exercise, and what to do instead."""
-    return (f"{title}: the worked solution is not in the student edition. "
-            "Write your answer in the exercise cell above and run its check.")
+def student_wording(text: str) -> str:
+    """A markdown text with its sentences about the hidden worked solution reworded."""
+    for pattern, replacement in STALE_TEXT:
+        text = re.sub(pattern, replacement, text, flags=re.IGNORECASE)
+    return text
 
 
-def student_notebook(nb: nbformat.NotebookNode) -> tuple[nbformat.NotebookNode, list[str]]:
-    """A copy of ``nb`` with its solutions replaced by stubs, and the stubs' exercise titles."""
+def escape_markdown(text: str) -> str:
+    """Plain feedback text, safe in markdown: ``*``, ``_`` and ``<`` are shown as they are
+    (inside backquotes too, where markdown shows everything literally)."""
+    parts = re.split(r"(`[^`]*`)", text)
+    return "".join(part if part.startswith("`") else
+                   re.sub(r"([*_])", r"\\\1", part).replace("<", "&lt;") for part in parts)
+
+
+def stored_hint(check: nbformat.NotebookNode) -> str:
+    """The hint in a check cell's stored feedback for the starter (``Hint: ...``)."""
+    text = "".join(output.get("text", "") for output in check.get("outputs", []))
+    match = HINT.search(text)
+    return match.group(1).strip() if match else ""
+
+
+def hint_cell(hint: str, cell_id: str | None, chinese: bool = False) -> nbformat.NotebookNode:
+    """A markdown cell with the hint folded in a ``<details>`` block."""
+    block = HINT_BLOCK_ZH if chinese else HINT_BLOCK
+    cell = nbformat.v4.new_markdown_cell(block.format(hint=escape_markdown(hint or NO_HINT)),
+                                         metadata={"tags": ["hint"]})
+    if cell_id:
+        cell.id = cell_id  # the solution's id: the hint takes its place
+    return cell
+
+
+def student_notebook(nb: nbformat.NotebookNode, language: str = "en") -> tuple[nbformat.NotebookNode, list[str]]:
+    """A copy of ``nb`` with its solutions replaced by folded hints, and the exercises' titles."""
     student = copy.deepcopy(nb)
+    chinese = language == "zh"
     titles = []
     for index, cell in enumerate(student.cells):
         cell_tags = tags(cell)
-        if cell.cell_type != "code":
-            continue
-        if "solution" in cell_tags:
+        if cell.cell_type == "markdown":
+            cell.source = student_wording(cell.source)
+        elif "solution" in cell_tags:
             title = exercise_title_before(student, index)
             titles.append(title)
-            message = json.dumps(stub_message(title), ensure_ascii=False)  # a valid Python literal
-            cell.source = STUB.format(title=title, message=message)
-            jupyter = cell.metadata.get("jupyter", {})
-            jupyter.pop("source_hidden", None)  # nothing to hide in a stub
-            if not jupyter:
-                cell.metadata.pop("jupyter", None)
-            if "raises-exception" not in cell_tags:
-                cell_tags.append("raises-exception")
-            cell.metadata["tags"] = cell_tags
-        if "solution" in cell_tags or "exercise" in cell_tags:
-            cell.outputs = []
+            check = nb.cells[index - 1]   # the original, with the stored feedback
+            student.cells[index] = hint_cell(stored_hint(check), cell.get("id"), chinese)
+        elif "exercise" in cell_tags or (index + 1 < len(student.cells)
+                                         and "solution" in tags(student.cells[index + 1])):
+            cell.outputs = []            # the starter's and the check's stored feedback
             cell.execution_count = None
     return student, titles
 
 
-def build(source: Path | str, target: Path | str) -> dict[Path, list[str]]:
-    """Write the student edition of every notebook in ``source`` to ``target``.
-
-    Returns the notebooks written, each with the exercise titles of its stubs. Notebooks left in
-    ``target`` by an earlier build whose source is gone are removed.
-    """
-    target = Path(target)
+def build_edition(source: Path, target: Path, language: str = "en") -> dict[Path, list[str]]:
+    """Write the student edition of the notebooks in ``source`` (one folder) to ``target``."""
     target.mkdir(parents=True, exist_ok=True)
     written = {}
     for path in notebook_paths(source):
-        student, titles = student_notebook(read_notebook(path))
+        student, titles = student_notebook(read_notebook(path), language)
         out = target / path.name
         nbformat.write(student, str(out))
         written[out] = titles
     for stale in set(notebook_paths(target)) - set(written):
         stale.unlink()
+    return written
+
+
+def build(source: Path | str, target: Path | str) -> dict[Path, list[str]]:
+    """Write the student edition of every notebook in ``source`` to ``target``, and of each
+    translated edition (``source/zh``) to ``target/zh``.
+
+    Returns the notebooks written, each with the titles of its exercises. Notebooks left in
+    ``target`` by an earlier build whose source is gone are removed.
+    """
+    written = {}
+    for language, folder in editions(source).items():
+        out = Path(target) if language == "en" else Path(target) / language
+        written.update(build_edition(folder, out, language))
     return written
 
 
@@ -102,8 +157,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     written = build(args.source, args.target)
     for out, titles in written.items():
-        print(f"{out}: {len(titles)} solution(s) replaced by stubs" + (f" ({'; '.join(titles)})" if titles else ""))
-    print(f"Student edition: {len(written)} notebooks in {args.target}/")
+        print(f"{out}: {len(titles)} solution(s) replaced by folded hints"
+              + (f" ({'; '.join(titles)})" if titles else ""))
+    print(f"Student edition: {len(written)} notebooks in {args.target}/ "
+          f"(open it with `make lab-student`)")
     return 0
 
 

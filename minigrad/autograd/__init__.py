@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..tensor import Tensor
-from . import function, graph
-from .engine import run_backward
+from . import forward_ad, function, graph
+from .engine import ExecutionEngine, run_backward
 from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .graph import AccumulateGrad, Node
@@ -26,11 +26,19 @@ def _tuple(x) -> tuple:
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
-def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, create_graph: bool = False) -> None:
-    """Backpropagate from several tensors at once, accumulating into the leaves' ``.grad``."""
+def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, create_graph: bool = False,
+             grad_variables=None, inputs=None) -> None:
+    """Backpropagate from several tensors at once, accumulating into the leaves' ``.grad``.
+
+    With ``inputs``, only those tensors (leaves or not) get their ``.grad`` filled.
+    """
     tensors = _tuple(tensors)
     grads = _tuple(grad_tensors) or (None,) * len(tensors)
-    run_backward(tensors, grads, retain_graph, create_graph)
+    if inputs is not None:
+        inputs = _tuple(inputs)
+        if not inputs:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=inputs is not None)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, create_graph: bool = False,
@@ -40,6 +48,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
     With ``create_graph=True`` the returned gradients are themselves differentiable.
     """
     outputs, inputs = _tuple(outputs), _tuple(inputs)
+    if not inputs:
+        raise ValueError("grad requires non-empty inputs.")
     grads = _tuple(grad_outputs) or (None,) * len(outputs)
     result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs)
     if not (allow_unused or materialize_grads):
@@ -52,5 +62,31 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
     return result
 
 
-__all__ = ["Function", "FunctionCtx", "once_differentiable", "grad", "backward", "gradcheck", "gradgradcheck",
+class _VariableMeta(type):
+    def __instancecheck__(cls, instance) -> bool:
+        return isinstance(instance, Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """PyTorch's old name for a tensor. ``Variable(t, requires_grad=True)`` is a new leaf sharing ``t``'s data.
+
+    Every tensor is an instance of it, and ``Variable._execution_engine.queue_callback(fn)`` asks the
+    engine to call ``fn()`` when the backward pass now running has finished.
+
+    >>> import minigrad as torch
+    >>> x = torch.ones(2)
+    >>> v = torch.autograd.Variable(x, requires_grad=True)
+    >>> v is x, v.requires_grad, v.is_leaf, isinstance(x, torch.autograd.Variable)
+    (False, True, True, True)
+    """
+
+    _execution_engine = ExecutionEngine()
+
+    def __new__(cls, data: Tensor, requires_grad: bool = False, volatile: bool = False):
+        variable = Tensor._make(data._data)
+        variable.requires_grad_(requires_grad)
+        return variable
+
+
+__all__ = ["Variable", "forward_ad", "Function", "FunctionCtx", "once_differentiable", "grad", "backward", "gradcheck", "gradgradcheck",
            "GradcheckError", "AccumulateGrad", "Node", "function", "graph"]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import threading
 from typing import Callable, Sequence
 
 import numpy as np
@@ -38,22 +39,87 @@ Observer = Callable[[Node, tuple, tuple], None]
 def run_backward(tensors: Sequence[Tensor], grad_tensors: Sequence[Tensor | None],
                  retain_graph: bool | None = None, create_graph: bool = False,
                  inputs: Sequence[Tensor] | None = None,
-                 observer: Observer | None = None) -> tuple | None:
+                 observer: Observer | None = None, accumulate: bool = False) -> tuple | None:
     """Backpropagate from ``tensors``. With ``inputs``, return their gradients instead of
-    accumulating into ``.grad`` (this is ``autograd.grad``).
+    accumulating into ``.grad`` (this is ``autograd.grad``), or, with ``accumulate=True``,
+    accumulate into the ``.grad`` of those inputs only (``backward(inputs=...)``).
 
     ``observer(node, grad_outputs, grad_inputs)`` is called after each node runs, in order.
+    A backward called from inside a backward (reentrant) runs to completion first; every
+    ``REENTRANT_DEPTH_PER_THREAD`` nested levels it continues on a fresh thread, as PyTorch's
+    engine does, so that thousands of nested levels never hit Python's recursion limit.
     """
+    depth = getattr(_thread_state, "depth", 0)
+    if depth >= REENTRANT_DEPTH_PER_THREAD:
+        return _on_fresh_thread(run_backward, tensors, grad_tensors, retain_graph, create_graph, inputs,
+                                observer, accumulate)
     if retain_graph is None:
         retain_graph = create_graph
     previous_mode = grad_mode.state.enabled
     grad_mode.state.enabled = create_graph   # backward is recorded only for higher-order grads
+    _thread_state.depth = depth + 1
+    callbacks: list = []
+    _callback_stack().append(callbacks)
     try:
         roots = _root_gradients(tensors, grad_tensors)
         captures = _capture_points(inputs) if inputs is not None else None
-        return _execute(roots, retain_graph, create_graph, captures, len(inputs or ()), observer)
+        result = _execute(roots, retain_graph, create_graph, captures, inputs, observer, accumulate)
+        while callbacks:      # queue_callback: run once this graph task is done, in order
+            callbacks.pop(0)()
+        return result
     finally:
+        _callback_stack().pop()
+        _thread_state.depth = depth
         grad_mode.state.enabled = previous_mode
+
+
+REENTRANT_DEPTH_PER_THREAD = 20
+_thread_state = threading.local()   # per thread: reentrant depth and the running graph tasks
+
+
+def _on_fresh_thread(function: Callable, *args):
+    """Run ``function(*args)`` on a new thread and wait: its Python stack starts empty."""
+    outcome = {}
+
+    def target():
+        try:
+            outcome["value"] = function(*args)
+        except BaseException as error:  # noqa: BLE001 - re-raised below on the calling thread
+            outcome["error"] = error
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome.get("value")
+
+
+def _callback_stack() -> list:
+    stack = getattr(_thread_state, "callbacks", None)
+    if stack is None:
+        stack = _thread_state.callbacks = []
+    return stack
+
+
+def queue_callback(callback: Callable[[], None]) -> None:
+    """Run ``callback()`` when the backward pass now running has finished (PyTorch's final callbacks)."""
+    stack = _callback_stack()
+    if not stack:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    stack[-1].append(callback)
+
+
+class ExecutionEngine:
+    """``Variable._execution_engine``: the object PyTorch code reaches the engine through."""
+
+    queue_callback = staticmethod(queue_callback)
+
+    @staticmethod
+    def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=(), allow_unreachable=True,
+                     accumulate_grad=True):
+        return run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs or None,
+                            accumulate=bool(inputs) and accumulate_grad)
 
 
 def _root_gradients(tensors, grad_tensors) -> list:
@@ -76,7 +142,7 @@ def _root_gradients(tensors, grad_tensors) -> list:
 
 
 def _capture_points(inputs) -> dict:
-    """For autograd.grad: where each input's gradient can be read off the graph."""
+    """For autograd.grad and backward(inputs=...): where each input's gradient is read off the graph."""
     captures = {}
     for index, t in enumerate(inputs):
         if not t.requires_grad:
@@ -104,7 +170,11 @@ def _discover(root_nodes) -> dict:
 
 
 def _needed_nodes(root_nodes, dependencies: dict, captures: dict) -> set:
-    """For autograd.grad: the nodes that lie on a path to one of the inputs."""
+    """For autograd.grad: the nodes that must run because they lead to one of the inputs.
+
+    A node whose own output gradient is wanted, but which leads to no other input, is not run:
+    its gradient is read off as it arrives.
+    """
     remaining = dict(dependencies)
     order = [n for n in dict.fromkeys(root_nodes) if remaining.get(n, 0) == 0]
     for node in order:   # Kahn's algorithm: order grows while we walk it
@@ -113,20 +183,22 @@ def _needed_nodes(root_nodes, dependencies: dict, captures: dict) -> set:
                 remaining[next_node] -= 1
                 if remaining[next_node] == 0:
                     order.append(next_node)
-    needed = {node for node, _ in captures}
+    wanted = {node for node, _ in captures}
+    needed = set()
     for node in reversed(order):
-        if any(n in needed for n, _ in node.next_functions if n is not None):
+        if any(n in needed or n in wanted for n, _ in node.next_functions if n is not None):
             needed.add(node)
     return needed
 
 
-def _execute(roots, retain_graph, create_graph, captures, n_inputs, observer):
+def _execute(roots, retain_graph, create_graph, captures, inputs, observer, accumulate):
     root_nodes = [node for node, _, _ in roots]
     dependencies = _discover(root_nodes)
-    needed = None
+    needed = wanted = None
     if captures is not None:
         needed = _needed_nodes(root_nodes, dependencies, captures)
-    captured = [None] * n_inputs
+        wanted = {node for node, _ in captures}
+    captured = [None] * len(inputs or ())
     staged = []     # (tensor, gradient, node) written to .grad once everything succeeded
 
     buffers = {}
@@ -144,24 +216,37 @@ def _execute(roots, retain_graph, create_graph, captures, n_inputs, observer):
     while ready:
         _, _, node = heapq.heappop(ready)
         grad_outputs = buffers.pop(node)
-        if captures is not None:
+        if needed is not None:
+            if node not in needed and node not in wanted:
+                continue      # leads to no input: not run, and its hooks are not called
+            _run_tensor_pre_hooks(node, grad_outputs)
             for slot, grad in enumerate(grad_outputs):
                 for index in captures.get((node, slot), ()):
                     captured[index] = grad
+                    if accumulate and type(node) is not AccumulateGrad:
+                        staged.append((inputs[index], grad, None))   # a non-leaf input: like retain_grad
+        elif node._tensor_pre_hooks or type(node) is AccumulateGrad:
+            _run_tensor_pre_hooks(node, grad_outputs)
         if type(node) is AccumulateGrad:
-            if captures is None:
+            if captures is None or (accumulate and node in wanted):
                 _visit_leaf(node, grad_outputs[0], staged, observer)
             continue
-        # Hooks, retain_grad and missing gradients need work; the common case (one gradient, no
-        # hooks) skips it.
-        if (len(grad_outputs) != 1 or grad_outputs[0] is None or node._tensor_pre_hooks
-                or node._retain_grad_tensors or node._pre_hooks):
-            grad_outputs = _prepare_grad_outputs(node, grad_outputs, staged)
         if needed is not None and node not in needed:
+            if accumulate and node._pre_hooks:   # a non-leaf input of backward(inputs=...): hooks still run
+                _run_pre_hooks(node, grad_outputs)
             continue
-        grad_inputs = _validate(node, node.apply(*grad_outputs))
-        if node._post_hooks:
-            grad_inputs = _run_post_hooks(node, grad_inputs, grad_outputs)
+        if grad_outputs[0] is None and node._skips_without_gradients and not node._pre_hooks \
+                and all(g is None for g in grad_outputs):
+            grad_inputs = (None,) * len(node.next_functions)   # nothing arrived: nothing to send on
+        else:
+            # Hooks, retain_grad and missing gradients need work; the common case (one gradient, no
+            # hooks) skips it.
+            if (len(grad_outputs) != 1 or grad_outputs[0] is None
+                    or node._retain_grad_tensors or node._pre_hooks):
+                grad_outputs = _prepare_grad_outputs(node, grad_outputs, staged)
+            grad_inputs = _validate(node, node.apply(*grad_outputs))
+            if node._post_hooks:
+                grad_inputs = _run_post_hooks(node, grad_inputs, grad_outputs)
         if not retain_graph:
             node._release_saved()
         if observer is not None:
@@ -178,66 +263,76 @@ def _execute(roots, retain_graph, create_graph, captures, n_inputs, observer):
             if dependencies[next_node] == 0:
                 heapq.heappush(ready, (-next_node._sequence_nr, next(tie), next_node))
 
-    if captures is not None:
+    if captures is not None and not accumulate:
         return tuple(captured)
     for tensor, grad, node in staged:
-        if node is not None:
-            node.accumulate(grad, create_graph)
-        else:   # a non-leaf that called retain_grad()
+        if node is None:   # a non-leaf that called retain_grad(), or a non-leaf input of backward(inputs=...)
             AccumulateGrad(tensor).accumulate(grad, create_graph)
+            continue
+        node.accumulate(grad, create_graph)
+        if node._post_hooks:   # AccumulateGrad's own hooks see no grad_inputs: a leaf sends nothing on
+            _run_post_hooks(node, (), [grad])
     return None
 
 
-def _run_tensor_hooks(hooks, grad):
-    for hook in hooks:
+def _run_tensor_hooks(hooks: dict, grad):
+    for hook in tuple(hooks.values()):   # a snapshot: a hook removed meanwhile still runs this time
         result = hook(grad)
         if result is not None:
             grad = result
     return grad
 
 
+def _run_tensor_pre_hooks(node, grad_outputs: list) -> None:
+    """Hooks registered on tensors (``t.register_hook``) run first, before anything reads the gradient."""
+    if type(node) is AccumulateGrad:
+        hooks = node.variable._backward_hooks
+        if hooks and grad_outputs[0] is not None:
+            grad_outputs[0] = _run_tensor_hooks(hooks, grad_outputs[0])
+    elif node._tensor_pre_hooks:
+        for slot, hooks in node._tensor_pre_hooks.items():
+            if grad_outputs[slot] is not None:
+                grad_outputs[slot] = _run_tensor_hooks(hooks, grad_outputs[slot])
+
+
 def _visit_leaf(node: AccumulateGrad, grad, staged: list, observer) -> None:
     if grad is None:
         return
-    hooks = node.variable._backward_hooks
-    if hooks:
-        grad = _run_tensor_hooks(hooks, grad)
     if node._pre_hooks:
-        for hook in node._pre_hooks:
-            result = hook((grad,))
-            if result is not None:
-                grad = result[0]
+        grad = _run_pre_hooks(node, [grad])[0]
     staged.append((node.variable, grad, node))
     if observer is not None:
         observer(node, (grad,), ())
 
 
 def _prepare_grad_outputs(node, grad_outputs: list, staged: list) -> list:
-    """Tensor hooks, retain_grad, node pre-hooks, then zeros for gradients that never arrived."""
-    if node._tensor_pre_hooks:
-        for slot, hooks in node._tensor_pre_hooks.items():
-            if grad_outputs[slot] is not None:
-                grad_outputs[slot] = _run_tensor_hooks(hooks, grad_outputs[slot])
+    """retain_grad, node pre-hooks, then zeros for gradients that never arrived."""
     if node._retain_grad_tensors:
         for slot, ref in node._retain_grad_tensors.items():
             tensor = ref()
             if tensor is not None and grad_outputs[slot] is not None:
                 staged.append((tensor, grad_outputs[slot], None))
     if node._pre_hooks:
-        for hook in node._pre_hooks:
-            result = hook(tuple(grad_outputs))
-            if result is not None:
-                grad_outputs = list(result)
+        grad_outputs = _run_pre_hooks(node, grad_outputs)
     if node.materialize_grads:
+        skip = () if node._materialize_non_diff_grads else node._non_differentiable_slots
         for slot, grad in enumerate(grad_outputs):
-            info = node._output_info[slot] if grad is None else None
+            info = node._output_info[slot] if grad is None and slot not in skip else None
             if info is not None:
                 grad_outputs[slot] = Tensor._make(np.zeros(info[0], info[1]))
     return grad_outputs
 
 
+def _run_pre_hooks(node: Node, grad_outputs: list) -> list:
+    for hook in tuple(node._pre_hooks.values()):   # a snapshot, as for tensor hooks
+        result = hook(tuple(grad_outputs))
+        if result is not None:
+            grad_outputs = list(result)
+    return grad_outputs
+
+
 def _run_post_hooks(node: BackwardCFunction, grads: tuple, grad_outputs: list) -> tuple:
-    for hook in node._post_hooks:
+    for hook in tuple(node._post_hooks.values()):
         result = hook(grads, tuple(grad_outputs))
         if result is not None:
             grads = tuple(result)
@@ -249,15 +344,6 @@ def _validate(node: BackwardCFunction, grads) -> tuple:
     if not isinstance(grads, tuple):
         grads = (grads,)
     needs = node.needs_input_grad
-    info = node._input_info
-    if len(grads) == len(needs) == len(info):
-        # Every argument is a tensor: nothing to drop or re-align if every gradient already fits.
-        for grad, (shape, dtype), need in zip(grads, info, needs):
-            if grad is not None and (type(grad) is not Tensor or not need or grad._data.shape != shape
-                                     or grad._data.dtype != dtype):
-                break
-        else:
-            return grads
     n_args = len(needs)
     if len(grads) != n_args:
         if len(grads) > n_args and all(g is None for g in grads[n_args:]):
@@ -265,6 +351,15 @@ def _validate(node: BackwardCFunction, grads) -> tuple:
         else:
             raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                                f"(expected {n_args}, got {len(grads)})")
+    info = node._input_info
+    if len(grads) == len(info):
+        # Every argument is a tensor: nothing to drop or re-align if every gradient already fits.
+        for grad, (shape, dtype), need in zip(grads, info, needs):
+            if grad is not None and (type(grad) is not Tensor or not need or grad._data.shape != shape
+                                     or grad._data.dtype != dtype):
+                break
+        else:
+            return grads
     positions = node._input_positions
     result = []
     k = 0

@@ -31,6 +31,8 @@ import warnings
 import weakref
 from typing import Any, Callable
 
+import numpy as np
+
 from .. import grad_mode
 from ..tensor import Tensor
 from .graph import Node, _sequence_numbers
@@ -66,6 +68,10 @@ class FunctionCtx:
         """With ``False``, gradients of unused outputs reach backward as None instead of zeros."""
         self.materialize_grads = value
 
+    def save_for_forward(self, *tensors: Tensor | None) -> None:
+        """Keep tensors for a ``jvp`` (forward-mode AD, which minigrad does not run); stored only."""
+        self.saved_for_forward = tensors
+
 
 class BackwardCFunction(Node, FunctionCtx):
     """Base class of every generated ``<Name>Backward`` node class: the type of ctx."""
@@ -84,6 +90,9 @@ class BackwardCFunction(Node, FunctionCtx):
     _input_info: list = []              # numpy (shape, dtype) of each tensor input
     _output_info: tuple = ()            # numpy (shape, dtype) of each output, None for non-tensors
     _sequence_nr: int = 0
+    _materialize_non_diff_grads: bool = True  # False: outputs marked non-differentiable get None, not zeros
+    _non_differentiable_slots: tuple = ()     # positions of the outputs marked non-differentiable
+    _saved_accessed: bool = False             # set when clear_saved_tensors_on_access released them
 
     def apply(self, *grad_outputs: Tensor | None) -> Any:
         """Run the Function's backward with this node as ctx (the engine calls this)."""
@@ -91,11 +100,18 @@ class BackwardCFunction(Node, FunctionCtx):
 
     @property
     def saved_tensors(self) -> tuple:
-        """The tensors given to ``save_for_backward``, checked against in-place changes."""
+        """The tensors given to ``save_for_backward``, checked against in-place changes.
+
+        A Function class with ``clear_saved_tensors_on_access = True`` lets go of them at the first
+        read, so that backward can free their memory as soon as it drops its own references.
+        """
         saved = self._saved
         if saved is None:
-            raise RuntimeError(BACKWARD_TWICE)
-        return tuple(None if s is None else s.unpack(self) for s in saved)
+            raise RuntimeError(ACCESSED_ONCE if self._saved_accessed else BACKWARD_TWICE)
+        tensors = tuple(None if s is None else s.unpack(self) for s in saved)
+        if self._forward_cls.clear_saved_tensors_on_access:
+            self._saved, self._saved_accessed = None, True
+        return tensors
 
     @property
     def saved_variables(self) -> tuple:
@@ -149,13 +165,16 @@ class FunctionMeta(type):
                      "__qualname__": node_name}
         if getattr(cls, "_is_builtin", False):
             namespace["__repr__"] = _builtin_node_repr   # PyTorch prints <MulBackward0 object at ...>
+        # A builtin node that receives no gradient at all sends none on (no zeros are invented).
+        namespace["_skips_without_gradients"] = getattr(cls, "_is_builtin", False) and \
+            not getattr(cls, "_runs_without_gradients", False)
         cls._backward_cls = type(node_name, (BackwardCFunction,), namespace)
-        if "vjp" in attrs and "backward" not in attrs:
-            cls.backward = attrs["vjp"]   # vjp is PyTorch's other name for backward
         # Decided once per class: the separate style is recognised by an overridden setup_context.
-        base_setup_context = getattr(sys.modules[__name__], "Function", None)
-        cls._uses_setup_context = base_setup_context is not None and \
-            cls.setup_context is not base_setup_context.setup_context
+        base = getattr(sys.modules[__name__], "Function", None)
+        if base is not None and "vjp" in attrs:
+            # vjp is PyTorch's other name for backward; defining both is refused when backward runs
+            cls.backward = _both_backward_and_vjp if "backward" in attrs else attrs["vjp"]
+        cls._uses_setup_context = base is not None and cls.setup_context is not base.setup_context
 
 
 class Function(metaclass=FunctionMeta):
@@ -186,6 +205,8 @@ class Function(metaclass=FunctionMeta):
 
     _is_builtin = False
     _saved_names: tuple = ()
+    clear_saved_tensors_on_access = False   # True: saved_tensors may be read once, then released
+    generate_vmap_rule = False              # PyTorch's vmap support, which minigrad does not have
 
     def __init__(self, *args, **kwargs) -> None:
         warnings.warn(
@@ -219,9 +240,24 @@ class Function(metaclass=FunctionMeta):
 
     vjp = backward
 
+    @staticmethod
+    def jvp(ctx: Any, *grad_inputs: Any) -> Any:
+        """Forward-mode AD: PyTorch calls it under ``torch.autograd.forward_ad``; minigrad never does."""
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it with forward mode "
+            "AD. (minigrad does not implement forward-mode AD at all: torch.autograd.forward_ad.)")
+
+    @staticmethod
+    def vmap(info: Any, in_dims: Any, *args: Any) -> Any:
+        """PyTorch's batching rule for ``torch.vmap``, which minigrad does not implement."""
+        raise NotImplementedError("minigrad does not implement vmap (torch.vmap, torch.func), so "
+                                  "autograd.Function.vmap and generate_vmap_rule are not used.")
+
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Run forward and, if any tensor input requires grad, record a node for backward."""
+        if not _grad_state.enabled and not cls._uses_setup_context:
+            return _apply_without_graph(cls, args, kwargs)   # the same forward, nothing recorded
         if cls._uses_setup_context:
             signature = cls.__dict__.get("_forward_signature") or _cache_signature(cls)
             bound = signature.bind(*args, **kwargs)
@@ -274,6 +310,38 @@ class Function(metaclass=FunctionMeta):
 
 
 _NO_EDGE = (None, 0)
+ACCESSED_ONCE = (
+    "saved_tensors can only be accessed once when clear_saved_tensors_on_access=True is set on the "
+    "autograd.Function. Either access saved_tensors only once, or set clear_saved_tensors_on_access=False.")
+
+
+@staticmethod
+def _both_backward_and_vjp(ctx, *grad_outputs):
+    raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not allowed. You "
+                       "should only implement one of them.")
+
+
+def _apply_without_graph(cls, args: tuple, kwargs: dict) -> Any:
+    """``apply`` in no-grad mode (under ``no_grad``, or inside a backward that builds no graph):
+    forward gets a fresh ctx with ``needs_input_grad`` as usual, but no edges, sequence number or
+    saved records are made, since no node will be recorded. Dirty inputs still get their version bumped.
+    """
+    ctx = cls._backward_cls()
+    ctx.needs_input_grad = tuple([isinstance(arg, Tensor) and (arg._requires_grad or arg.grad_fn is not None)
+                                  for arg in args])
+    output = cls.forward(ctx, *args, **kwargs)
+    if type(output) is Tensor and ctx.non_differentiable is None:
+        dirty = ctx.dirty_tensors
+        if dirty is None:
+            for arg in args:
+                if output is arg:
+                    return output._alias()   # an input returned unchanged comes back as a new object
+            return output
+        if len(dirty) == 1 and dirty[0] is output:   # an in-place operation such as p -= lr * p.grad
+            output._version_counter.value += 1
+            ctx.dirty_tensors = None
+            return output
+    return _wrap_outputs(ctx, args, output, False)
 
 
 def _cache_signature(cls) -> inspect.Signature:
@@ -289,6 +357,8 @@ def _wrap_single_output(ctx: BackwardCFunction, args: tuple, output: Tensor, rec
         if output is arg:
             output = output._alias()   # an input returned unchanged comes back as a new view object
             break
+    if output._base is not None:
+        _views.mark_custom_function_output(ctx, output)
     if record:
         if output._data.dtype.kind in "fc":   # integer and bool outputs carry no gradient
             output.grad_fn = ctx
@@ -306,6 +376,9 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, record: boo
     dirty = ctx.dirty_tensors or ()
     non_differentiable = ctx.non_differentiable or ()
     for t in dirty:
+        if not any(t is a for a in args):
+            warnings.warn("ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that "
+                          "have been mutated should be passed to ctx.mark_dirty().", UserWarning, stacklevel=3)
         if not any(t is out for out in raw):
             raise RuntimeError(
                 "Some elements marked as dirty during the forward method were not returned as output. "
@@ -318,15 +391,18 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, record: boo
             continue
         differentiable = out._data.dtype.kind in "fc" and not any(out is t for t in non_differentiable)
         if any(out is t for t in dirty):
-            if record and out.grad_fn is None and out._requires_grad:
+            if record and out._grad_fn is None and out._requires_grad:
                 raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
             out._version_counter.value += 1
-            if record and out._base is not None and out._base.requires_grad:
-                raise NotImplementedError(
-                    "minigrad does not track in-place changes made through a view of a tensor that "
-                    "requires grad; modify the base tensor, or clone() the view first.")
+            if record and out._base is not None:   # changed through a view: rewrite the base's history too
+                n_tensors = sum(isinstance(o, Tensor) for o in raw)
+                _views.rebase_view(out, ctx, args, n_tensors)
+                wrapped.append(out)
+                continue
         elif any(out is a for a in args):
             out = out._alias()   # an input returned unchanged comes back as a new view object
+        if out._base is not None and not any(out is t for t in dirty):
+            _views.mark_custom_function_output(ctx, out)
         if record:
             out.grad_fn = ctx if differentiable else None
             out._output_nr = output_nr
@@ -338,6 +414,9 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, record: boo
     if record:
         ctx._dirty_refs = tuple(weakref.ref(t) for t in dirty)
         ctx._non_differentiable_refs = tuple(weakref.ref(t) for t in non_differentiable if isinstance(t, Tensor))
+        if non_differentiable:
+            ctx._non_differentiable_slots = tuple(i for i, out in enumerate(raw)
+                                                  if any(out is t for t in non_differentiable))
     ctx.dirty_tensors = ctx.non_differentiable = None
     if record:
         ctx._output_info = tuple((o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None for o in wrapped)
@@ -367,23 +446,29 @@ class _DelayedError(Function):
 
     _node_name = "Error"   # PyTorch's name for this node
     _is_builtin = True
+    _runs_without_gradients = True   # it must raise even when no gradient reaches it
 
     @staticmethod
-    def forward(ctx, message, count, *tensors):
-        # The tensors after the first ``count`` are there only so that a graph is recorded.
+    def forward(ctx, message, *tensors):
         ctx.message = message
-        return tensors[:count]
+        return tuple(None if t is _NO_GRADIENT else t for t in tensors)
 
     @staticmethod
     def backward(ctx, *grads):
         raise RuntimeError(ctx.message)
 
 
+_NO_GRADIENT = Tensor._make(np.zeros(()))   # stands for a None gradient: an edge to nowhere
+ONCE_DIFFERENTIABLE = "trying to differentiate twice a function that was marked with @once_differentiable"
+
+
 def once_differentiable(backward: Callable) -> Callable:
     """Decorate a backward that cannot itself be differentiated (for example one written in numpy).
 
-    It runs without recording a graph; asking for a gradient of its result raises an error
-    instead of silently returning a wrong second derivative.
+    It runs without recording a graph. When a graph is being recorded (``create_graph=True``), each
+    gradient it returns is passed through an ``Error`` node, so that asking for a gradient of it raises
+    instead of silently returning a wrong second derivative. As in PyTorch, the Error node's edges
+    point at detached copies of the gradients (``None`` for a gradient that is None).
     """
     @functools.wraps(backward)
     def wrapper(ctx, *grad_outputs):
@@ -393,11 +478,11 @@ def once_differentiable(backward: Callable) -> Callable:
             return outputs
         is_tuple = isinstance(outputs, tuple)
         items = outputs if is_tuple else (outputs,)
-        tensors = [g for g in items if isinstance(g, Tensor)]
-        requiring = [g for g in grad_outputs if isinstance(g, Tensor) and g.requires_grad]
-        guarded = iter(_DelayedError.apply(
-            "trying to differentiate twice a function that was marked with @once_differentiable",
-            len(tensors), *tensors, *requiring))
-        items = tuple(next(guarded) if isinstance(g, Tensor) else g for g in items)
+        stand_ins = [g.detach().requires_grad_() if isinstance(g, Tensor) else _NO_GRADIENT for g in items]
+        guarded = _DelayedError.apply(ONCE_DIFFERENTIABLE, *stand_ins)
+        items = tuple(new if isinstance(g, Tensor) else g for g, new in zip(items, guarded))
         return items if is_tuple else items[0]
     return wrapper
+
+
+from . import views as _views  # noqa: E402  (views builds on Function, defined above)

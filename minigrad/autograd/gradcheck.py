@@ -25,8 +25,21 @@ class GradcheckError(RuntimeError):
     """Raised by gradcheck when the analytical and numerical Jacobians differ."""
 
 
+NOT_REENTRANT = (
+    "Backward is not reentrant, i.e., running backward with same input and grad_output multiple times gives "
+    "different values, although analytical gradient matches numerical gradient.The tolerance for "
+    "nondeterminism was {}.\n\nNOTE: If your op relies on non-deterministic operations i.e., it is listed "
+    "here:\nhttps://pytorch.org/docs/stable/generated/torch.use_deterministic_algorithms.html\nthis failure "
+    "might be expected.\n\nIf you are adding a new operator, please file an issue and then use one of the\n"
+    "workarounds. The workaround depends on how your test invokes gradcheck/gradgradcheck.\nIf the test\n- "
+    "manually invokes gradcheck/gradgradcheck, then call gradcheck/gradgradcheck\n  with `nondet_tol=<tol>` as "
+    "a keyword argument.\n- is OpInfo-based (e.g., in test_ops_gradients.py), then modify the OpInfo for the "
+    "test\n  to have `gradcheck_nondet_tol=<tol>`.\n- is a Module test (e.g., in common_nn.py), then modify "
+    "the corresponding\n  module_test entry to have `gradcheck_nondet_tol=<tol>`\n")
+
+
 def _as_tuple(x) -> tuple:
-    return x if isinstance(x, tuple) else (x,)
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
 def _outputs(func: Callable, inputs: tuple) -> tuple:
@@ -38,45 +51,60 @@ def _numerical_jacobian(func, inputs, output_index: int, input_index: int, eps: 
     flat = x._data.reshape(-1)   # a view: writing into it perturbs the input in place
     n_out = _outputs(func, inputs)[output_index].numel()
     jacobian = np.zeros((flat.size, n_out), dtype=x._data.dtype)
-    with grad_mode.no_grad():
-        for i in range(flat.size):
-            original = flat[i]
-            flat[i] = original + eps
-            plus = _outputs(func, inputs)[output_index]._data.reshape(-1).copy()
-            flat[i] = original - eps
-            minus = _outputs(func, inputs)[output_index]._data.reshape(-1).copy()
-            flat[i] = original
-            jacobian[i] = (plus - minus) / (2 * eps)
+    for i in range(flat.size):   # func runs as the user wrote it (hooks included), only the data moves
+        original = flat[i]
+        flat[i] = original + eps
+        plus = _outputs(func, inputs)[output_index]._data.reshape(-1).copy()
+        flat[i] = original - eps
+        minus = _outputs(func, inputs)[output_index]._data.reshape(-1).copy()
+        flat[i] = original
+        jacobian[i] = (plus - minus) / (2 * eps)
     return jacobian
 
 
-def _analytical_jacobian(func, inputs, output_index: int, input_index: int) -> np.ndarray:
+def _analytical_jacobian(output: Tensor, inputs: tuple, differentiable: list) -> list:
+    """One Jacobian per differentiable input, built row by row: one backward per output element."""
     from .engine import run_backward
-    x = inputs[input_index]
-    output = _outputs(func, inputs)[output_index]
-    jacobian = np.zeros((x.numel(), output.numel()), dtype=x._data.dtype)
-    if not output.requires_grad:
-        return jacobian
+    wanted = tuple(inputs[i] for i in differentiable)
+    jacobians = [np.zeros((x.numel(), output.numel()), dtype=x._data.dtype) for x in wanted]
     for j in range(output.numel()):
         seed = np.zeros(output.numel(), dtype=output._data.dtype)
         seed[j] = 1
         grads = run_backward((output,), (Tensor._make(seed.reshape(output._data.shape)),), retain_graph=True,
-                             inputs=(x,))
-        if grads[0] is not None:
-            jacobian[:, j] = grads[0]._data.reshape(-1)
-    return jacobian
+                             inputs=wanted)
+        for jacobian, grad in zip(jacobians, grads):
+            if grad is not None:
+                jacobian[:, j] = grad._data.reshape(-1)
+    return jacobians
 
 
 def _format(jacobian: np.ndarray) -> str:
     return repr(Tensor._make(jacobian))
 
 
+def _refuse_out_of_scope(check_forward_ad: bool, check_backward_ad: bool, check_batched_grad: bool,
+                         check_batched_forward_grad: bool) -> None:
+    if check_forward_ad or check_batched_forward_grad:
+        raise NotImplementedError("minigrad does not implement forward-mode AD, so gradcheck cannot "
+                                  "check_forward_ad or check_batched_forward_grad.")
+    if check_batched_grad:
+        raise NotImplementedError("minigrad does not implement vmap, so gradcheck cannot check_batched_grad.")
+    if not check_backward_ad:
+        raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad to be True")
+
+
 def gradcheck(func: Callable, inputs, *, eps: float = 1e-06, atol: float = 1e-05, rtol: float = 0.001,
-              raise_exception: bool = True, **unsupported) -> bool:
+              raise_exception: bool = True, nondet_tol: float = 0.0, check_undefined_grad: bool = True,
+              check_grad_dtypes: bool = False, check_batched_grad: bool = False,
+              check_batched_forward_grad: bool = False, check_forward_ad: bool = False,
+              check_backward_ad: bool = True, fast_mode: bool = False, masked: bool | None = None) -> bool:
     """Check ``func``'s gradients against central differences for every input that requires grad.
 
-    Returns True, or raises ``GradcheckError`` (False with ``raise_exception=False``).
+    Returns True, or raises ``GradcheckError`` (False with ``raise_exception=False``). Backward is run
+    twice for every output: results further apart than ``nondet_tol`` mean a backward that is not
+    reproducible ("not reentrant"). ``fast_mode`` is accepted and runs the same full check.
     """
+    _refuse_out_of_scope(check_forward_ad, check_backward_ad, check_batched_grad, check_batched_forward_grad)
     inputs = _as_tuple(inputs)
     differentiable = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if not differentiable:
@@ -88,25 +116,47 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-06, atol: float = 1e-05
                 f"Input #{i} requires gradient and is not a double precision floating point or complex. This "
                 "check will likely fail if all the inputs are not of double precision floating point or complex. ",
                 UserWarning, stacklevel=2)
-    for output_index in range(len(_outputs(func, inputs))):
-        for input_index in differentiable:
-            numerical = _numerical_jacobian(func, inputs, output_index, input_index, eps)
-            analytical = _analytical_jacobian(func, inputs, output_index, input_index)
-            if not np.allclose(analytical, numerical, rtol=rtol, atol=atol):
-                if not raise_exception:
-                    return False
-                raise GradcheckError(
-                    f"Jacobian mismatch for output {output_index} with respect to input {input_index},\n"
-                    f"numerical:{_format(numerical)}\nanalytical:{_format(analytical)}\n")
+    outputs = _outputs(func, inputs)
+    checked = [k for k, o in enumerate(outputs) if o.requires_grad]   # outputs that carry gradients
+    try:
+        if not checked:
+            _check_numerical_gradient_is_zero(func, inputs, len(outputs), differentiable, eps)
+        for index, k in enumerate(checked):
+            output = _outputs(func, inputs)[k]
+            analytical = _analytical_jacobian(output, inputs, differentiable)
+            again = _analytical_jacobian(output, inputs, differentiable)
+            if any(a.size and np.abs(a - b).max() > nondet_tol for a, b in zip(analytical, again)):
+                raise GradcheckError(NOT_REENTRANT.format(nondet_tol))
+            for position, i in enumerate(differentiable):
+                numerical = _numerical_jacobian(func, inputs, k, i, eps)
+                if not np.allclose(analytical[position], numerical, rtol=rtol, atol=atol):
+                    raise GradcheckError(
+                        f"Jacobian mismatch for output {index} with respect to input {i},\n"
+                        f"numerical:{_format(numerical)}\nanalytical:{_format(analytical[position])}\n")
+    except GradcheckError:
+        if raise_exception:
+            raise
+        return False
     return True
 
 
+def _check_numerical_gradient_is_zero(func, inputs, n_outputs: int, differentiable: list, eps: float) -> None:
+    """No output carries a gradient: then the outputs must not depend on the inputs either."""
+    for k in range(n_outputs):
+        for i in differentiable:
+            if np.any(_numerical_jacobian(func, inputs, k, i, eps) != 0):
+                raise GradcheckError("Numerical gradient for function expected to be zero")
+
+
 def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-06, atol: float = 1e-05,
-                  rtol: float = 0.001, raise_exception: bool = True, **unsupported) -> bool:
+                  rtol: float = 0.001, gen_non_contig_grad_outputs: bool = False, raise_exception: bool = True,
+                  nondet_tol: float = 0.0, check_undefined_grad: bool = True, check_grad_dtypes: bool = False,
+                  check_batched_grad: bool = False, check_fwd_over_rev: bool = False,
+                  check_rev_over_rev: bool = True, fast_mode: bool = False, masked: bool = False) -> bool:
     """Check second derivatives: gradcheck applied to the function ``inputs -> d(func)/d(inputs)``."""
     from .engine import run_backward
+    _refuse_out_of_scope(check_fwd_over_rev, check_rev_over_rev, check_batched_grad, False)
     inputs = _as_tuple(inputs)
-    differentiable = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
     outputs = _outputs(func, inputs)
     if grad_outputs is None:
         rng = np.random.default_rng(0)
@@ -117,10 +167,10 @@ def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-
     def first_derivatives(*args):
         xs, gs = args[:len(inputs)], args[len(inputs):]
         wanted = tuple(x for x in xs if isinstance(x, Tensor) and x.requires_grad)
-        with grad_mode.enable_grad():   # gradcheck's numerical pass runs under no_grad
+        with grad_mode.enable_grad():
             outs = _outputs(func, xs)
             grads = run_backward(outs, gs, retain_graph=True, create_graph=True, inputs=wanted)
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(first_derivatives, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception)
+                     raise_exception=raise_exception, nondet_tol=nondet_tol)

@@ -25,27 +25,34 @@ ACCUMULATE_GRAD_SEQUENCE_NR = 2**63  # PyTorch runs AccumulateGrad as soon as it
 
 
 class RemovableHandle:
-    """Returned by ``register_hook``; ``handle.remove()`` unregisters the hook."""
+    """Returned by ``register_hook``; ``handle.remove()`` unregisters that one registration.
 
-    __slots__ = ("_hooks", "_hook")
+    Hooks live in a dict keyed by a number unique to each registration, so registering the same
+    function twice gives two handles that each remove their own entry. Removing a hook while
+    backward runs takes effect from the next backward: the engine walks a snapshot of the hooks.
+    """
 
-    def __init__(self, hooks: list, hook: Callable) -> None:
-        self._hooks, self._hook = hooks, hook
+    __slots__ = ("_hooks", "_id")
+    _next_id = itertools.count()
+
+    def __init__(self, hooks: dict, hook: Callable) -> None:
+        self._hooks, self._id = hooks, next(RemovableHandle._next_id)
+        hooks[self._id] = hook
 
     def remove(self) -> None:
-        if self._hook in self._hooks:
-            self._hooks.remove(self._hook)
+        self._hooks.pop(self._id, None)
 
 
 class Node:
     """A node of the backward graph: it turns gradients of its outputs into gradients of its inputs."""
 
     next_functions: tuple = ()
-    _pre_hooks: list | None = None
-    _post_hooks: list | None = None
+    _pre_hooks: dict | None = None     # registration id -> hook, in registration order
+    _post_hooks: dict | None = None
     _tensor_pre_hooks: dict | None = None  # output_nr -> hooks registered on the output tensor
     _retain_grad_tensors: dict | None = None  # output_nr -> weak reference to a retain_grad() tensor
     _metadata: dict | None = None
+    _skips_without_gradients = False   # builtin nodes: no gradient in, no gradient out
 
     def name(self) -> str:
         """The node's name, e.g. ``'MulBackward0'`` or ``'MulConstantBackward'``."""
@@ -64,23 +71,19 @@ class Node:
         If ``fn`` returns a tuple, it replaces ``grad_inputs``.
         """
         if self._post_hooks is None:
-            self._post_hooks = []
-        self._post_hooks.append(fn)
+            self._post_hooks = {}
         return RemovableHandle(self._post_hooks, fn)
 
     def register_prehook(self, fn: Callable[[tuple], Any]) -> RemovableHandle:
         """Call ``fn(grad_outputs)`` before this node's backward; a returned tuple replaces them."""
         if self._pre_hooks is None:
-            self._pre_hooks = []
-        self._pre_hooks.append(fn)
+            self._pre_hooks = {}
         return RemovableHandle(self._pre_hooks, fn)
 
     def _add_tensor_pre_hook(self, output_nr: int, fn: Callable) -> RemovableHandle:
         if self._tensor_pre_hooks is None:
             self._tensor_pre_hooks = {}
-        hooks = self._tensor_pre_hooks.setdefault(output_nr, [])
-        hooks.append(fn)
-        return RemovableHandle(hooks, fn)
+        return RemovableHandle(self._tensor_pre_hooks.setdefault(output_nr, {}), fn)
 
 
 class AccumulateGrad(Node):
@@ -102,14 +105,24 @@ class AccumulateGrad(Node):
         return f"<AccumulateGrad object at {hex(id(self))}>"
 
     def accumulate(self, grad, create_graph: bool) -> None:
-        """Add ``grad`` into ``variable.grad`` (the engine calls this once backward has succeeded)."""
+        """Add ``grad`` into ``variable.grad`` (the engine calls this once backward has succeeded).
+
+        The first gradient is stored as a copy: the same gradient tensor may have been handed to
+        several leaves, and ``.grad`` is later updated in place. With ``create_graph=True`` that copy
+        is itself recorded (a ``CopyBackwards`` node, as in PyTorch), so ``.grad`` stays differentiable,
+        and later gradients are added out of place.
+        """
         variable = self.variable
         old = variable._grad
         if old is None:
-            # Copy unless the graph must stay differentiable: the same gradient tensor may have
-            # been handed to several leaves, and ``.grad`` is later updated in place.
-            variable._grad = grad if create_graph else grad._detached_copy()
+            variable._grad = _recorded_copy(grad) if create_graph else grad._detached_copy()
         elif create_graph or old.requires_grad:
             variable._grad = old + grad
         else:
             old._accumulate_in_place(grad)
+
+
+def _recorded_copy(grad):
+    """``torch.empty_like(grad).copy_(grad)`` while grad mode is on: a copy with a CopyBackwards node."""
+    from ..ops.inplace import CopyInplace
+    return CopyInplace.apply(grad._detached_copy(), grad)

@@ -19,11 +19,145 @@ type and message, instead of a traceback.
 
 The verdict is printed once; the returned Result (for tests) does not display itself again in a
 notebook.
+
+Language: the Chinese notebooks call ``set_language("zh")`` in their set-up cell; every printed
+line is then looked up in ``messages_zh.MESSAGES``, keyed by the English text as written in the
+checker's source (an f-string's ``{placeholders}`` included). A message without a translation is
+printed in English. Convention for checkers: pass ``expect``/``NotYet``/``exercise`` a string
+literal or an f-string (or a module constant holding one), so tests/test_translations.py can find
+every message.
+
+>>> set_language("zh")
+>>> result = check_two(3)
+✗ 动手练习 0：数字二 — 还不对。
+  问题：you gave 3, expected 2
+  提示：1 + 1
+>>> set_language("en")
 """
 from __future__ import annotations
 
 import functools
+import re
 from typing import Callable
+
+LANGUAGES = ("en", "zh")
+_language = "en"
+
+
+def set_language(language: str) -> None:
+    """Print the checkers' verdicts in ``language``: ``"en"`` (the default) or ``"zh"`` (Chinese).
+
+    >>> set_language("fr")
+    Traceback (most recent call last):
+    ...
+    ValueError: language must be one of ('en', 'zh'), not 'fr'
+    """
+    global _language
+    if language not in LANGUAGES:
+        raise ValueError(f"language must be one of {LANGUAGES}, not {language!r}")
+    _language = language
+
+
+def get_language() -> str:
+    """The language the checkers print in (``"en"`` or ``"zh"``)."""
+    return _language
+
+
+def template_parts(template: str) -> list[tuple[str, str]]:
+    """Split a message template into ``("text", ...)`` and ``("field", expression)`` parts.
+
+    A field is ``{...}`` with balanced braces (an f-string's expression, conversion and format
+    included); ``{{`` and ``}}`` stand for single braces, as in an f-string.
+
+    >>> template_parts("x.grad[{wrong}] is not {predicted[wrong]!r} {{ok}}")
+    [('text', 'x.grad['), ('field', 'wrong'), ('text', '] is not '), ('field', 'predicted[wrong]!r'), ('text', ' {ok}')]
+    """
+    parts: list[tuple[str, str]] = []
+    text, i = "", 0
+    while i < len(template):
+        char = template[i]
+        if template.startswith("{{", i) or template.startswith("}}", i):
+            text, i = text + char, i + 2
+        elif char == "{":
+            depth, j = 1, i + 1
+            while j < len(template) and depth:
+                depth += {"{": 1, "}": -1}.get(template[j], 0)
+                j += 1
+            if text:
+                parts.append(("text", text))
+            parts.append(("field", template[i + 1:j - 1]))
+            text, i = "", j
+        else:
+            text, i = text + char, i + 1
+    if text:
+        parts.append(("text", text))
+    return parts
+
+
+class _Catalog:
+    """English templates compiled to patterns, each with its translation (built on first use)."""
+
+    def __init__(self, messages: dict[str, str]) -> None:
+        self.exact: dict[str, str] = {}
+        self.patterns: list[tuple[int, re.Pattern, list[str], str]] = []
+        for english, translated in messages.items():
+            parts = template_parts(english)
+            fields = [value for kind, value in parts if kind == "field"]
+            if not fields:
+                self.exact["".join(value for _, value in parts)] = translated
+                continue
+            pattern = "".join("(.*?)" if kind == "field" else re.escape(value) for kind, value in parts)
+            literal = sum(len(value) for kind, value in parts if kind == "text")
+            if not literal:
+                continue   # a bare "{error}" says nothing to translate
+            self.patterns.append((literal, re.compile(pattern + r"\Z", re.DOTALL), fields, translated))
+        self.patterns.sort(key=lambda entry: -entry[0])   # the most specific template wins
+
+    def translate(self, message: str) -> str:
+        if message in self.exact:
+            return _fill(self.exact[message], {})
+        for _, pattern, fields, translated in self.patterns:
+            match = pattern.match(message)
+            if match:
+                values: dict[str, str] = {}
+                for field, value in zip(fields, match.groups()):
+                    values.setdefault(field, self.exact.get(value, value))   # e.g. a case's description
+                return _fill(translated, values)
+        return message
+
+
+def _fill(translated: str, values: dict[str, str]) -> str:
+    return "".join(values.get(value, "{" + value + "}") if kind == "field" else value
+                   for kind, value in template_parts(translated))
+
+
+_catalogs: dict[str, _Catalog] = {}
+
+
+def translate(message: str, language: str | None = None) -> str:
+    """``message`` in ``language`` (default: the current one); unchanged when no translation exists.
+
+    >>> translate("you gave 3, expected 2", "zh")
+    'you gave 3, expected 2'
+    >>> translate("— correct.", "zh")
+    '— 正确。'
+    """
+    language = language or _language
+    if language == "en" or not message:
+        return message
+    if language not in _catalogs:
+        from .messages_zh import MESSAGES
+        _catalogs[language] = _Catalog(MESSAGES)
+    return _catalogs[language].translate(message)
+
+
+_ = translate   # the gettext convention: _("English text") is the text in the current language
+
+
+def _label(english: str) -> str:
+    """A label such as "Hint:" followed by a space; none after a full-width colon (提示：)."""
+    label = translate(english)
+    return label if label.endswith("：") else label + " "
 
 
 class NotYet(Exception):
@@ -61,22 +195,23 @@ def exercise(title: str) -> Callable:
     def decorate(check: Callable) -> Callable:
         @functools.wraps(check)
         def run(*args, **kwargs) -> Result:
+            name = _(title)
             try:
                 check(*args, **kwargs)
             except NotYet as failure:
-                lines = [f"✗ {title} — not yet.", f"  What is wrong: {failure.problem}"]
+                lines = [f"✗ {name} {_('— not yet.')}", f"  {_label('What is wrong:')}{_(failure.problem)}"]
                 if failure.hint:
-                    lines.append(f"  Hint: {failure.hint}")
+                    lines.append(f"  {_label('Hint:')}{_(failure.hint)}")
                 result = Result(title, False, lines)
             except NotImplementedError as error:
-                result = Result(title, False, [f"✗ {title} — not written yet.",
-                                               f"  Your code raised NotImplementedError: {error}",
-                                               "  Replace the stub with your answer and run this check again."])
+                result = Result(title, False, [f"✗ {name} {_('— not written yet.')}",
+                                               f"  {_label('Your code raised NotImplementedError:')}{error}",
+                                               "  " + _("Replace the stub with your answer and run this check again.")])
             except Exception as error:  # the learner's code failed: say how, without a traceback
-                result = Result(title, False, [f"✗ {title} — your code raised an error.",
+                result = Result(title, False, [f"✗ {name} {_('— your code raised an error.')}",
                                                f"  {type(error).__name__}: {error}"])
             else:
-                result = Result(title, True, [f"✓ {title} — correct."])
+                result = Result(title, True, [f"✓ {name} {_('— correct.')}"])
             print(result)
             return result
         run.title = title

@@ -138,19 +138,25 @@ def your_turn_2(power: Any) -> None:
            "FixedPower.apply(x, 2) is not x ** 2", "return x ** exponent from forward")
     expect(isinstance(cubed, torch.Tensor) and _close(cubed.tolist(), [0.125, -1.0, 8.0]),
            "FixedPower.apply(w, 3) is not w ** 3", "return x ** exponent from forward")
+    upstream_x, upstream_w = [1.0, 10.0, 100.0], [1.0, -2.0, 0.5]   # not all ones: grad_output matters
     try:
-        squared.sum().backward()
-        cubed.sum().backward()
+        squared.backward(torch.tensor(upstream_x))
+        cubed.backward(torch.tensor(upstream_w))
     except RuntimeError as error:
         expect("incorrect number of gradients" not in str(error), str(error),
                "backward returns one gradient per forward input: (gradient for x, None) "
                "- None for the exponent, which is not a tensor")
         raise
-    expect(x.grad is not None and _close(x.grad.tolist(), [2.0, 4.0, 6.0]),
-           f"after two calls, backward through the first gives x.grad = "
-           f"{None if x.grad is None else x.grad.tolist()}; expected 2 * x = [2.0, 4.0, 6.0]",
+    got_x = None if x.grad is None else x.grad.tolist()
+    expect(got_x is None or not _close(got_x, [2.0, 4.0, 6.0]),
+           f"with an incoming gradient {upstream_x}, x.grad is {got_x}: the gradient for an incoming "
+           "gradient of ones, so backward ignores grad_output",
+           "multiply by grad_output (the chain rule): grad_output * n * x ** (n - 1)")
+    expect(got_x is not None and _close(got_x, [2.0, 40.0, 600.0]),
+           f"after two calls, backward through the first with an incoming gradient {upstream_x} gives "
+           f"x.grad = {got_x}; expected 2 * x * grad = [2.0, 40.0, 600.0]",
            "backward must read the exponent and the input of ITS call from ctx")
-    expect(w.grad is not None and _close(w.grad.tolist(), [0.75, 3.0, 12.0]),
-           f"backward through the second call gives w.grad = "
-           f"{None if w.grad is None else w.grad.tolist()}; expected 3 * w ** 2 = [0.75, 3.0, 12.0]",
+    expect(w.grad is not None and _close(w.grad.tolist(), [0.75, -6.0, 6.0]),
+           f"backward through the second call with an incoming gradient {upstream_w} gives w.grad = "
+           f"{None if w.grad is None else w.grad.tolist()}; expected 3 * w ** 2 * grad = [0.75, -6.0, 6.0]",
            "gradient of x ** n is n * x ** (n - 1) times grad_output")

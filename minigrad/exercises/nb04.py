@@ -9,6 +9,22 @@
 ...         return cls.forward(ctx, *args), ctx
 >>> result = check.your_turn_2(my_apply)
 ✓ Your turn 2: your own apply — correct.
+
+A Function in the separate style with keyword arguments and defaults:
+
+>>> class ScaleShift(torch.autograd.Function):
+...     @staticmethod
+...     def forward(tensor, scale=2.0, shift=0.0):
+...         return tensor * scale + shift
+...     @staticmethod
+...     def setup_context(ctx, inputs, output):
+...         tensor, scale, shift = inputs
+...         ctx.scale = scale
+...     @staticmethod
+...     def backward(ctx, grad_output):
+...         return grad_output * ctx.scale, None, None
+>>> result = check.your_turn_3(ScaleShift)
+✓ Your turn 3: keyword arguments and defaults — correct.
 """
 from __future__ import annotations
 
@@ -158,3 +174,51 @@ def your_turn_2(my_apply: Callable) -> None:
     first, second = my_apply(Probe, x, 2.0)[1], my_apply(Probe, x, 2.0)[1]
     expect(first is not second, "two calls returned the same ctx object",
            "create a new ctx inside my_apply on every call, as the real apply does")
+
+
+_UPSTREAM = [1.0, 10.0, 100.0]   # not all ones: backward must use grad_output
+_SCALE_SHIFT_CALLS = [("ScaleShift.apply(x)", (), {}, 2.0, 0.0),
+                      ("ScaleShift.apply(x, shift=1.0)", (), {"shift": 1.0}, 2.0, 1.0),
+                      ("ScaleShift.apply(x, 3.0, shift=1.0)", (3.0,), {"shift": 1.0}, 3.0, 1.0)]
+
+
+@exercise("Your turn 3: keyword arguments and defaults")
+def your_turn_3(ScaleShift) -> None:
+    """``ScaleShift.apply(tensor, scale=2.0, shift=0.0)`` returns ``tensor * scale + shift`` in the
+    separate style; ``setup_context`` unpacks all three inputs; backward returns three gradients."""
+    expect(isinstance(ScaleShift, type) and issubclass(ScaleShift, Function),
+           f"{ScaleShift!r} is not a class derived from torch.autograd.Function",
+           "pass the class itself: check.your_turn_3(ScaleShift)")
+    expect(ScaleShift.setup_context is not Function.setup_context,
+           "ScaleShift has no setup_context: that is the combined style",
+           "keep forward(tensor, scale=2.0, shift=0.0) and add setup_context(ctx, inputs, output)")
+    for call, args, kwargs, scale, shift in _SCALE_SHIFT_CALLS:
+        x = torch.tensor([1.0, -2.0, 0.5], requires_grad=True)
+        try:
+            y = ScaleShift.apply(x, *args, **kwargs)
+        except ValueError as error:
+            expect("unpack" not in str(error),
+                   f"{call}: setup_context failed: ValueError: {error}",
+                   "apply binds the arguments to forward's signature first, defaults filled in: inputs is "
+                   "always (tensor, scale, shift), three values, however the caller wrote them")
+            raise
+        want = [v * scale + shift for v in (1.0, -2.0, 0.5)]
+        expect(isinstance(y, torch.Tensor) and np.allclose(_values(y), want),
+               f"{call} gave {y!r}; expected {want}", "forward returns tensor * scale + shift")
+        try:
+            y.backward(torch.tensor(_UPSTREAM))
+        except RuntimeError as error:
+            expect("incorrect number of gradients" not in str(error), f"{call}: backward failed: {error}",
+                   "forward has three arguments, defaults included (tensor, scale, shift): backward returns "
+                   "one gradient per argument, (grad_output * ctx.scale, None, None)")
+            raise
+        got = None if x.grad is None else _values(x.grad)
+        expect(got is not None, f"{call}: backward left x.grad empty", "return the gradient for tensor first")
+        expect(not np.allclose(got, [scale] * 3),
+               f"{call}: with an incoming gradient {_UPSTREAM}, x.grad is {got}: the gradient for an "
+               "incoming gradient of ones, so backward ignores grad_output",
+               "multiply grad_output by the scale this call used")
+        expect(np.allclose(got, [g * scale for g in _UPSTREAM]),
+               f"{call}: with an incoming gradient {_UPSTREAM}, x.grad is {got}; expected "
+               f"{[g * scale for g in _UPSTREAM]} (scale {scale})",
+               "store this call's scale on ctx in setup_context, and use it in backward")

@@ -49,8 +49,9 @@ def your_turn_1(Cube) -> None:
     y = Cube.apply(x)
     expect(isinstance(y, torch.Tensor) and _values(y) == [1.0, 8.0, -1.0],
            f"Cube.apply([1, 2, -1]) gave {y!r}, expected [1, 8, -1]", "forward returns x ** 3")
+    upstream = torch.tensor([1.0, 10.0, 100.0])   # not all ones: backward must use grad_output
     try:
-        y.sum().backward()
+        y.backward(upstream)
     except RuntimeError as error:
         expect(False, f"backward failed without any in-place change: {error}",
                "in backward, read the tensor back with `x, = ctx.saved_tensors`")
@@ -58,22 +59,40 @@ def your_turn_1(Cube) -> None:
         expect("tuple" not in str(error), f"backward failed: TypeError: {error}",
                "ctx.saved_tensors is a tuple, even for one tensor: unpack it with `x, = ctx.saved_tensors`")
         raise
-    expect(x.grad is not None and _values(x.grad) == [3.0, 12.0, 3.0],
-           f"the gradient of x ** 3 at [1, 2, -1] came out as {x.grad!r}, expected [3, 12, 3]",
-           "backward returns 3 * x ** 2 * grad_output")
+    got = None if x.grad is None else _values(x.grad)
+    expect(got != [3.0, 12.0, 3.0],
+           "with an incoming gradient [1, 10, 100], x.grad is [3, 12, 3]: the gradient for an incoming "
+           "gradient of ones, so backward ignores grad_output",
+           "multiply by grad_output (the chain rule): 3 * x ** 2 * grad_output")
+    expect(got == [3.0, 120.0, 300.0],
+           f"the gradient of x ** 3 at [1, 2, -1] with an incoming gradient [1, 10, 100] came out as {got}, "
+           "expected [3, 120, 300]", "backward returns 3 * x ** 2 * grad_output")
 
     x = torch.tensor([1.0, 2.0, -1.0], requires_grad=True)
     y = Cube.apply(x)
+    ctx = y.grad_fn
+    saved = [t for t in (ctx._raw_saved_tensors or ()) if t is not None]
+    stashed = [name for name, value in ctx._ctx_attributes().items() if isinstance(value, torch.Tensor)]
     with torch.no_grad():
         x.mul_(10)   # the bug: x changes after forward and before backward
     try:
-        y.sum().backward()
+        y.backward(upstream)
     except RuntimeError as error:
         expect(INPLACE_ERROR in str(error), f"backward raised a different error: {error}",
                "save x with ctx.save_for_backward(x) and read it with ctx.saved_tensors")
     else:
-        expect(False, f"x was changed in place after forward, yet backward ran and gave {_values(x.grad)} "
-               "(the true gradient at the values forward saw is [3, 12, 3]): backward read the changed x",
+        got = _values(x.grad)
+        expect(got != [3.0, 120.0, 300.0],
+               "x was changed in place after forward, yet backward ran without an error and gave the "
+               "gradient at the old values: you saved a copy of x, which the in-place change never touches, "
+               "so there is nothing for the version check to catch",
+               "save x itself: ctx.save_for_backward(x), not x.clone() or x.detach()")
+        expect(not (saved and stashed),
+               f"x is saved with save_for_backward, but backward reads ctx.{stashed[0] if stashed else ''}, a "
+               "plain attribute: only reading ctx.saved_tensors compares version counters",
+               f"in backward, read x with `x, = ctx.saved_tensors` and delete ctx.{stashed[0] if stashed else ''}")
+        expect(False, f"x was changed in place after forward, yet backward ran and gave {got} "
+               "(the true gradient at the values forward saw is [3, 120, 300]): backward read the changed x",
                "keep x with ctx.save_for_backward(x) in forward, and read it in backward with "
                "`x, = ctx.saved_tensors`: that read compares version counters")
 
@@ -194,3 +213,38 @@ def your_turn_2(saved_bytes: Callable) -> None:
                    "multiply each tensor's numel() by its element_size() (4 for float32, 8 for float64)")
         expect(False, f"for {description} you gave {got}, the saved tensors take {expected} bytes",
                "every node once, every saved tensor that is not None, numel() * element_size() bytes each")
+
+
+SECOND_TIME = "Trying to backward through the graph a second time"
+
+
+@exercise("Your turn 3: two backward passes through one graph")
+def your_turn_3(two_backwards: Callable) -> None:
+    """``two_backwards(x)`` runs backward of ``y.sum()`` and of ``(3 * y).sum()`` through one graph
+    ``y = SquareSaved.apply(x)`` and returns ``y``: ``x.grad`` is ``8 x`` and the saved x is freed."""
+    expect(callable(two_backwards), f"you passed {type(two_backwards).__name__}, not a function",
+           "pass the function itself: check.your_turn_3(two_backwards)")
+    x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    try:
+        y = two_backwards(x)
+    except RuntimeError as error:
+        expect(SECOND_TIME not in str(error),
+               "the first backward freed the saved tensors, so the second one failed: "
+               f"RuntimeError: {str(error).split('.')[0]}",
+               "pass retain_graph=True to the first backward: another one follows through the same graph")
+        raise
+    expect(isinstance(y, torch.Tensor) and y.grad_fn is not None,
+           f"two_backwards returned {type(y).__name__}, not the "
+           "output y of SquareSaved.apply(x)", "end with `return y`")
+    got = None if x.grad is None else _values(x.grad)
+    expect(got is not None, "x.grad is None after both backward passes", "call backward on y.sum() and on (3 * y).sum()")
+    expect(got != [2.0, -4.0, 6.0], f"x.grad is {got} = 2x: only the first backward added to it",
+           "run the second backward, of (3 * y).sum(), through the same y")
+    expect(got != [6.0, -12.0, 18.0], f"x.grad is {got} = 6x: only the second backward added to it",
+           "run both: y.sum() first, then (3 * y).sum(); their gradients add up in x.grad")
+    expect(got == [8.0, -16.0, 24.0], f"x.grad is {got}; both passes together give 2x + 6x = [8, -16, 24]",
+           "build y once, then y.sum().backward(retain_graph=True) and (3 * y).sum().backward()")
+    expect(y.grad_fn._raw_saved_tensors is None,
+           "after the last backward the saved tensors are still kept: retain_graph=True on the last "
+           "pass keeps them for nothing",
+           "retain_graph=True only where another backward follows, not on the last one")

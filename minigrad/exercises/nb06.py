@@ -178,3 +178,78 @@ def your_turn_2(MySort) -> None:
            f"expected {expected.tolist()}",
            "grad_values[j] belongs to x[indices[j]]: start from zeros shaped like x and add each "
            "grad_values[j] at position indices[j] (index_add_ does it in one call)")
+
+
+_UPSTREAM = [1.0, 10.0, 100.0]   # not all ones: backward must use grad_output
+
+
+@exercise("Your turn 3: an in-place Function")
+def your_turn_3(AddOne_) -> None:
+    """``AddOne_.apply(h)`` adds 1 to ``h`` in place, marks it dirty and returns ``h`` itself, whose
+    ``grad_fn`` becomes the node; a leaf that requires grad is refused."""
+    expect(_is_function_class(AddOne_), f"{AddOne_!r} is not a class derived from torch.autograd.Function",
+           "pass the class itself: check.your_turn_3(AddOne_)")
+    node_name = AddOne_._backward_cls.__name__
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    h = a.clone()
+    try:
+        out = AddOne_.apply(h)
+    except RuntimeError as error:
+        expect("marked as dirty" not in str(error), f"RuntimeError: {error}",
+               "return x itself, the tensor you changed and marked dirty, not a copy")
+        raise
+    expect(isinstance(out, Tensor), f"AddOne_.apply returned {type(out).__name__}, not a tensor", "return x")
+    expect(_values(h) == [2.0, 3.0, 4.0], f"after AddOne_.apply(h), h is {_values(h)}; expected [2, 3, 4]",
+           "change x in place: x.add_(1)")
+    expect(out is h, "apply returned a new tensor object, not h: without ctx.mark_dirty(x), apply treats x as "
+           f"an input returned unchanged and hands back a new view, while h keeps grad_fn "
+           f"{h.grad_fn.name() if h.grad_fn is not None else None}, a history that no longer matches its values",
+           "call ctx.mark_dirty(x) in forward, after changing x")
+    expect(h.grad_fn is not None and h.grad_fn.name() == node_name,
+           f"h.grad_fn is {h.grad_fn.name() if h.grad_fn is not None else None}, not {node_name}",
+           "mark x dirty and return it: apply then makes the node its grad_fn")
+    out.backward(torch.tensor(_UPSTREAM))
+    got = None if a.grad is None else _values(a.grad)
+    expect(got != [1.0, 1.0, 1.0], f"with an incoming gradient {_UPSTREAM}, a.grad is {got}: backward ignores "
+           "grad_output", "the derivative of x + 1 is 1: return grad_output itself")
+    expect(got == _UPSTREAM, f"with an incoming gradient {_UPSTREAM}, a.grad is {got}; expected {_UPSTREAM}",
+           "the derivative of x + 1 is 1: return grad_output itself")
+    leaf = torch.tensor([1.0, 2.0], requires_grad=True)
+    try:
+        AddOne_.apply(leaf)
+    except RuntimeError as error:
+        expect("leaf Variable" in str(error), f"for a leaf that requires grad: RuntimeError: {error}")
+    else:
+        expect(False, "changing a leaf that requires grad in place was accepted without an error",
+               "ctx.mark_dirty(x) lets apply refuse it, as PyTorch does")
+
+
+@exercise("Your turn 4: None for an unused output")
+def your_turn_4(TwoScales) -> None:
+    """``TwoScales.apply(x)`` returns ``(2 x, 3 x)``; with ``set_materialize_grads(False)`` its backward
+    receives ``None`` for an unused output and skips that term."""
+    expect(_is_function_class(TwoScales), f"{TwoScales!r} is not a class derived from torch.autograd.Function",
+           "pass the class itself: check.your_turn_4(TwoScales)")
+    upstream = torch.tensor(_UPSTREAM)
+    cases = [("only the first output used", lambda d, t: d.backward(upstream), [2.0 * g for g in _UPSTREAM]),
+             ("only the second output used", lambda d, t: t.backward(upstream), [3.0 * g for g in _UPSTREAM]),
+             ("both outputs used", lambda d, t: (d * upstream + t * upstream).sum().backward(),
+              [5.0 * g for g in _UPSTREAM])]
+    for case, run_backward, want in cases:
+        x = torch.tensor([1.0, -2.0, 0.5], requires_grad=True)
+        out = TwoScales.apply(x)
+        expect(isinstance(out, tuple) and len(out) == 2, f"TwoScales.apply returned {type(out).__name__}, "
+               "not a pair", "return x * 2, x * 3")
+        expect(out[0].grad_fn.materialize_grads is False,
+               "ctx.materialize_grads is still True: backward receives zeros, not None, for an unused output",
+               "call ctx.set_materialize_grads(False) in forward")
+        try:
+            run_backward(*out)
+        except TypeError as error:
+            expect("NoneType" not in str(error),
+                   f"{case}: backward computed with the None it received for the other output: TypeError: {error}",
+                   "test `if grad_double is not None` (and the same for grad_triple) before using it")
+            raise
+        got = None if x.grad is None else _values(x.grad)
+        expect(got == want, f"{case}, with an incoming gradient {_UPSTREAM}: x.grad is {got}; expected {want}",
+               "2 * grad_double + 3 * grad_triple, leaving out the term whose gradient is None")

@@ -194,6 +194,11 @@ def observed_needs_input_grad() -> list[tuple]:
     return seen
 
 
+def _is_flag(value: Any) -> bool:
+    """True/False, or 1/0 (a tuple (0, 1, 0, 0) equals (False, True, False, False) in Python)."""
+    return isinstance(value, (bool, np.bool_)) or (isinstance(value, (int, np.integer)) and value in (0, 1))
+
+
 @exercise("Your turn 2: predict needs_input_grad")
 def your_turn_2(predictions: Any) -> None:
     """``predictions``: four tuples of four booleans, ``ctx.needs_input_grad`` for each call."""
@@ -205,8 +210,8 @@ def your_turn_2(predictions: Any) -> None:
         expect(predicted is not ..., f"call {number}: still ... (the starter's placeholder)",
                "write a tuple of four booleans, one per argument of forward: (indices, values, shape, b)")
         expect(isinstance(predicted, (tuple, list)) and len(predicted) == 4
-               and all(isinstance(flag, (bool, np.bool_)) for flag in predicted),
-               f"call {number}: {predicted!r} is not a tuple of four booleans",
+               and all(_is_flag(flag) for flag in predicted),
+               f"call {number}: {predicted!r} is not four True/False values",
                "needs_input_grad has one True/False per argument of forward: (indices, values, shape, b)")
         for position, (guess, flag) in enumerate(zip(predicted, actual)):
             expect(bool(guess) == flag,

@@ -9,8 +9,10 @@
 ...     @staticmethod
 ...     def backward(ctx, grad_output):
 ...         return grad_output * 2
->>> result = check.your_turn_2(CustomFunction)
-✓ Your turn 2: spot the bugs in CustomFunction — correct.
+>>> result = check.your_turn_3(CustomFunction)
+✓ Your turn 3: spot the bugs in CustomFunction — correct.
+>>> result = check.your_turn_2(lambda indices, shape: indices[0] * shape[1] + indices[1])
+✓ Your turn 2: pyGAT's edge_idx on a rectangular matrix — correct.
 """
 from __future__ import annotations
 
@@ -74,17 +76,86 @@ def your_turn_1(MatMul) -> None:
            "return grad_a, grad_b in the order of forward's arguments")
 
 
+_POSITION_SHAPES = [(4, 4), (2, 3), (3, 5), (5, 2)]
+
+
+def _positions(flat_positions, indices, shape) -> list:
+    result = flat_positions(indices, shape)
+    if isinstance(result, Tensor):
+        result = result.detach()._data
+    try:
+        return np.asarray(result).astype(np.int64).tolist()
+    except (TypeError, ValueError):
+        expect(False, f"flat_positions returned {type(result).__name__}, not numbers",
+               "return one whole number per stored entry, e.g. indices[0] * columns + indices[1]")
+
+
+class _SpmmAtPositions(Function):
+    """A @ b for A = sparse (indices, values, shape); backward gathers grad(A) at the positions."""
+
+    positions = None   # the learner's function, set by the checker
+
+    @staticmethod
+    def forward(ctx, indices, values, shape, b):
+        a = torch.sparse_coo_tensor(indices, values, shape).to_dense()
+        ctx.save_for_backward(a, b)
+        ctx.indices, ctx.shape = indices, shape
+        return a.mm(b)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        flat = Tensor._make(np.asarray(_positions(_SpmmAtPositions.positions, ctx.indices, ctx.shape)))
+        return None, grad_output.mm(b.t()).reshape(-1)[flat], None, a.t().mm(grad_output)
+
+
+@exercise("Your turn 2: pyGAT's edge_idx on a rectangular matrix")
+def your_turn_2(flat_positions) -> None:
+    """``flat_positions(indices, shape)``: the row-major position ``row * shape[1] + col`` of each stored
+    entry, right for square and rectangular shapes; gradcheck passes with a 2 x 3 matrix."""
+    expect(callable(flat_positions), f"{flat_positions!r} is not a function",
+           "pass the function itself: check.your_turn_2(flat_positions)")
+    rng = np.random.default_rng(11)
+    for rows, cols in _POSITION_SHAPES:
+        entries = rng.permutation(rows * cols)[:max(3, rows * cols // 2)]
+        indices = torch.tensor(np.stack([entries // cols, entries % cols]).astype(np.int64))
+        got = _positions(flat_positions, indices, torch.Size([rows, cols]))
+        want = entries.tolist()
+        if got == want:
+            continue
+        k = next(i for i, (g, w) in enumerate(zip(got, want)) if g != w) if len(got) == len(want) else 0
+        row, col = int(want[k] // cols), int(want[k] % cols)
+        square_hint = (rows != cols and got == (entries // cols * rows + entries % cols).tolist())
+        expect(not square_hint,
+               f"right for square shapes, wrong for ({rows}, {cols}): entry ({row}, {col}) is number {want[k]} "
+               f"of the flattened matrix, you gave {got[k]}. shape[0] counts the rows, while a flattened "
+               f"row holds shape[1] = {cols} entries",
+               "multiply the row by the number of columns: indices[0] * shape[1] + indices[1]")
+        expect(len(got) == len(want), f"for shape ({rows}, {cols}) and {len(want)} entries you returned "
+               f"{len(got)} positions", "one position per column of indices")
+        expect(False, f"for shape ({rows}, {cols}), entry ({row}, {col}) is number {want[k]} of the flattened "
+               f"matrix; you gave {got[k]}", "row by row: row * (number of columns) + col")
+    _SpmmAtPositions.positions = flat_positions
+    indices = torch.tensor([[0, 0, 1, 1], [0, 2, 0, 1]])
+    values = torch.tensor([1.0, 2.0, 3.0, 4.0], dtype=torch.float64, requires_grad=True)
+    b = torch.tensor(rng.standard_normal((3, 2)), requires_grad=True)
+    expect(gradcheck(lambda v, m: _SpmmAtPositions.apply(indices, v, torch.Size([2, 3]), m), (values, b),
+                     raise_exception=False),
+           "gradcheck fails for a sparse product whose backward gathers at your positions (A is 2 x 3)",
+           "row * shape[1] + col")
+
+
 def _is_static(cls, name: str) -> bool:
     return isinstance(inspect.getattr_static(cls, name, None), staticmethod)
 
 
-@exercise("Your turn 2: spot the bugs in CustomFunction")
-def your_turn_2(CustomFunction) -> None:
+@exercise("Your turn 3: spot the bugs in CustomFunction")
+def your_turn_3(CustomFunction) -> None:
     """``CustomFunction.apply(x)`` returns ``2 * x`` with static ``forward`` and ``backward``; backward
     returns ``2 * grad_output`` and reads from ``ctx.saved_tensors`` only what forward saved."""
     expect(_is_function_class(CustomFunction),
            f"{CustomFunction!r} is not a class derived from torch.autograd.Function",
-           "pass the class itself: check.your_turn_2(CustomFunction)")
+           "pass the class itself: check.your_turn_3(CustomFunction)")
     for name in ("forward", "backward"):
         expect(_is_static(CustomFunction, name),
                f"{name} is a plain function in the class body, not a static method: it works through apply, "

@@ -172,7 +172,9 @@ def your_turn_2(layer_class) -> None:
     expect(isinstance(layer_class, type) and issubclass(layer_class, Module),
            "pass the class itself: check.your_turn_2(GraphConvolution)")
     rng = np.random.default_rng(9)
-    dense = dense_normalized_adjacency(SMALL_EDGES, SMALL_NODES)
+    # Rows scaled differently, so that this test matrix is not symmetric: a layer that swaps rows
+    # and columns (Â.T @ h @ W) gives other numbers than Â @ h @ W.
+    dense = dense_normalized_adjacency(SMALL_EDGES, SMALL_NODES) * np.linspace(1.0, 2.0, SMALL_NODES)[:, None]
     rows, cols = np.nonzero(dense)
     adjacency = (Tensor._make(np.stack([rows, cols]).astype(np.int64)),
                  Tensor._make(dense[rows, cols].astype(np.float32)), (SMALL_NODES, SMALL_NODES))
@@ -195,7 +197,16 @@ def your_turn_2(layer_class) -> None:
     close = lambda candidate: np.allclose(y, candidate, rtol=1e-4, atol=1e-5)   # noqa: E731
     expect(not close(x @ w), "the output is h @ W: the layer ignores the graph, so no member hears from its friends",
            "multiply by Â too: spmm(indices, values, shape, h @ self.weight)")
-    expect(close(dense @ x @ w), "the output differs from Â @ h @ W computed densely",
+    expect(not close(dense.T @ x @ w),
+           "the output is Â.T @ h @ W: rows and columns of the adjacency are swapped",
+           "indices[0] holds the rows and indices[1] the columns: pass indices to spmm as they are")
+    expect(not close((dense != 0) @ x @ w),
+           "the output is A @ h @ W with every stored value equal to 1: the values were not used",
+           "pass values to spmm: spmm(indices, values, shape, h @ self.weight)")
+    want = dense @ x @ w
+    i = int(np.argmax(np.abs(y - want).max(axis=1)))
+    expect(close(want), f"the output differs from Â @ h @ W computed densely: row {i} is "
+           f"{np.round(y[i], 4).tolist()}, Â @ h @ W gives {np.round(want[i], 4).tolist()}",
            "spmm(indices, values, shape, b) computes Â @ b; b is h @ self.weight")
     name = out.grad_fn.name() if out.grad_fn is not None else None
     expect(name == "SpmmBackward",

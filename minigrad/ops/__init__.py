@@ -3,13 +3,13 @@ recorded in the graph exactly like a Function you write yourself."""
 from ._util import Builtin, wrap_dim
 from .arithmetic import (Add, Div, FloorDivide, Mul, Neg, Pow, PowScalarBase, PowTensor, Reciprocal, Remainder, Rsub,
                          Sub, compare, pow)
-from .indexing import check_inplace
-from .indexing import Alias, CopySlices, Index, IndexAdd, IndexPut, Select, Slice, getitem, index_add_, setitem
+from ..autograd.views import AsStrided, CopySlices
+from .indexing import Alias, Index, IndexAdd, IndexPut, Select, Slice, getitem, index_add_, setitem
 from .inplace import (AddInplace, CopyInplace, DivInplace, FillInplace, FillTensorInplace, MulInplace, SubInplace,
                       ZeroInplace, inplace)
 from .linalg import Addmm, BatchedMatmul, Dot, Mm, Mv, matmul, mm
-from .pointwise import Abs, Clamp, Cos, Exp, Log, Relu, Sigmoid, Sign, Sin, Sqrt, Tanh, Where, where
+from .pointwise import Abs, Clamp, Cos, Exp, Log, Relu, Sigmoid, Sign, Sin, Sqrt, Tanh, ThresholdBackward, Where, where
 from .reduction import (Gather, LogSoftmax, MaxAll, MaxDim, Mean, MeanDim, MinAll, MinDim, ScatterAdd, Softmax,
                         Sort, Sum, SumDim, argmax, argmin, max, mean, min, sort, sum, sum_to_size)
-from .shape import (Cat, Clone, Expand, Permute, Squeeze, Stack, T, ToCopy, Transpose, Unsqueeze, View, cat,
-                    expand, flatten, permute, reshape, squeeze, stack, t, view)
+from .shape import (Cat, Clone, Expand, Permute, ReshapeAlias, Squeeze, Stack, T, ToCopy, Transpose, UnsafeView,
+                    Unsqueeze, View, ViewFunction, cat, expand, flatten, permute, reshape, squeeze, stack, t, view)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Function
-from ..tensor import Tensor
+from ..tensor import Tensor, VersionCounter
 from ..types import _BY_NUMPY, category, float32, int64, promote_types
 
 
@@ -12,6 +12,9 @@ class Builtin(Function):
     """Base of minigrad's own operations. They are ordinary Functions with PyTorch's node names."""
 
     _is_builtin = True
+
+
+_new_tensor = object.__new__
 
 
 def qualify_node_name(function: type, name: str) -> None:
@@ -22,12 +25,16 @@ def qualify_node_name(function: type, name: str) -> None:
 
 def wrap(array) -> Tensor:
     """A new tensor over a numpy result (numpy returns scalars for 0-dim results: make them arrays)."""
-    return Tensor._make(array if type(array) is np.ndarray else np.asarray(array))
+    t = _new_tensor(Tensor)   # what Tensor._make does, without its call overhead
+    t._data = array if type(array) is np.ndarray else np.asarray(array)
+    t._version_counter = VersionCounter()
+    return t
 
 
 def view_of(base: Tensor, array: np.ndarray) -> Tensor:
     """A tensor that views ``base``'s memory: it shares the version counter, as PyTorch views do."""
-    t = Tensor._make(array)
+    t = _new_tensor(Tensor)
+    t._data = array
     t._version_counter = base._version_counter
     t._base = base._base if base._base is not None else base
     return t
@@ -57,12 +64,25 @@ def binary_arrays(a: Tensor, b: Tensor, elementwise: bool = True) -> tuple:
     For element-wise operations the shapes must broadcast (matrix products pass ``elementwise=False``).
     """
     x, y = a._data, b._data
-    if x.shape != y.shape and elementwise:
+    if x.shape != y.shape and elementwise and not _trailing(y.shape, x.shape):
         check_broadcast(x.shape, y.shape)
     if x.dtype == y.dtype:
         return x, y
+    # Shortcuts for what result_dtype would say in the common cases: a float tensor against a
+    # Python number (``0.01 * grad``) or against an integer or bool tensor (``grad * (x > 0)``).
+    kx, ky = x.dtype.kind, y.dtype.kind
+    if kx == "f" and not a._wrapped_number and (ky in "biu" or (ky == "f" and b._wrapped_number)):
+        return x, y.astype(x.dtype)
+    if ky == "f" and not b._wrapped_number and (kx in "biu" or (kx == "f" and a._wrapped_number)):
+        return x.astype(y.dtype), y
     target = result_dtype(a, b).numpy
     return x.astype(target, copy=False), y.astype(target, copy=False)
+
+
+def _trailing(short: tuple, long: tuple) -> bool:
+    """True if ``short`` is the end of ``long`` (a bias against a batch, a number against anything):
+    such shapes always broadcast, with no need for the full check below."""
+    return len(short) <= len(long) and long[len(long) - len(short):] == short
 
 
 def check_broadcast(x_shape: tuple, y_shape: tuple) -> tuple:

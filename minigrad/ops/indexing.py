@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import grad_mode
+from ..autograd.views import check_inplace
 from ..tensor import Tensor, _operand
-from ._util import Builtin, qualify_node_name, view_of, wrap
-from .shape import Unsqueeze
+from ._util import Builtin, view_of, wrap
+from .shape import Unsqueeze, ViewFunction
 
 
 def _numpy_key(key):
@@ -54,7 +54,7 @@ class SliceBackward(PutIntoZeros):
     _node_name = "SliceBackwardBackward0"
 
 
-class Select(Builtin):
+class Select(ViewFunction):
     """``x[i]`` along one dimension (``key`` is ``(slice(None),) * dim + (i,)``): a view."""
 
     _node_name = "SelectBackward0"
@@ -63,7 +63,7 @@ class Select(Builtin):
     @staticmethod
     def forward(ctx, a, key):
         ctx._shape, ctx._key = a.shape, key
-        return view_of(a, a._data[key])
+        return view_of(a, a._data[key + (Ellipsis,)])   # with ..., numpy returns a view even for one element
 
     @staticmethod
     def backward(ctx, grad):
@@ -77,7 +77,7 @@ class Slice(Select):
     _put = SliceBackward
 
 
-class Alias(Builtin):
+class Alias(ViewFunction):
     """``x[:, :]`` or ``x[...]``: a new view of all of ``x``."""
 
     _node_name = "AliasBackward0"
@@ -99,8 +99,7 @@ class Index(Builtin):
     @staticmethod
     def forward(ctx, a, key):
         ctx._shape, ctx._key = a.shape, key
-        # PyTorch's node saves the index tensors: after backward frees them, a second backward is refused
-        ctx.save_for_backward(*[wrap(k) for k in key if isinstance(k, np.ndarray)])
+        save_index_arrays(ctx, key)
         try:
             return wrap(a._data[key])
         except IndexError as error:   # numpy says "axis", PyTorch says "dimension"
@@ -108,8 +107,14 @@ class Index(Builtin):
 
     @staticmethod
     def backward(ctx, grad):
-        ctx.saved_tensors   # noqa: B018  (reading them checks that backward has not freed them)
+        ctx.saved_tensors   # the saved indices: after a backward without retain_graph, this raises
         return PutIntoZeros.apply(grad, ctx._shape, ctx._key), None
+
+
+def save_index_arrays(ctx, key) -> None:
+    """PyTorch saves index tensors for backward, so a second backward without retain_graph fails."""
+    items = key if isinstance(key, tuple) else (key,)
+    ctx.save_for_backward(*[Tensor._make(k) for k in items if isinstance(k, np.ndarray)])
 
 
 def _dims_used(k) -> int:
@@ -181,7 +186,7 @@ def getitem(a: Tensor, key) -> Tensor:
 
 
 class IndexPut(Builtin):
-    """``x[key] = value`` in place."""
+    """``x[key] = value`` in place, where ``key`` holds integer tensors or masks."""
 
     _node_name = "IndexPutBackward0"
 
@@ -192,61 +197,58 @@ class IndexPut(Builtin):
         except IndexError as error:   # numpy says "axis", PyTorch says "dimension"
             raise IndexError(str(error).replace(" for axis ", " for dimension ")) from None
         ctx._key = key
+        save_index_arrays(ctx, key)
         ctx.mark_dirty(a)
         return a
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors   # the saved indices: after a backward without retain_graph, this raises
         keep = np.ones(grad.shape, dtype=bool)
         keep[ctx._key] = False
         return grad * wrap(keep), getitem(grad, ctx._key), None
 
 
-class CopySlices(IndexPut):
-    """``x[key] = value`` where ``x[key]`` is a view (ints, slices, None): PyTorch's CopySlices node."""
-
-    _node_name = "CopySlices"
-
-
-qualify_node_name(CopySlices, "torch::autograd::CopySlices")
-
-LEAF_IN_PLACE = "a leaf Variable that requires grad is being used in an in-place operation."
-VIEW_OF_LEAF_IN_PLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
-
-
-def check_inplace(a: Tensor, through_view: bool = False) -> None:
-    """PyTorch's refusal to change a leaf that requires grad (or a view of one) while grad mode is on."""
-    if not grad_mode.state.enabled:
-        return
-    if a.grad_fn is None and a._requires_grad:
-        raise RuntimeError(VIEW_OF_LEAF_IN_PLACE if through_view else LEAF_IN_PLACE)
-    base = a._base
-    if base is not None and base.grad_fn is None and base._requires_grad:
-        raise RuntimeError(VIEW_OF_LEAF_IN_PLACE)
-
-
-def _makes_view(key) -> bool:
-    """Does ``x[key]`` start with a view, as in PyTorch's ``x[key] = v`` (ints, None, real slices)?"""
-    items = key if isinstance(key, tuple) else (key,)
-    return any(k is None or isinstance(k, (int, np.integer)) or (isinstance(k, slice) and k != slice(None))
-               for k in items if not isinstance(k, (bool, np.bool_)))
+def _split_key(a: Tensor, key: tuple) -> tuple:
+    """``a[key]`` as PyTorch writes into it: the view that ints, slices and None make, and what is
+    left for integer tensors and masks to index in that view (None if nothing)."""
+    used = sum(_dims_used(k) for k in key)
+    basic, advanced, skip = [], [], a.ndim - used
+    for k in key:
+        if k is Ellipsis:
+            basic.append(k)
+            advanced.extend([slice(None)] * skip)
+        elif k is None or isinstance(k, slice) or (isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_))):
+            basic.append(k)
+            if not isinstance(k, (int, np.integer)):
+                advanced.append(slice(None))
+        else:
+            basic.append(slice(None))
+            advanced.append(k)
+    while advanced and isinstance(advanced[-1], slice):
+        advanced.pop()
+    return tuple(basic), (tuple(advanced) if advanced else None)
 
 
 def setitem(a: Tensor, key, value) -> None:
+    """``a[key] = value``: an in-place change of the view ``a[key]`` (PyTorch's CopySlices), or
+    ``index_put_`` where integer tensors or masks take part."""
     from .inplace import CopyInplace, FillTensorInplace
     key = _numpy_key(key)
-    items = key if isinstance(key, tuple) else (key,)
-    view = _makes_view(key)
-    check_inplace(a, through_view=view)
+    key = key if isinstance(key, tuple) else (key,)
     value = _operand(value)
-    if all(k is Ellipsis or (isinstance(k, slice) and k == slice(None)) for k in items):
-        # x[:] = v and x[...] = v change the whole tensor: a fill or a copy, as in PyTorch
-        if value._wrapped_number:
-            FillTensorInplace.apply(a, value)
-        else:
-            CopyInplace.apply(a, value if value.shape == a.shape else value.expand(a.shape))
-        return
-    (CopySlices if view else IndexPut).apply(a, value, key)
+    basic, advanced = _split_key(a, key)
+    if all(k is Ellipsis or (isinstance(k, slice) and k == slice(None)) for k in basic):
+        target = a         # x[:] = v, x[...] = v and x[mask] = v write into x itself
+    else:
+        target = getitem(a, basic)
+    check_inplace(target, value)
+    if advanced is not None:
+        IndexPut.apply(target, value, advanced)
+    elif value._wrapped_number:
+        FillTensorInplace.apply(target, value)
+    else:
+        CopyInplace.apply(target, value if value.shape == target.shape else value.expand(target.shape))
 
 
 class IndexAdd(Builtin):
@@ -271,5 +273,5 @@ class IndexAdd(Builtin):
 
 
 def index_add_(a: Tensor, dim: int, index: Tensor, source: Tensor, alpha=1) -> Tensor:
-    check_inplace(a)
+    check_inplace(a, source)
     return IndexAdd.apply(a, dim % a.ndim, index._data, source, alpha)

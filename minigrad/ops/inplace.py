@@ -6,7 +6,19 @@ import numpy as np
 
 from ..tensor import Tensor, _operand
 from ._util import Builtin, qualify_node_name, wrap
-from .indexing import check_inplace
+from ..autograd.views import check_inplace
+
+
+def _old_values(a: Tensor, b: Tensor) -> Tensor:
+    """``b`` as backward will need it: a copy if writing into ``a`` overwrites it (``a`` itself,
+    ``v.mul_(v)``, or another view of the same memory). The copy keeps ``b``'s history, as PyTorch's
+    saved ``self.clone()`` does, so that a backward of backward still reaches it."""
+    if b._version_counter is not a._version_counter:
+        return b
+    copy = wrap(b._data.copy())
+    if b.grad_fn is not None:
+        copy.grad_fn, copy._output_nr = b.grad_fn, b._output_nr
+    return copy
 
 
 def _write(numpy_function, a: Tensor, y) -> None:
@@ -50,8 +62,8 @@ class MulInplace(Builtin):
     @staticmethod
     def forward(ctx, a, b):
         # a's old values are needed for b's gradient, and are about to be overwritten: copy them.
-        original = wrap(a._data.copy()) if ctx.needs_input_grad[1] else None
-        ctx.save_for_backward(original, b if ctx.needs_input_grad[0] else None)
+        original = _old_values(a, a) if ctx.needs_input_grad[1] else None
+        ctx.save_for_backward(original, _old_values(a, b) if ctx.needs_input_grad[0] else None)
         _write(np.multiply, a, b._data)
         ctx.mark_dirty(a)
         return a
@@ -69,8 +81,8 @@ class DivInplace(Builtin):
 
     @staticmethod
     def forward(ctx, a, b):
-        original = wrap(a._data.copy()) if ctx.needs_input_grad[1] else None
-        ctx.save_for_backward(original, b)
+        original = _old_values(a, a) if ctx.needs_input_grad[1] else None
+        ctx.save_for_backward(original, _old_values(a, b))
         _write(np.true_divide, a, b._data)
         ctx.mark_dirty(a)
         return a
@@ -138,8 +150,12 @@ qualify_node_name(CopyInplace, "torch::autograd::CopyBackwards")
 
 
 def inplace(function: type, a: Tensor, other, *extra) -> Tensor:
-    """Run an in-place Function after PyTorch's check that ``a`` is not a leaf requiring grad."""
-    check_inplace(a)
+    """Run an in-place Function after PyTorch's checks (``a`` is not a leaf requiring grad...).
+
+    When ``a`` is a view, the same Function runs: ``mark_dirty`` then rewrites the histories of ``a``
+    and of its base (``CopySlices``, see ``autograd/views.py``).
+    """
+    check_inplace(a, other)
     if function is FillInplace or function is ZeroInplace:
         if isinstance(other, Tensor):
             return FillTensorInplace.apply(a, other)

@@ -125,7 +125,28 @@ class Relu(Builtin):
     @staticmethod
     def backward(ctx, grad):
         result, = ctx.saved_tensors
-        return grad * (result > 0)
+        return ThresholdBackward.apply(grad, result, 0)
+
+
+class ThresholdBackward(Builtin):
+    """Relu's backward as one operation, as in PyTorch (``threshold_backward``): ``grad`` where
+    ``result > threshold``, else 0. Being a Function, it can itself be differentiated."""
+
+    _node_name = "ThresholdBackwardBackward0"
+    _saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, grad, result, threshold):
+        ctx.save_for_backward(result)
+        ctx._threshold = threshold
+        g = grad._data
+        return wrap(np.where(result._data > threshold, g, g.dtype.type(0)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        result, = ctx.saved_tensors
+        zeros = wrap(np.zeros_like(grad._data)) if ctx.needs_input_grad[1] else None   # PyTorch: zeros_like
+        return ThresholdBackward.apply(grad, result, ctx._threshold), zeros, None
 
 
 class Sqrt(Builtin):

@@ -6,6 +6,7 @@ import numpy as np
 from ..tensor import Tensor
 from ..types import int64
 from ._util import Builtin, normalize_dims, wrap, wrap_dim
+from .shape import View
 
 
 def _restore_dims(grad: Tensor, dims: tuple, keepdim: bool) -> Tensor:
@@ -45,7 +46,7 @@ class SumDim(Builtin):
             x = x.astype(dtype.numpy)
         elif x.dtype.kind in "bi":
             x = x.astype(np.int64)
-        return wrap(x.sum(axis=dims, keepdims=keepdim))
+        return wrap(np.add.reduce(x, axis=dims, keepdims=keepdim))   # x.sum(...), minus a Python layer
 
     @staticmethod
     def backward(ctx, grad):
@@ -59,6 +60,9 @@ class Mean(Builtin):
     def forward(ctx, a, dtype=None):
         ctx._shape = a.shape
         x = a._data if dtype is None else a._data.astype(dtype.numpy)
+        if x.size and (x.dtype == np.float32 or x.dtype == np.float64):
+            total = np.add.reduce(x, axis=None)   # what x.mean() computes, minus its Python layer
+            return wrap(total.dtype.type(total / np.intp(x.size)))
         return wrap(x.mean())
 
     @staticmethod
@@ -100,12 +104,13 @@ def mean(a: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
 def sum_to_size(a: Tensor, shape) -> Tensor:
     """Sum the dimensions that broadcasting added or stretched, giving ``shape``."""
     shape = tuple(shape)
-    if a.shape == shape:
+    own = a._data.shape
+    if own == shape:
         return a
-    lead = a.ndim - len(shape)
-    dims = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and a.shape[lead + i] != 1)
+    lead = len(own) - len(shape)
+    dims = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and own[lead + i] != 1)
     out = SumDim.apply(a, dims, True) if dims else a
-    return out.view(shape) if lead else out
+    return View.apply(out, shape) if lead else out   # as PyTorch: sum with keepdim, then view
 
 
 class Gather(Builtin):

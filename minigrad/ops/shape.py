@@ -4,15 +4,33 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import grad_mode
+from ..autograd import views
 from ..tensor import Tensor
 from ..types import Size, promote_types
 from ._util import Builtin, view_of, wrap, wrap_dim
 
 
+class ViewFunction(Builtin):
+    """Base of the operations whose output is a *view*: it shows its input's memory, shares its version
+    counter and has it as ``_base``. ``apply`` also records how the view was made (under no_grad or
+    not), which decides whether it may later be changed in place (see ``autograd/views.py``)."""
+
+    @classmethod
+    def apply(cls, a: Tensor, *args):
+        in_no_grad = not grad_mode.state.enabled
+        out = super().apply(a, *args)
+        views.remember_creation(out, a, in_no_grad)
+        return out
+
+
 def _shape_arg(shape: tuple) -> tuple:
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
-    return tuple(int(s) for s in shape)
+    for s in shape:
+        if type(s) is not int:
+            return tuple(int(s) for s in shape)
+    return shape   # already a tuple of Python ints (the common case)
 
 
 def _infer_shape(shape: tuple, numel: int) -> tuple:
@@ -25,26 +43,21 @@ def _infer_shape(shape: tuple, numel: int) -> tuple:
     return shape
 
 
-class View(Builtin):
+class View(ViewFunction):
     _node_name = "ViewBackward0"
 
     @staticmethod
     def forward(ctx, a, shape):
         ctx._shape = a.shape
-        return view_of(a, a._data.reshape(shape))
+        return view_of(a, np.reshape(a._data, shape, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
         return grad.reshape(ctx._shape), None
 
 
-def view(a: Tensor, shape: tuple) -> Tensor:
-    shape = _infer_shape(_shape_arg(shape), a._data.size)
-    return View.apply(a, shape)
-
-
 class UnsafeView(Builtin):
-    """A reshape that PyTorch knows needs no checks (its input is a fresh, contiguous result)."""
+    """The reshape of a fresh copy, inside ``reshape`` of a tensor that cannot be viewed: not a view."""
 
     _node_name = "UnsafeViewBackward0"
 
@@ -58,7 +71,7 @@ class UnsafeView(Builtin):
         return grad.reshape(ctx._shape), None
 
 
-class ReshapeAlias(UnsafeView):
+class ReshapeAlias(ViewFunction):
     """``reshape`` of a non-contiguous tensor whose memory allows a view: a view with new strides."""
 
     _node_name = "ReshapeAliasBackward0"
@@ -68,31 +81,51 @@ class ReshapeAlias(UnsafeView):
         ctx._shape = a.shape
         return view_of(a, a._data.reshape(shape, copy=False))
 
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx._shape), None
 
-def reshape(a: Tensor, shape: tuple) -> Tensor:
-    """PyTorch's ``reshape``: a view when the memory allows it (ViewBackward0 for a contiguous tensor,
+
+def _viewable(array: np.ndarray, shape: tuple) -> bool:
+    """Can ``array`` be shown in ``shape`` without copying (PyTorch's test for ``view``)?"""
+    try:
+        np.reshape(array, shape, copy=False)
+    except ValueError:
+        return False
+    return True
+
+
+def view(a: Tensor, shape: tuple, reshape: bool = False) -> Tensor:
+    """``a.view(shape)`` (a view, or an error if the memory layout does not allow one); with
+    ``reshape=True``, ``a.reshape(shape)``: a view when possible (ViewBackward0 for a contiguous tensor,
     ReshapeAliasBackward0 otherwise), else a contiguous copy (CloneBackward0, UnsafeViewBackward0)."""
     shape = _infer_shape(_shape_arg(shape), a._data.size)
     if a._data.flags.c_contiguous:
         return View.apply(a, shape)
-    try:
-        a._data.reshape(shape, copy=False)
-    except ValueError:
+    if _viewable(a._data, shape):
+        return ReshapeAlias.apply(a, shape) if reshape else View.apply(a, shape)
+    if reshape:
         return UnsafeView.apply(Clone.apply(a), shape)
-    return ReshapeAlias.apply(a, shape)
+    raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one dimension "
+                       "spans across two contiguous subspaces). Use .reshape(...) instead.")
+
+
+def reshape(a: Tensor, shape: tuple) -> Tensor:
+    """PyTorch's ``reshape`` (see ``view``)."""
+    return view(a, shape, reshape=True)
 
 
 def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     start, end = wrap_dim(start_dim, a.ndim), wrap_dim(end_dim, a.ndim)
     if a.ndim == 0:
-        return view(a, (1,))
+        return reshape(a, (1,))
     if start == end:   # nothing to flatten: PyTorch returns the tensor itself
         return a
     shape = a.shape[:start] + (int(np.prod(a.shape[start:end + 1])),) + a.shape[end + 1:]
     return reshape(a, shape)
 
 
-class T(Builtin):
+class T(ViewFunction):
     _node_name = "TBackward0"
 
     @staticmethod
@@ -110,7 +143,7 @@ def t(a: Tensor) -> Tensor:
     return T.apply(a)
 
 
-class Transpose(Builtin):
+class Transpose(ViewFunction):
     _node_name = "TransposeBackward0"
 
     @staticmethod
@@ -124,7 +157,7 @@ class Transpose(Builtin):
         return grad.transpose(*ctx._dims), None, None
 
 
-class Permute(Builtin):
+class Permute(ViewFunction):
     _node_name = "PermuteBackward0"
 
     @staticmethod
@@ -150,7 +183,7 @@ def permute(a: Tensor, dims: tuple) -> Tensor:
     return Permute.apply(a, dims)
 
 
-class Unsqueeze(Builtin):
+class Unsqueeze(ViewFunction):
     _node_name = "UnsqueezeBackward0"
 
     @staticmethod
@@ -164,7 +197,7 @@ class Unsqueeze(Builtin):
         return grad.squeeze(ctx._dim), None
 
 
-class Squeeze(Builtin):
+class Squeeze(ViewFunction):
     _node_name = "SqueezeBackward0"
 
     @staticmethod
@@ -196,7 +229,7 @@ def squeeze(a: Tensor, dim=None) -> Tensor:
     return SqueezeDim.apply(a, dims)
 
 
-class Expand(Builtin):
+class Expand(ViewFunction):
     _node_name = "ExpandBackward0"
 
     @staticmethod
@@ -211,16 +244,18 @@ class Expand(Builtin):
 
 def expand(a: Tensor, sizes: tuple) -> Tensor:
     sizes = _shape_arg(sizes)
-    lead = len(sizes) - a.ndim
-    shown = f"[{', '.join(map(str, sizes))}]"
+    own = a._data.shape
+    lead = len(sizes) - len(own)
     if lead < 0:
+        shown = f"[{', '.join(map(str, sizes))}]"
         raise RuntimeError(f"expand(torch.{a.dtype.legacy_name}{{[{', '.join(map(str, a.shape))}]}}, size={shown}): "
                            f"the number of sizes provided ({len(sizes)}) must be greater or equal to the number of "
                            f"dimensions in the tensor ({a.ndim})")
-    shape = tuple(a.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
-    for i in reversed(range(a.ndim)):   # PyTorch reports the last clashing dimension
-        s = a.shape[i]
+    shape = sizes if -1 not in sizes else tuple(own[i - lead] if s == -1 else s for i, s in enumerate(sizes))
+    for i in reversed(range(len(own))):   # PyTorch reports the last clashing dimension
+        s = own[i]
         if s != 1 and s != shape[lead + i]:
+            shown = f"[{', '.join(map(str, sizes))}]"
             raise RuntimeError(f"The expanded size of the tensor ({shape[lead + i]}) must match the existing size "
                                f"({s}) at non-singleton dimension {lead + i}.  Target sizes: {shown}.  "
                                f"Tensor sizes: [{', '.join(map(str, a.shape))}]")

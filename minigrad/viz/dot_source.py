@@ -194,7 +194,7 @@ class _Writer:
                 lines.append(f"{arg.name}{kind} (not a tensor, grad None)")
             if item.dirty:
                 lines.append("dirty: " + ", ".join(item.dirty))
-        return label(item.name, *lines)
+        return label(item.handle or item.name, *lines)
 
     def backward_nodes(self) -> None:
         looks = {ACCUMULATE: style.ACCUMULATE, FUNCTION: style.FUNCTION}

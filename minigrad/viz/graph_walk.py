@@ -510,10 +510,11 @@ def _same_as(tensor: Any, known: list[tuple[Any, str]]) -> str:
 
 
 def _assign_handles(items: list[NodeItem]) -> None:
-    """Unique names for the text: ``AccumulateGrad(x)``, and ``#1``, ``#2`` for repeated names."""
+    """Unique names for the text and pictures: ``AccumulateGrad(x)``, and ``#1``, ``#2`` for
+    repeated names, numbered in creation order (``#1`` is the node the forward pass made first)."""
     counts = Counter(item.name for item in items if item.kind != ACCUMULATE)
     seen: Counter = Counter()
-    for item in items:
+    for item in sorted(items, key=lambda item: getattr(item.node, "_sequence_nr", 0)):
         if item.kind == ACCUMULATE:
             item.handle = f"AccumulateGrad({item.leaf.name})" if item.leaf is not None else "AccumulateGrad"
         elif counts[item.name] > 1:

@@ -20,7 +20,7 @@ _ROWS = [
      "grey node: a built-in operation's backward node (its grad_fn)"),
     ("MulConstantBackward", box(style.FUNCTION, rounded=True),
      "purple node: the ctx of your own Function (ctx attributes, needs_input_grad)"),
-    ("self", box(style.SAVED), "orange box, dashed line: a tensor saved for backward (save_for_backward)"),
+    ("self", box(style.SAVED), "orange box, dashed line: a value a node keeps for backward (save_for_backward, or a number a built-in kept)"),
     ("AccumulateGrad", box(style.ACCUMULATE, rounded=True),
      "white node, blue border: AccumulateGrad adds the gradient into a leaf's .grad"),
     ("x", box(style.LEAF), "blue box: a leaf tensor or parameter, with its .grad"),

@@ -12,7 +12,7 @@ filmstrip of frames, or stepped through frame by frame.
 Backward pass: 3 steps
 step 1: SumBackward0 receives 1., sends [1., 1., 1.] to MulBackward0
 step 2: MulBackward0 receives [1., 1., 1.], sends [3., 3., 3.] to AccumulateGrad(x) (self)
-step 3: AccumulateGrad(x) receives [3., 3., 3.], x.grad is now [3., 3., 3.]
+step 3: AccumulateGrad(x) receives [3., 3., 3.]; x.grad will be [3., 3., 3.]
 >>> [step.name for step in t.steps]
 ['SumBackward0', 'MulBackward0', 'AccumulateGrad']
 """
@@ -242,7 +242,7 @@ class _Recorder:
             if item.kind == ACCUMULATE and item.leaf is not None:
                 now = self.grad_after(item.leaf.key, outs[0])
                 state.leaf_grads[item.leaf.key] = now
-                line = f"{head} receives {_values(outs)}, {item.leaf.name}.grad is now {now}"
+                line = f"{head} receives {_values(outs)}; {item.leaf.name}.grad will be {now}"
             else:
                 line = f"{head} receives {_values(outs)}, sends " + self._sent(item, ins, state)
         state.caption = line
@@ -299,7 +299,7 @@ def trace_backward(loss: Any, params: Any = None, names: Mapping[str, Any] | Non
     >>> x = torch.ones(2, requires_grad=True)
     >>> t = trace_backward((x * x).sum(), names={"x": x})
     >>> t.lines[-1]
-    'step 3: AccumulateGrad(x) receives [2., 2.], x.grad is now [2., 2.]'
+    'step 3: AccumulateGrad(x) receives [2., 2.]; x.grad will be [2., 2.]'
     """
     from minigrad.autograd.engine import run_backward
 

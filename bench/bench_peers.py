@@ -1,0 +1,221 @@
+"""Time a small MLP training step written the plain way: minigrad against PyTorch and DeZero.
+
+Run it with ``python bench/bench_peers.py`` (``--profile`` adds a cProfile of minigrad's step).
+Learners rarely start with ``nn.Linear`` and ``optim.SGD``; they write the step out::
+
+    h = (x @ W1 + b1).relu()
+    h = (h @ W2 + b2).relu()
+    out = h @ W3 + b3
+    loss = ((out - y) ** 2).mean()
+    for p in params: p.grad = None
+    loss.backward()
+    with torch.no_grad():
+        for p in params: p -= 0.01 * p.grad
+
+That is the *plain* step: batch 64, width 64, two hidden layers, three weight matrices and three
+biases. The same code runs with ``import minigrad as torch`` and with PyTorch (one thread). DeZero
+(the numpy-based framework of the book "Deep Learning from Scratch 3") runs the same computation in
+its own spelling (``F.relu(F.matmul(x, W1) + b1)``, ``F.sum(d ** 2) / d.size``, ``p.cleargrad()``,
+``p.data -= lr * p.grad.data``). The script also times the ``nn.Linear`` + ``optim.SGD`` step of
+``bench_mlp.py`` (MSE loss) in all three libraries (DeZero: ``L.Linear``, ``optimizers.SGD``).
+
+Every library starts from the same weights; the script checks that all compute the same first
+loss before timing. Runs are paired and interleaved in this one process (see ``_timing.paired``).
+
+PyTorch and DeZero are optional: a missing one leaves its column empty. DeZero 0.0.13 uses
+``numpy.int``, which numpy 2 removed; this script sets ``numpy.int = int`` before importing it
+(only in this process) so that it imports at all. Install both with
+``.venv/bin/pip install torch dezero==0.0.13``. The script always exits 0.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+import _timing
+import numpy as np
+from bench_mlp import initial_weights, library_step
+
+import minigrad
+
+LEARNING_RATE = 0.01
+BATCH, WIDTH, OUTPUTS = 64, 64, 10
+TARGETS = {"torch": 1.5, "dezero": 1.0}   # wanted upper bounds of minigrad / peer, per case below
+NN_TARGETS = {"torch": 1.3}
+
+
+def load_dezero():
+    """DeZero if installed, else None. DeZero 0.0.13 still names ``numpy.int`` (gone in numpy 2)."""
+    if not hasattr(np, "int"):
+        np.int = int   # only so that DeZero 0.0.13 imports; nothing else here uses it
+    try:
+        import dezero
+        import dezero.functions
+        import dezero.layers
+        import dezero.optimizers
+    except ImportError:
+        return None
+    return dezero
+
+
+def problem(seed: int = 0):
+    """Weights ``(out, in)`` as nn.Linear stores them, an input batch and a regression target."""
+    rng = np.random.default_rng(seed + 1)
+    weights = initial_weights([WIDTH, WIDTH, WIDTH, OUTPUTS], seed)
+    x = rng.standard_normal((BATCH, WIDTH)).astype(np.float32)
+    y = rng.standard_normal((BATCH, OUTPUTS)).astype(np.float32)
+    return weights, x, y
+
+
+def plain_step(lib, weights, x: np.ndarray, y: np.ndarray):
+    """The plain-written step in ``lib`` (minigrad or torch: the same code), and its parameters."""
+    params = []
+    for w, b in weights:
+        params.append(lib.from_numpy(w.T.copy()).requires_grad_())   # (in, out): x @ W
+        params.append(lib.from_numpy(b.copy()).requires_grad_())
+    W1, b1, W2, b2, W3, b3 = params
+    inputs, target = lib.from_numpy(x.copy()), lib.from_numpy(y.copy())
+
+    def step():
+        h = (inputs @ W1 + b1).relu()
+        h = (h @ W2 + b2).relu()
+        out = h @ W3 + b3
+        loss = ((out - target) ** 2).mean()
+        for p in params:
+            p.grad = None
+        loss.backward()
+        with lib.no_grad():
+            for p in params:
+                p -= LEARNING_RATE * p.grad
+        return loss
+
+    return step, params
+
+
+def dezero_plain_step(dezero, weights, x: np.ndarray, y: np.ndarray):
+    """The same step in DeZero's own spelling (it has no ``@`` and no ``.mean()``)."""
+    F = dezero.functions
+    params = []
+    for w, b in weights:
+        params.append(dezero.Parameter(w.T.copy()))
+        params.append(dezero.Parameter(b.copy()))
+    W1, b1, W2, b2, W3, b3 = params
+    inputs, target = dezero.Variable(x.copy()), dezero.Variable(y.copy())
+
+    def step():
+        h = F.relu(F.matmul(inputs, W1) + b1)
+        h = F.relu(F.matmul(h, W2) + b2)
+        out = F.matmul(h, W3) + b3
+        diff = out - target
+        loss = F.sum(diff ** 2) / diff.size
+        for p in params:
+            p.cleargrad()
+        loss.backward()
+        for p in params:
+            p.data -= LEARNING_RATE * p.grad.data
+        return loss
+
+    return step, params
+
+
+def dezero_nn_step(dezero, weights, x: np.ndarray, y: np.ndarray):
+    """DeZero's layers-and-optimizer step: ``L.Linear``, ``optimizers.SGD``, the mean of squares."""
+    F, L = dezero.functions, dezero.layers
+    layers = []
+    for w, b in weights:
+        layer = L.Linear(w.shape[0], in_size=w.shape[1])
+        layer.W.data, layer.b.data = w.T.copy(), b.copy()
+        layers.append(layer)
+    optimizer = dezero.optimizers.SGD(LEARNING_RATE)
+    model = dezero.Model()
+    for index, layer in enumerate(layers):
+        setattr(model, f"l{index}", layer)
+    optimizer.setup(model)
+    inputs, target = dezero.Variable(x.copy()), dezero.Variable(y.copy())
+
+    def step():
+        h = inputs
+        for layer in layers[:-1]:
+            h = F.relu(layer(h))
+        diff = layers[-1](h) - target
+        loss = F.sum(diff ** 2) / diff.size   # F.mean_squared_error divides by the batch only
+        model.cleargrads()
+        loss.backward()
+        optimizer.update()
+        return loss
+
+    return step, model
+
+
+def _value(loss) -> float:
+    data = getattr(loss, "data", None)   # DeZero's Variable keeps a numpy array in .data
+    return float(data) if isinstance(data, np.ndarray) else loss.item()
+
+
+def compare(case: str, candidates: dict, repeats: int, number: int, warmup: int,
+            targets: dict) -> dict:
+    """Check that the candidates agree on the first loss, time them in pairs, print ratio lines."""
+    first = {name: _value(step()) for name, step in candidates.items()}
+    print(f"{case}: step-1 losses " + ", ".join(f"{n} {v:.6f}" for n, v in first.items()))
+    if max(first.values()) - min(first.values()) > 1e-4 * max(1.0, abs(first["minigrad"])):
+        print("  WARNING: the libraries disagree on the loss; the timings below compare different work")
+    samples = _timing.paired(candidates, repeats, number, warmup)
+    medians = {name: _timing.median(s) for name, s in samples.items()}
+    print("  middle half of the samples: " + ", ".join(f"{n} {_timing.spread(s)}" for n, s in samples.items()))
+    print("  medians: " + ", ".join(f"{n} {_timing.format_time(t)}" for n, t in medians.items()))
+    for peer in candidates:
+        if peer == "minigrad":
+            continue
+        # The ratio of the medians of paired samples, and the median of the per-sample ratios.
+        per_pair = _timing.median([m / p for m, p in zip(samples["minigrad"], samples[peer])])
+        ratio = medians["minigrad"] / medians[peer]
+        target = targets.get(peer)
+        verdict = "" if target is None else \
+            f"  target <= {target:.1f}x: {'yes' if ratio <= target and per_pair <= target else 'NO'}"
+        print(f"  RATIO {case}: minigrad / {peer} = {ratio:.2f}x (median of paired ratios "
+              f"{per_pair:.2f}x){verdict}")
+    return medians
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=200, help="timed samples per library")
+    parser.add_argument("--number", type=int, default=5, help="steps per sample")
+    parser.add_argument("--threads", type=int, default=1, help="threads for numpy's BLAS and for "
+                        "torch; 0 leaves each library's default (default: 1)")
+    parser.add_argument("--profile", action="store_true", help="also profile minigrad's plain step")
+    args = parser.parse_args(argv)
+    torch = _timing.load_torch()
+    dezero = load_dezero()
+    if args.threads:
+        _timing.set_threads(args.threads, torch)
+    print(_timing.describe_environment(torch))
+    print("dezero: not installed (pip install dezero==0.0.13 to compare)" if dezero is None else
+          f"dezero {getattr(dezero, '__version__', '?')} (numpy-based, pure Python)")
+    weights, x, y = problem()
+
+    plain = {"minigrad": plain_step(minigrad, weights, x, y)[0]}
+    if torch is not None:
+        plain["torch"] = plain_step(torch, weights, x, y)[0]
+    if dezero is not None:
+        plain["dezero"] = dezero_plain_step(dezero, weights, x, y)[0]
+    nn_steps = {"minigrad": library_step(minigrad, weights, x, y, "mse")[0]}
+    if torch is not None:
+        nn_steps["torch"] = library_step(torch, weights, x, y, "mse")[0]
+    if dezero is not None:
+        nn_steps["dezero"] = dezero_nn_step(dezero, weights, x, y)[0]
+
+    name = f"plain step (batch {BATCH}, width {WIDTH})"
+    _timing.run_cases([
+        lambda: compare(name, plain, args.repeats, args.number, 3, TARGETS),
+        lambda: compare(f"nn.Linear + optim.SGD step (batch {BATCH}, width {WIDTH})", nn_steps,
+                        args.repeats, args.number, 3, NN_TARGETS),
+    ])
+    if args.profile:
+        print("\ncProfile of minigrad's plain step:")
+        _timing.profile(plain["minigrad"], 2000)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

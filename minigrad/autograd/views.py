@@ -1,0 +1,271 @@
+"""In-place changes through views: how autograd stays right after ``v = y[0]; v.mul_(2)``.
+
+A **view** shares memory with its **base**: ``y[0]``, ``y.t()``, ``y.view(-1)`` and views of views
+all point at the same root base (``v._base is y``) and share its version counter. Changing a view in
+place therefore changes its base too, and both histories must be rewritten, as PyTorch does:
+
+1. **The base** now holds new values in the viewed region. Its ``grad_fn`` becomes a ``CopySlices``
+   node (``name()`` is ``'torch::autograd::CopySlices'``). In backward it receives the gradient for
+   the whole base, runs the in-place operation's own backward on the viewed region only, and passes
+   the gradient of every other element through unchanged.
+2. **The view** gets ``AsStridedBackward0``: "I am these elements of my base", pointing at the
+   base's new ``CopySlices``.
+
+Other views of the same base are out of date as well. They notice through the shared version
+counter: when a view's ``grad_fn`` is read and the counter moved since that ``grad_fn`` was set, the
+view gets a fresh ``AsStridedBackward0`` pointing at the base's current history (``current_grad_fn``).
+
+Which elements of its base a view shows is worked out from memory addresses (``positions_in_base``):
+PyTorch records the same thing as the view's sizes, strides and storage offset, for ``as_strided``.
+
+Two kinds of views must not be changed in place, and PyTorch forbids them with an error:
+
+- a view made under ``no_grad`` (was the change meant to be recorded or not?);
+- a view returned by a custom Function (rewriting its history would bypass the custom backward).
+
+>>> import minigrad as torch
+>>> x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+>>> y = x.clone()
+>>> v = y[0]
+>>> _ = v.mul_(2)
+>>> y.grad_fn.name(), v.grad_fn.name(), y._version, v._version
+('torch::autograd::CopySlices', 'AsStridedBackward0', 1, 1)
+>>> y.sum().backward(); x.grad
+tensor([[2., 2.],
+        [1., 1.]])
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .. import grad_mode
+from ..tensor import Tensor
+from .function import Function
+from .graph import _sequence_numbers
+
+# How a view was made (PyTorch's CreationMeta): it decides whether an in-place change is allowed.
+DEFAULT = "default"
+NO_GRAD = "no_grad"                    # made while grad mode was off
+CUSTOM_FUNCTION = "custom_function"    # returned by a custom Function (or an input returned as-is)
+
+LEAF_IN_PLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_OF_LEAF_IN_PLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+OVERLAPPING_WRITE = ("unsupported operation: more than one element of the written-to tensor refers to a single "
+                     "memory location. Please clone() the tensor before performing the operation.")
+MULTIPLE_OUTPUTS = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your Function cannot return "
+    "more than one Tensor. This is not supported by the current autograd engine. You should either make sure the "
+    "input is not a view (using .clone() for example) or make your Function only return one Tensor (potentially "
+    "splitting it into two Functions: one doing the inplace that returns a single Tensor and a second one that "
+    "does the other operations). You can ask on the forum https://discuss.pytorch.org/ if you need help to do "
+    "this change.")
+_NO_GRAD_ADVICE = (
+    " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving "
+    "both the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
+    "tracked) or both outside (if you want the inplace to be tracked).")
+_CUSTOM_FUNCTION_ADVICE = (
+    " This view was created inside a custom Function (or because an input was returned as-is) and the autograd "
+    "logic to handle view+inplace would override the custom backward associated with the custom Function, "
+    "leading to incorrect gradients. This behavior is forbidden. You can fix this by cloning the output of the "
+    "custom Function.")
+
+
+# ---------------------------------------------------------------------------- making views
+def remember_creation(view: Tensor, parent: Tensor, in_no_grad: bool) -> None:
+    """Record how a builtin view op made ``view`` from ``parent`` (called right after the op)."""
+    view._grad_fn_version = view._version_counter.value
+    if in_no_grad:
+        view._view_creation = NO_GRAD
+    elif parent._base is not None:
+        view._view_creation = parent._view_creation   # a view of a special view is special too
+
+
+def mark_custom_function_output(ctx, output: Tensor) -> None:
+    """A custom Function returned a view (or one of its inputs): forbid later in-place changes to it."""
+    if not ctx._forward_cls._is_builtin:
+        output._view_creation = CUSTOM_FUNCTION
+
+
+# ---------------------------------------------------------------------------- the checks
+def _requires_grad(t: Tensor) -> bool:
+    """``t.requires_grad`` without bringing a view's grad_fn up to date (that may raise)."""
+    if t._requires_grad or t._grad_fn is not None:
+        return True
+    return t._base is not None and t._base.requires_grad
+
+
+def _refusal(view: Tensor, indirect: bool) -> str | None:
+    """PyTorch's message when ``view`` may not be rebased (``indirect``: its base or a sibling changed)."""
+    creation = view._view_creation
+    if creation == DEFAULT:
+        return None
+    change = "its base or another view of its base has been" if indirect else "is being"
+    node = view._grad_fn
+    who = f"Output {view._output_nr} of {re.sub(r'Backward[0-9]*$', '', node.name())}" if node is not None else ""
+    if creation == NO_GRAD or node is None:
+        prefix = f"{who} is a view of a view which was created in" if node is not None else "A view was created in"
+        message = f"{prefix} no_grad mode and {change} modified inplace with grad mode enabled."
+    else:
+        message = f"{who} is a view and {change} modified inplace."
+    return message + (_NO_GRAD_ADVICE if creation == NO_GRAD else _CUSTOM_FUNCTION_ADVICE)
+
+
+def check_inplace(tensor: Tensor, *others) -> None:
+    """PyTorch's checks before an in-place operation writes into ``tensor`` (``others``: its other inputs)."""
+    strides = tensor._data.strides
+    if 0 in strides and any(s == 0 and n > 1 for s, n in zip(strides, tensor._data.shape)):
+        raise RuntimeError(OVERLAPPING_WRITE)   # an expanded tensor: one memory cell, several elements
+    if not grad_mode.state.enabled:
+        return
+    requires_grad = _requires_grad(tensor)
+    if not requires_grad and not any(isinstance(o, Tensor) and _requires_grad(o) for o in others):
+        return   # nothing will be recorded
+    if tensor._base is not None:
+        message = _refusal(tensor, indirect=False)
+        if message is not None:
+            raise RuntimeError(message)
+        if requires_grad and tensor._base.is_leaf:
+            raise RuntimeError(VIEW_OF_LEAF_IN_PLACE)
+    if requires_grad and tensor.is_leaf:
+        raise RuntimeError(LEAF_IN_PLACE)
+
+
+# ---------------------------------------------------------------------------- geometry
+def _byte_offsets(array: np.ndarray, origin: np.ndarray) -> np.ndarray:
+    """Where each element of ``array`` lives, in bytes from the first byte of ``origin``."""
+    start = array.__array_interface__["data"][0] - origin.__array_interface__["data"][0]
+    grids = np.indices(array.shape, sparse=True, dtype=np.int64)
+    return np.asarray(start + sum((g * s for g, s in zip(grids, array.strides)), np.int64(0)))
+
+
+def positions_in_base(view: Tensor) -> tuple:
+    """Which elements of its base ``view`` shows: a numpy index ``key`` with ``base[key]`` equal to ``view``.
+
+    >>> import minigrad as torch
+    >>> y = torch.arange(6).view(2, 3)
+    >>> key = positions_in_base(y.t()[1:])
+    >>> y.numpy()[key]
+    array([[1, 4],
+           [2, 5]])
+    """
+    base = view._base._data
+    if not np.may_share_memory(view._data, base):
+        raise NotImplementedError("minigrad: this view does not share memory with its base (its data was "
+                                  "replaced); an in-place change through it cannot be tracked")
+    base_offsets = _byte_offsets(base, base).ravel()
+    order = np.argsort(base_offsets, kind="stable")
+    found = order[np.searchsorted(base_offsets[order], _byte_offsets(view._data, base))]
+    return np.unravel_index(found, base.shape)
+
+
+# ---------------------------------------------------------------------------- the two nodes
+class AsStrided(Function):
+    """The ``grad_fn`` a view gets once its base's history changed: its gradient lands on its elements."""
+
+    _is_builtin = True
+    _node_name = "AsStridedBackward0"
+
+    @staticmethod
+    def backward(ctx, grad):
+        from ..ops.indexing import PutIntoZeros   # zeros of the base's shape, grad added at the view's places
+        return PutIntoZeros.apply(grad, ctx._base_shape, ctx._key)
+
+
+class CopySlices(Function):
+    """The base's ``grad_fn`` after an in-place change through one of its views.
+
+    It wraps the in-place operation's own node (``ctx._fn``), made when the view was changed.
+    """
+
+    _is_builtin = True
+    _node_name = "CopySlices"
+
+    @staticmethod
+    def backward(ctx, grad):
+        key = ctx._key
+        result = grad.clone()                  # the gradient for every element of the base...
+        grads = ctx._fn.apply(result[key])     # ...but the viewed region goes through the op's backward
+        grads = grads if isinstance(grads, tuple) else (grads,)
+        if not ctx.needs_input_grad[0]:
+            return (None,) + grads[1:]
+        result[key] = grads[0] if grads[0] is not None else 0.0
+        return (result,) + grads[1:]
+
+
+CopySlices._backward_cls.name = lambda self: "torch::autograd::CopySlices"
+# The wrapped node's saved tensors go when CopySlices' would (after backward, unless retain_graph).
+CopySlices._backward_cls._release_saved = lambda self: self._fn._release_saved()
+
+
+def _new_node(function: type, edges: tuple, needs: tuple, positions: tuple, input_info: list, output: Tensor):
+    """A node made by hand, as ``Function.apply`` would make it for these edges."""
+    node = function._backward_cls()
+    node.requires_grad = True
+    node._sequence_nr = next(_sequence_numbers)
+    node.next_functions = edges
+    node.needs_input_grad = needs
+    node._input_positions = positions
+    node._input_info = input_info
+    node._output_info = ((output._data.shape, output._data.dtype),)
+    return node
+
+
+def _as_strided_node(view: Tensor):
+    base = view._base
+    node = _new_node(AsStrided, (base._gradient_edge(),), (True,), (0,), [(base._data.shape, base._data.dtype)], view)
+    node._base_shape, node._key = base._data.shape, positions_in_base(view)
+    return node
+
+
+# ---------------------------------------------------------------------------- rewriting histories
+def current_grad_fn(view: Tensor):
+    """A view's ``grad_fn``, made anew if its base or a sibling view changed in place since it was set."""
+    if view._grad_fn is None and not view._base.requires_grad:
+        return None
+    message = _refusal(view, indirect=True)
+    if message is not None:
+        raise RuntimeError(message)
+    return _point_view_at_base(view)
+
+
+def _point_view_at_base(view: Tensor):
+    old = view._grad_fn
+    node = _as_strided_node(view)
+    view._grad_fn, view._output_nr, view._grad_fn_version = node, 0, view._version_counter.value
+    if view._retains_grad:
+        move_retained_grad(view, old, node)
+    return node
+
+
+def move_retained_grad(tensor: Tensor, old, new) -> None:
+    """``retain_grad()`` follows the tensor to its new ``grad_fn`` (hooks stay with the old one, as in PyTorch)."""
+    if old is not None and old._retain_grad_tensors:
+        old._retain_grad_tensors.pop(tensor._output_nr, None)
+    tensor._retains_grad = False
+    if new is not None:
+        tensor.retain_grad()
+
+
+def rebase_view(view: Tensor, fn, args: tuple, n_tensor_outputs: int) -> None:
+    """After ``fn`` (an in-place op's node) changed ``view`` in place: give its base a ``CopySlices``
+    wrapping ``fn``, and the view an ``AsStridedBackward0`` pointing at it."""
+    message = _refusal(view, indirect=False)
+    if message is not None:
+        raise RuntimeError(message)
+    base = view._base
+    if base._grad_fn is None and base._requires_grad:
+        raise RuntimeError(VIEW_OF_LEAF_IN_PLACE)
+    if n_tensor_outputs > 1:
+        raise RuntimeError(MULTIPLE_OUTPUTS)
+    if not args or args[0] is not view:
+        raise NotImplementedError("minigrad: a Function that modifies in place (mark_dirty) a view that is not its "
+                                  "first argument is not supported; pass the view first, or clone() it")
+    edge = base._gradient_edge()
+    node = _new_node(CopySlices, (edge,) + fn.next_functions[1:], (edge[0] is not None,) + fn.needs_input_grad[1:],
+                     fn._input_positions, [(base._data.shape, base._data.dtype)] + fn._input_info[1:], base)
+    node._fn, node._key = fn, positions_in_base(view)
+    base.grad_fn = node
+    base._output_nr = 0
+    _point_view_at_base(view)

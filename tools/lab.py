@@ -1,0 +1,112 @@
+"""Start the course's JupyterLab (``make lab``, ``make lab-student``), or point at the one running.
+
+The server is JupyterLab with the course's configuration (``jupyter-config/``, added to
+``JUPYTER_CONFIG_PATH`` for this server only): no "Jupyter news" pop-up, and notebooks saved with
+the course's stored metadata, so that opening one changes nothing. A second ``make lab`` does not
+start a second server: when a Jupyter server already serves the same folder, it prints that
+server's address and stops; when another program holds the port, it says so.
+
+Usage, from the repository's root::
+
+    python -m tools.lab notebooks [--port 8888] [-- more jupyter lab arguments]
+
+>>> command = lab_command(Path("notebooks"), 8888, ["--no-browser"], as_root=True)
+>>> command[1:3], command[-2:]
+(['-m', 'jupyterlab'], ['--allow-root', '--no-browser'])
+>>> address({"url": "http://127.0.0.1:8888/", "token": "abc"})
+'http://127.0.0.1:8888/lab?token=abc'
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFIG = ROOT / "jupyter-config"
+
+
+def address(server: dict) -> str:
+    """The URL to open for a running server (with its token, if it has one)."""
+    url = server["url"].rstrip("/") + "/lab"
+    return f"{url}?token={server['token']}" if server.get("token") else url
+
+
+def running_servers() -> list[dict]:
+    """The Jupyter servers this user runs (from Jupyter's runtime files)."""
+    from jupyter_server.serverapp import list_running_servers
+
+    return list(list_running_servers())
+
+
+def serving(servers: list[dict], root_dir: Path) -> dict | None:
+    """The server among ``servers`` that serves ``root_dir``, if any.
+
+    >>> serving([{"root_dir": "/tmp", "port": 8888}], Path("/tmp"))["port"]
+    8888
+    """
+    wanted = root_dir.resolve()
+    return next((server for server in servers
+                 if Path(server.get("root_dir", "")).expanduser().resolve() == wanted), None)
+
+
+def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def lab_environment(environ: dict | None = None, config: Path = CONFIG) -> dict:
+    """The environment of the course's server: ``jupyter-config/`` first on JUPYTER_CONFIG_PATH."""
+    env = dict(os.environ if environ is None else environ)
+    env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(filter(None, [str(config), env.get("JUPYTER_CONFIG_PATH")]))
+    return env
+
+
+def lab_command(root_dir: Path, port: int, extra: list[str], as_root: bool | None = None) -> list[str]:
+    """The ``jupyter lab`` command line for serving ``root_dir`` on ``port``."""
+    if as_root is None:
+        as_root = hasattr(os, "geteuid") and os.geteuid() == 0
+    command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={root_dir}", f"--port={port}",
+               "--ServerApp.port_retries=0"]     # a busy port is an error, not a silent second port
+    if as_root:
+        command.append("--allow-root")     # jupyter refuses to run as root without it
+    return command + extra
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("root_dir", type=Path, help="the folder to serve (notebooks, build/student)")
+    parser.add_argument("--port", type=int, default=8888)
+    argv = sys.argv[1:] if argv is None else argv
+    extra = argv[argv.index("--") + 1:] if "--" in argv else []   # for jupyter lab itself
+    args = parser.parse_args(argv[:len(argv) - len(extra)][:-1] if extra or "--" in argv else argv)
+
+    servers = running_servers()
+    running = serving(servers, args.root_dir)
+    if running:
+        print(f"JupyterLab is already serving {args.root_dir}/ (process {running.get('pid')}): open\n\n"
+              f"    {address(running)}\n\nin your browser; no second server started. Stop it with Ctrl-C in "
+              f"the terminal where it runs, or `.venv/bin/jupyter server stop {running.get('port')}`.")
+        return 0
+    if not port_is_free(args.port):
+        other = next((server for server in servers if server.get("port") == args.port), None)
+        holder = f"a JupyterLab serving {other.get('root_dir')}" if other else "another program"
+        print(f"Port {args.port} is used by {holder}. Stop it, or choose another port, e.g. "
+              f"`PORT={args.port + 2}` (as in `make lab PORT={args.port + 2}`).", file=sys.stderr)
+        return 1
+    print(f"\n>>> Starting JupyterLab on {args.root_dir}/. It keeps this terminal busy while it runs:\n"
+          ">>> open the http://127.0.0.1:...?token=... address it prints below in your browser;\n"
+          ">>> press Ctrl-C here (twice, or once and answer y) to stop it.\n", flush=True)
+    command = lab_command(args.root_dir, args.port, extra)
+    os.execve(command[0], command, lab_environment())
+    return 0  # not reached
+
+
+if __name__ == "__main__":
+    sys.exit(main())
