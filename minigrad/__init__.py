@@ -19,6 +19,7 @@ import builtins
 
 from .tensor import Tensor  # noqa: I001  (Tensor first: everything else builds on it)
 from . import autograd, ops
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .factories import (arange, as_tensor, empty, eye, from_numpy, full, full_like, linspace, manual_seed,
                         ones, ones_like, rand, randint, randn, randperm, tensor, zeros, zeros_like)
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled

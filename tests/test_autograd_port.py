@@ -1480,6 +1480,126 @@ def test_gradcheck_no_outputs_and_outputs_without_gradient():
         gradcheck(lambda t: torch.tensor([t.item()], dtype=torch.double), x)
 
 
+def test_gradcheck_refuses_outputs_that_change_shape_or_dtype_and_overlapping_inputs():
+    a = torch.ones(1, dtype=torch.double, requires_grad=True)
+
+    def grows(x):
+        return torch.cat([x, x]) if bool((x >= 1).all()) else x
+
+    def changes_dtype(x):
+        return x.to(torch.float32) if bool((x >= 1).all()) else x
+
+    with pytest.raises(AssertionError, match=r"Expected `func` to return outputs with the same shape when inputs "
+                                             r"are perturbed on index \(0,\) by 1e-06, but got: shapes "
+                                             r"torch.Size\(\[1\]\) and torch.Size\(\[2\]\)."):
+        gradcheck(grows, (a,))
+    with pytest.raises(AssertionError, match="same dtype when inputs are perturbed on index \\(0,\\) by 1e-06, but "
+                                             "got: dtypes torch.float64 and torch.float32."):
+        gradcheck(changes_dtype, (a,))
+    expanded = torch.ones(1, dtype=torch.double, requires_grad=True).expand(2, 2)
+    with pytest.raises(RuntimeError, match="The 0th input has a dimension with stride 0. gradcheck only supports"):
+        gradcheck(lambda t: t, (expanded,), raise_exception=False)
+
+
+# --- anomaly detection ---------------------------------------------------------------------------------
+
+class NanGrad(Function):
+    """Sums its first input; its backward puts a nan in the gradient of input 0 or input 1."""
+
+    @staticmethod
+    def forward(ctx, a, b, nan_for_a):
+        ctx.nan_for_a = nan_for_a
+        return a.sum(0, keepdim=True)
+
+    @staticmethod
+    def backward(ctx, grad):
+        g = grad.expand(4) * torch.tensor([float("nan"), 1.0, 1.0, 1.0])
+        return (g, None, None) if ctx.nan_for_a else (None, g, None)
+
+
+def messages(caught) -> list:
+    return [str(w.message) for w in caught if "Anomaly Detection has been enabled" not in str(w.message)]
+
+
+def test_anomaly_detection_names_the_node_that_returned_nan():
+    inp = torch.rand(4, requires_grad=True)
+    NanGrad.apply(inp, inp, True).backward()          # without anomaly detection: no error
+    out = NanGrad.apply(inp, inp, True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(RuntimeError, match="Function 'NanGradBackward' returned nan values in its 0th output."):
+            with torch.autograd.detect_anomaly():
+                out.backward()
+    assert any("Anomaly Detection has been enabled" in str(w.message) for w in caught)
+    warned, = messages(caught)   # PyTorch appends where in its C++ sources the warning was raised
+    assert warned.startswith("Error detected in NanGradBackward. No forward pass information available. "
+                             "Enable detect anomaly during forward pass for more information.")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(RuntimeError, match="Function 'NanGradBackward' returned nan values in its 1th output."):
+            with torch.autograd.detect_anomaly():
+                out = NanGrad.apply(inp, inp, False)
+                out.backward()
+    warned, = messages(caught)
+    assert warned.startswith("Error detected in NanGradBackward. Traceback of forward call that caused the error:")
+    assert "NanGrad.apply(inp, inp, False)" in warned
+
+
+def test_anomaly_detection_follows_nodes_made_during_a_backward():
+    class Outer(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x.sum(0, keepdim=True)
+
+        @staticmethod
+        def backward(ctx, grad):
+            x, = ctx.saved_tensors
+            return NanGrad.apply(grad.expand(4) * x, x, True).expand(4)
+
+    inp = torch.rand(4, requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(RuntimeError, match="'NanGradBackward' returned nan values in its 0th output"):
+            with torch.autograd.detect_anomaly():
+                out = Outer.apply(inp)
+                g, = torch.autograd.grad(out, (inp,), create_graph=True)
+                g.sum().backward()
+    own, induced = messages(caught)
+    assert own.startswith("Error detected in NanGradBackward.") and "NanGrad.apply(" in own
+    assert induced.startswith("\n\nPrevious calculation was induced by OuterBackward. Traceback of forward call "
+                              "that induced the previous calculation:\n")
+    assert "Outer.apply(inp)" in induced
+
+
+def test_anomaly_detection_without_nan_checks():
+    out = NanGrad.apply(torch.rand(4, requires_grad=True), None, True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with torch.autograd.detect_anomaly(check_nan=False):
+            assert torch.is_anomaly_enabled() and not torch.is_anomaly_check_nan_enabled()
+            out.backward(retain_graph=True)
+            with torch.autograd.detect_anomaly(check_nan=True):
+                with pytest.raises(RuntimeError, match="returned nan values"):
+                    out.backward(retain_graph=True)
+            out.backward()
+    assert not torch.is_anomaly_enabled() and torch.is_anomaly_check_nan_enabled()
+
+
+def test_anomaly_detection_points_at_a_saved_tensor_changed_in_place():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            with torch.autograd.detect_anomaly():
+                a = torch.randn(5, requires_grad=True)
+                d1 = a + 1
+                d2 = d1 ** 2
+                d1 += 1
+                torch.autograd.grad(d2.sum(), a)
+    warned, = messages(caught)
+    assert warned.startswith("Error detected in PowBackward0. Traceback of forward call that caused the error:")
+
+
 # --- out of scope: a clear NotImplementedError, never a silent difference ---------------------------
 
 class WithJvp(Function):

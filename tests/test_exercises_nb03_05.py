@@ -542,3 +542,10 @@ def test_nb05_turn3_explains_mistakes(answer, message, capsys):
     ok, out = verdict(nb05.your_turn_3, answer, capsys)
     assert not ok
     assert message in out, out
+
+
+def test_nb04_turn1_rejects_a_backward_that_ignores_grad_output(capsys):
+    answer = add_constant_variant(backward=lambda ctx, grad: (torch.ones_like(grad), None))
+    ok, out = verdict(nb04.your_turn_1, answer, capsys)
+    assert not ok
+    assert "with an incoming gradient [1, 10, 100], x.grad is [1.0, 1.0, 1.0]" in out, out

@@ -547,3 +547,38 @@ def test_nb08_your_turn_2_says_what_is_wrong(answer, problem, capsys):
     result, out = run(nb08.your_turn_2, answer, capsys)
     assert not result
     assert problem in out, out
+
+
+# ====================================== every checker of a backward rejects one that ignores grad_output
+class LinearIgnoringGradOutput(NaiveLinear):
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, weight = ctx.saved_tensors
+        ones = torch.ones_like(grad_output)
+        return ones.mm(weight), ones.t().mm(input)
+
+
+class SortIgnoringGradOutput(MarkedSort):
+    @staticmethod
+    def backward(ctx, grad_values, grad_indices):
+        indices, = ctx.saved_tensors
+        return torch.zeros_like(grad_values).index_add_(0, indices, torch.ones_like(grad_values))
+
+
+class MatMulIgnoringGradOutput(MatMulStarter):
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        ones = torch.ones_like(grad_output)
+        return ones.mm(b.t()), a.t().mm(ones)
+
+
+@pytest.mark.parametrize("checker, answer, problem", [
+    (nb06.your_turn_1, LinearIgnoringGradOutput, "with both input and weight requiring grad: input.grad has wrong values"),
+    (nb06.your_turn_2, SortIgnoringGradOutput, "for the loss sum(values * [1, 10, 100, 1000, 10000]), x.grad is"),
+    (nb08.your_turn_1, MatMulIgnoringGradOutput, "gradcheck finds grad_a wrong for a [3, 3] @ b [3, 3]"),
+])
+def test_a_backward_that_ignores_grad_output_is_rejected(checker, answer, problem, capsys):
+    result, out = run(checker, answer, capsys)
+    assert not result
+    assert problem in out, out

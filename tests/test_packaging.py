@@ -6,13 +6,17 @@ README, the Makefile and the nbval sanitize file must stay in step with it.
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 SANITIZE = ROOT / "tests" / "nbval_sanitize.cfg"
 
 # pip name -> conda-forge name, where they differ.
@@ -231,3 +235,37 @@ def test_makefile_uses_the_sanitize_file():
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert "tests/nbval_sanitize.cfg" in makefile
     assert "--nbval-sanitize-with" in makefile
+
+
+# --- Binder: the course launches on mybinder.org without installing anything --------------------
+
+BINDER = ROOT / "binder"
+
+
+def test_binder_installs_what_pyproject_asks_for(pyproject):
+    lines = [line.strip() for line in (BINDER / "requirements.txt").read_text().splitlines()]
+    specs = [line for line in lines if line and not line.startswith("#")]
+    project = pyproject["project"]
+    assert sorted(specs) == sorted(project["dependencies"] + project["optional-dependencies"]["course"])
+
+
+def test_binder_has_graphviz_python_and_the_package():
+    assert "graphviz" in (BINDER / "apt.txt").read_text().split(), "apt.txt gives the dot program"
+    runtime = (BINDER / "runtime.txt").read_text().strip()
+    stored = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"]
+    assert re.fullmatch(r"python-3\.\d+", runtime) and int(runtime.split(".")[1]) >= int(stored.split(".")[1])
+    for script in ("postBuild", "start"):
+        path = BINDER / script
+        assert path.read_text().startswith("#!/bin/bash\n") and os.access(path, os.X_OK), script
+    assert re.search(r"^python -m pip install --no-deps -e \.$", (BINDER / "postBuild").read_text(), re.M)
+    start = (BINDER / "start").read_text()
+    assert 'JUPYTER_CONFIG_PATH="$PWD/jupyter-config' in start and start.rstrip().endswith('exec "$@"')
+    assert (ROOT / "jupyter-config" / "jupyter_server_config.py").exists()
+
+
+def test_readme_has_the_binder_launch_link():
+    from tools.site import binder_url
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert binder_url("OWNER/REPO") in text
+    assert "OWNER/REPO" in readme_section("Launch without installing")

@@ -550,3 +550,47 @@ def test_site_page_embeds_pictures_and_reads_without_network(path, site_pages):
     assert not [href for href in reader.stylesheets if "://" in href]
     assert reader.details == sum("solution" in tags(cell) for cell in nb.cells)
     assert "index.html" in reader.links
+
+
+def test_site_has_every_markdown_page_and_a_language_switch_on_every_page(tmp_path):
+    source = tmp_path / "notebooks"
+    source.mkdir()
+    for path in NOTEBOOK_PATHS[:2]:
+        (source / path.name).write_bytes(path.read_bytes())
+    (source / "ctx_cheatsheet.md").write_text("# ctx on one page\n\n| member | what |\n|---|---|\n"
+                                              "| `ctx.saved_tensors` | see [05](05_save_for_backward.ipynb) |\n")
+    fake_translation(source, {NOTEBOOK_PATHS[0].name})
+    (source / "zh" / "ctx_cheatsheet.md").write_text("# ctx 一页纸\n\n上下文。\n", encoding="utf-8")
+    pages = site.build(source, tmp_path / "site")
+    names = {page.relative_to(tmp_path / "site").as_posix() for page in pages}
+    first, second = NOTEBOOK_PATHS[0].stem, NOTEBOOK_PATHS[1].stem
+    assert names == {"index.html", f"{first}.html", f"{second}.html", "ctx_cheatsheet.html",
+                     "zh/index.html", f"zh/{first}.html", "zh/ctx_cheatsheet.html"}
+
+    cheatsheet = (tmp_path / "site" / "ctx_cheatsheet.html").read_text(encoding="utf-8")
+    assert "<table>" in cheatsheet and 'href="05_save_for_backward.html"' in cheatsheet
+    assert 'href="ctx_cheatsheet.html"' in (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert 'href="ctx_cheatsheet.html"' in (tmp_path / "site" / "zh" / "index.html").read_text(encoding="utf-8")
+
+    def language_links(name):
+        return sorted({href for href, lang in re.findall(r'<a class="language" href="([^"]+)" hreflang="(\w+)"',
+                                                  re.sub(r'(<a class="language") (hreflang="\w+") (href="[^"]+")',
+                                                         r"\1 \3 \2", (tmp_path / "site" / name).read_text("utf-8")))})
+
+    for name in ("index.html", f"{first}.html", "ctx_cheatsheet.html"):
+        assert language_links(name) == [f"zh/{name}"], name
+        assert language_links(f"zh/{name}") == [f"../{name}"], name
+        assert (tmp_path / "site" / "zh" / name).exists()
+    assert language_links(f"{second}.html") == [], "a page without a translation links to none"
+    assert '<html lang="zh">' in (tmp_path / "site" / "zh" / f"{first}.html").read_text(encoding="utf-8")
+
+
+def test_every_markdown_page_of_the_course_is_on_the_site(site_pages):
+    index = site_pages[0].read_text(encoding="utf-8")
+    for folder in editions(NOTEBOOKS).values():
+        for path in folder.glob("*.md"):
+            page = site_pages[0].parent / path.relative_to(NOTEBOOKS).with_suffix(".html")
+            assert page in site_pages
+            course_map = page.parent / "index.html"
+            assert f'href="{path.stem}.html"' in course_map.read_text(encoding="utf-8"), path
+    assert 'class="binder" href="https://mybinder.org/v2/gh/' in index

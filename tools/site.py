@@ -11,6 +11,11 @@ nbconvert's require.js and mermaid loaders are left out, and MathJax (which type
 formulas) is loaded without blocking only by pages that contain math; offline, those formulas
 show as TeX source.
 
+Every markdown page in the notebooks' folder (``notebooks/*.md``, e.g. the ctx cheat sheet) becomes
+a page too, linked from the course map. A translated edition (``notebooks/zh/``) is built into
+``zh/`` with its own course map, and every page links to its counterpart in the other language.
+The course map also has a "launch on Binder" link (see ``binder_url``).
+
 Usage, from the repository's root (``make site``)::
 
     python -m tools.site notebooks build/site
@@ -20,13 +25,14 @@ from __future__ import annotations
 import argparse
 import html
 import re
+import subprocess
 import sys
 from pathlib import Path
 
 from nbconvert import HTMLExporter
 from nbconvert.filters import markdown2html
 
-from tools.course import MATHJAX_BLOCK, NotebookIntro, has_math, notebook_intro, notebook_paths, read_notebook
+from tools.course import MATHJAX_BLOCK, NotebookIntro, editions, has_math, notebook_intro, notebook_paths, read_notebook
 
 # Changes to nbconvert's "lab" template: no script loaders, a navigation bar, folded
 # solutions, and the text description of a picture as its alt text.
@@ -37,6 +43,7 @@ TEMPLATE = r"""{%- extends 'index.html.j2' -%}
 <style>
 nav.course { font-family: var(--jp-ui-font-family); font-size: 15px; padding: 8px 0 16px;
              display: flex; gap: 24px; border-bottom: 1px solid #ddd; margin-bottom: 16px; }
+nav.course .language { margin-left: auto; }
 details.solution { margin: 8px 0 8px var(--jp-cell-prompt-width, 64px); }
 details.solution > summary { cursor: pointer; font-family: var(--jp-ui-font-family);
                              color: #0b5394; padding: 4px 0; }
@@ -66,32 +73,50 @@ details.solution > summary { cursor: pointer; font-family: var(--jp-ui-font-fami
 {%- endblock data_png %}
 """
 
-INDEX = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<title>minigrad: the course map</title>
-<style>
-body {{ font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; max-width: 860px;
-       margin: 2em auto; padding: 0 1em; line-height: 1.5; color: #222; }}
+STYLE = """<style>
+body {{ font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans CJK SC", sans-serif;
+       max-width: 860px; margin: 2em auto; padding: 0 1em; line-height: 1.5; color: #222; }}
 code {{ background: #f2f2f2; padding: 0 3px; border-radius: 3px; }}
+table {{ border-collapse: collapse; }} td, th {{ border: 1px solid #ddd; padding: 4px 8px; vertical-align: top; }}
+nav.course {{ display: flex; gap: 24px; border-bottom: 1px solid #ddd; padding-bottom: 8px; }}
+nav.course .language {{ margin-left: auto; }}
 .notebook {{ border-top: 1px solid #ddd; padding: 0.6em 0; }}
 .notebook h2 {{ margin: 0.3em 0; font-size: 1.3em; }}
 .notebook .question {{ font-style: italic; margin: 0.2em 0; }}
 .notebook .time {{ color: #666; font-size: 0.9em; }}
 .notebook ul {{ margin: 0.3em 0; }}
-</style>
+</style>"""
+
+PAGE = """<!DOCTYPE html>
+<html lang="{lang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<title>{title}</title>
+""" + STYLE + """
 </head>
 <body>
-<h1>minigrad: how PyTorch's custom autograd Functions work</h1>
-<p>The course's notebooks with their stored outputs, to read in any browser. To run the code
-and do the exercises, clone the repository and run <code>make lab</code> (see its README).
-Read the notebooks in order: each builds on the ones before.</p>
-{entries}
+{nav}
+{body}
 </body>
 </html>
 """
+
+# The words of the course map and of the navigation, per edition.
+WORDS = {
+    "en": {"name": "English", "map": "Course map", "title": "minigrad: how PyTorch's custom autograd Functions work",
+           "intro": "The course's notebooks with their stored outputs, to read in any browser. To run the code "
+                    "and do the exercises, clone the repository and run <code>make lab</code> (see its README), "
+                    "or launch it on Binder without installing anything: {binder}. Read the notebooks in order: "
+                    "each builds on the ones before.",
+           "binder": "Launch on Binder", "learn": "You will learn:", "reference": "Reference pages"},
+    "zh": {"name": "中文", "map": "课程地图", "title": "minigrad：PyTorch 自定义 autograd Function 是怎样工作的",
+           "intro": "课程的全部笔记本及其保存的输出，用任何浏览器都能阅读。要运行代码、做练习，请克隆仓库并运行 "
+                    "<code>make lab</code>（见 README.zh.md），或者不安装任何东西，直接在 Binder 上打开：{binder}。"
+                    "请按顺序阅读：每一本都建立在前面几本之上。",
+           "binder": "在 Binder 上运行", "learn": "你将学到：", "reference": "参考页面"},
+}
+BINDER_PLACEHOLDER = "OWNER/REPO"
 
 ENTRY = """<div class="notebook" id="nb{number}">
 <h2><a href="{href}">{number} · {title}</a></h2>
@@ -101,60 +126,155 @@ ENTRY = """<div class="notebook" id="nb{number}">
 </div>"""
 
 
+def binder_url(repository: str | None = None, notebook: str = "notebooks/00_start_here.ipynb") -> str:
+    """The mybinder.org address that opens the course in JupyterLab, for a GitHub ``repository``
+    ("owner/name"; by default read from ``git remote get-url origin``, else ``OWNER/REPO``, a
+    placeholder to replace with the repository's path on GitHub).
+
+    >>> binder_url("someone/minigrad")
+    'https://mybinder.org/v2/gh/someone/minigrad/HEAD?urlpath=lab/tree/notebooks/00_start_here.ipynb'
+    """
+    if repository is None:
+        repository = github_repository() or BINDER_PLACEHOLDER
+    return f"https://mybinder.org/v2/gh/{repository}/HEAD?urlpath=lab/tree/{notebook}"
+
+
+def github_repository() -> str | None:
+    """"owner/name" of the ``origin`` remote when it is on GitHub, else None."""
+    try:
+        url = subprocess.run(["git", "remote", "get-url", "origin"], capture_output=True, text=True,
+                             timeout=10, cwd=Path(__file__).resolve().parent).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    match = re.search(r"github\.com[:/]([^/]+/[^/]+?)(?:\.git)?/?$", url)
+    return match.group(1) if match else None
+
+
 def inline_markdown(text: str) -> str:
     """Markdown of one line or paragraph as HTML, without the surrounding ``<p>``."""
     rendered = markdown2html(text).strip()
     return re.sub(r"^<p>(.*)</p>$", r"\1", rendered, flags=re.DOTALL)
 
 
-def navigation(intros: list[NotebookIntro], index: int) -> str:
-    """The links above and below a page: the course map, the previous and the next notebook."""
-    links = ['<a href="index.html">Course map</a>']
+def language_link(language: str, counterparts: dict[str, str]) -> str:
+    """Links to this page in the other editions (``counterparts``: language -> relative URL)."""
+    return " ".join(f'<a class="language" hreflang="{other}" href="{href}">{WORDS.get(other, WORDS["en"])["name"]}</a>'
+                    for other, href in counterparts.items() if other != language)
+
+
+def navigation(intros: list[NotebookIntro], index: int, language: str = "en",
+               counterparts: dict[str, str] | None = None) -> str:
+    """The links above and below a page: the course map, the previous and the next notebook, and
+    the same page in the other language."""
+    links = [f'<a href="index.html">{WORDS.get(language, WORDS["en"])["map"]}</a>']
     if index > 0:
         before = intros[index - 1]
         links.append(f'<a href="{before.name}.html">← {before.number} · {inline_markdown(before.title)}</a>')
-    if index + 1 < len(intros):
+    if 0 <= index < len(intros) - 1:
         after = intros[index + 1]
         links.append(f'<a href="{after.name}.html">{after.number} · {inline_markdown(after.title)} →</a>')
+    if counterparts:
+        links.append(language_link(language, counterparts))
     return '<nav class="course">' + " ".join(links) + "</nav>"
 
 
-def index_page(intros: list[NotebookIntro]) -> str:
-    """The course map: one entry per notebook, from its first markdown cell."""
+def index_page(intros: list[NotebookIntro], pages: list[tuple[str, str]] = (), language: str = "en",
+               counterparts: dict[str, str] | None = None) -> str:
+    """The course map: one entry per notebook, from its first markdown cell, then the reference
+    pages (``pages``: (file name, title)) and the Binder link."""
+    words = WORDS.get(language, WORDS["en"])
     entries = []
     for intro in intros:
         learn = "".join(f"<li>{inline_markdown(item)}</li>" for item in intro.learn)
         entries.append(ENTRY.format(
             number=html.escape(intro.number), href=f"{intro.name}.html",
             title=inline_markdown(intro.title), question=inline_markdown(intro.question),
-            learn=f"<p>You will learn:</p><ul>{learn}</ul>" if learn else "",
+            learn=f"<p>{words['learn']}</p><ul>{learn}</ul>" if learn else "",
             time=html.escape(intro.time.capitalize())))
-    return INDEX.format(entries="\n".join(entries))
+    binder = f'<a class="binder" href="{html.escape(binder_url())}">{words["binder"]}</a>'
+    body = [f"<h1>{html.escape(words['title'])}</h1>", f"<p>{words['intro'].format(binder=binder)}</p>", *entries]
+    if pages:
+        body.append(f"<h2>{words['reference']}</h2><ul>" + "".join(
+            f'<li><a href="{name}">{inline_markdown(title)}</a></li>' for name, title in pages) + "</ul>")
+    nav = '<nav class="course">' + language_link(language, counterparts or {}) + "</nav>" if counterparts else ""
+    return PAGE.format(lang=language, title=html.escape(words["title"]), nav=nav, body="\n".join(body))
+
+
+def markdown_page(path: Path, language: str, counterparts: dict[str, str]) -> tuple[str, str]:
+    """A markdown file of the notebooks' folder as a page; returns (title, page)."""
+    text = path.read_text(encoding="utf-8")
+    heading = re.search(r"^#\s+(.+)$", text, re.MULTILINE)
+    title = heading.group(1).strip() if heading else path.stem
+    nav = navigation([], -1, language, counterparts)
+    page = PAGE.format(lang=language, title=html.escape(re.sub(r"[`*]", "", title)), nav=nav,
+                       body=markdown2html(text))
+    return title, link_pages(page)
 
 
 def link_pages(page: str) -> str:
-    """Turn links between notebooks (``01_self.ipynb``) into links between pages (``.html``)."""
-    return re.sub(r'href="(?!https?:)([^"#]+)\.ipynb(#[^"]*)?"', r'href="\1.html\2"', page)
+    """Turn links between notebooks (``01_self.ipynb``) and markdown pages (``ctx_cheatsheet.md``)
+    into links between pages (``.html``)."""
+    return re.sub(r'href="(?!https?:)([^"#]+)\.(?:ipynb|md)(#[^"]*)?"', r'href="\1.html\2"', page)
+
+
+def counterpart_links(name: str, language: str, found: dict[str, set[str]]) -> dict[str, str]:
+    """Relative URLs of page ``name`` in every edition that has it (``found``: language -> names)."""
+    links = {}
+    for other, names in found.items():
+        if name in names:
+            if other == language:
+                links[other] = name
+            elif language == "en":
+                links[other] = f"{other}/{name}"
+            else:
+                links[other] = f"../{name}" if other == "en" else f"../{other}/{name}"
+    return links if len(links) > 1 else {}
 
 
 def build(source: Path | str, target: Path | str) -> list[Path]:
-    """Write a page per notebook in ``source`` and ``index.html`` into ``target``; return them."""
-    target = Path(target)
+    """Write a page per notebook and per markdown file in ``source`` and ``index.html`` into
+    ``target``, and the same for each translated edition (``source/zh`` into ``target/zh``).
+    Returns the pages written, the English course map first."""
+    found = {}
+    for language, folder in editions(source).items():
+        found[language] = {f"{path.stem}.html" for path in [*notebook_paths(folder), *folder.glob("*.md")]}
+        found[language].add("index.html")
+    written = []
+    for language, folder in editions(source).items():
+        written += build_edition(folder, Path(target) if language == "en" else Path(target) / language,
+                                 language, found)
+    return written
+
+
+def build_edition(folder: Path, target: Path, language: str, found: dict[str, set[str]]) -> list[Path]:
+    """The pages of one edition (see ``build``)."""
     target.mkdir(parents=True, exist_ok=True)
-    paths = notebook_paths(source)
+    paths = notebook_paths(folder)
     notebooks = [read_notebook(path) for path in paths]
     intros = [notebook_intro(nb, path.stem) for nb, path in zip(notebooks, paths)]
     exporter = HTMLExporter(template_name="lab", raw_template=TEMPLATE)
     written = []
     for index, (nb, intro) in enumerate(zip(notebooks, intros)):
+        counterparts = counterpart_links(f"{intro.name}.html", language, found)
         resources = {"metadata": {"name": f"{intro.number} · {intro.title.strip('`')}"},
-                     "course_has_math": has_math(nb), "course_nav": navigation(intros, index)}
+                     "course_has_math": has_math(nb),
+                     "course_nav": navigation(intros, index, language, counterparts)}
         page, _ = exporter.from_notebook_node(nb, resources=resources)
+        if language != "en":
+            page = page.replace('<html lang="en">', f'<html lang="{language}">', 1).replace("<html>", f'<html lang="{language}">', 1)
         out = target / f"{intro.name}.html"
         out.write_text(link_pages(page), encoding="utf-8")
         written.append(out)
+    pages = []
+    for path in sorted(folder.glob("*.md")):
+        title, page = markdown_page(path, language, counterpart_links(f"{path.stem}.html", language, found))
+        out = target / f"{path.stem}.html"
+        out.write_text(page, encoding="utf-8")
+        pages.append((out.name, title))
+        written.append(out)
     index_file = target / "index.html"
-    index_file.write_text(index_page(intros), encoding="utf-8")
+    index_file.write_text(index_page(intros, pages, language, counterpart_links("index.html", language, found)),
+                          encoding="utf-8")
     return [index_file, *written]
 
 
@@ -166,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
     written = build(args.source, args.target)
     for out in written:
         print(out)
-    print(f"Site: {len(written) - 1} pages and the course map; open {args.target / 'index.html'} "
+    print(f"Site: {len(written)} pages with the course map; open {args.target / 'index.html'} "
           "in a browser (no server needed), or copy the folder to any web server.")
     return 0
 

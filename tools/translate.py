@@ -287,10 +287,22 @@ def template(node: ast.expr) -> str | None:
 
 def checker_messages(path: Path) -> list[tuple[int, str]]:
     """Every English message a checker module can print, as (line, template): the strings given to
-    ``exercise``, ``expect`` and ``NotYet``, and the strings held by the module's constants (hints
-    kept in a dictionary, for instance), dictionary keys and one-word strings left out."""
+    ``exercise``, ``expect`` and ``NotYet``, the strings held by the module's constants (hints kept in
+    a dictionary, for instance), and any other phrase of three words or more that is not a docstring
+    (a test case's description, which a message quotes); dictionary keys and one-word strings of
+    constants are left out."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found: list[tuple[int, str]] = []
+    skip = set()   # docstrings (any string standing alone as a statement), the parts of an f-string
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            skip.add(id(node.value))
+        if isinstance(node, ast.JoinedStr):
+            skip.update(id(part) for part in ast.walk(node) if part is not node)
+    for node in ast.walk(tree):
+        text = template(node) if isinstance(node, (ast.Constant, ast.JoinedStr)) else None
+        if text and id(node) not in skip and text.count(" ") >= 2:
+            found.append((node.lineno, text))
 
     def add_strings(node: ast.AST) -> None:
         if isinstance(node, ast.Dict):

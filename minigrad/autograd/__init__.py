@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..tensor import Tensor
-from . import forward_ad, function, graph
+from . import anomaly_mode, forward_ad, function, graph
+from .anomaly_mode import detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
 from .engine import ExecutionEngine, run_backward
 from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
@@ -88,5 +89,6 @@ class Variable(metaclass=_VariableMeta):
         return variable
 
 
-__all__ = ["Variable", "forward_ad", "Function", "FunctionCtx", "once_differentiable", "grad", "backward", "gradcheck", "gradgradcheck",
+__all__ = ["Variable", "forward_ad", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
+           "is_anomaly_check_nan_enabled", "Function", "FunctionCtx", "once_differentiable", "grad", "backward", "gradcheck", "gradgradcheck",
            "GradcheckError", "AccumulateGrad", "Node", "function", "graph"]

@@ -28,6 +28,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .. import grad_mode
+from . import anomaly_mode
 from ..tensor import Tensor
 from ..types import from_numpy_dtype
 from .function import BackwardCFunction
@@ -244,7 +245,10 @@ def _execute(roots, retain_graph, create_graph, captures, inputs, observer, accu
             if (len(grad_outputs) != 1 or grad_outputs[0] is None
                     or node._retain_grad_tensors or node._pre_hooks):
                 grad_outputs = _prepare_grad_outputs(node, grad_outputs, staged)
-            grad_inputs = _validate(node, node.apply(*grad_outputs))
+            if anomaly_mode.state.enabled:
+                grad_inputs = _apply_watched(node, grad_outputs)
+            else:
+                grad_inputs = _validate(node, node.apply(*grad_outputs))
             if node._post_hooks:
                 grad_inputs = _run_post_hooks(node, grad_inputs, grad_outputs)
         if not retain_graph:
@@ -273,6 +277,21 @@ def _execute(roots, retain_graph, create_graph, captures, inputs, observer, accu
         if node._post_hooks:   # AccumulateGrad's own hooks see no grad_inputs: a leaf sends nothing on
             _run_post_hooks(node, (), [grad])
     return None
+
+
+def _apply_watched(node, grad_outputs: list) -> tuple:
+    """Anomaly detection is on: note which node runs, refuse nan, say where a failing node came from."""
+    parent, anomaly_mode.state.current_node = anomaly_mode.state.current_node, node
+    try:
+        grad_inputs = _validate(node, node.apply(*grad_outputs))
+        if anomaly_mode.state.check_nan:
+            anomaly_mode.check_nan(node, grad_inputs)
+        return grad_inputs
+    except Exception:
+        anomaly_mode.warn_error_in(node)
+        raise
+    finally:
+        anomaly_mode.state.current_node = parent
 
 
 def _run_tensor_hooks(hooks: dict, grad):

@@ -34,6 +34,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import grad_mode
+from . import anomaly_mode
 from ..tensor import Tensor
 from .graph import Node, _sequence_numbers
 from ..types import Size, from_numpy_dtype
@@ -291,6 +292,8 @@ class Function(metaclass=FunctionMeta):
         if record:
             ctx.requires_grad = True
             ctx._sequence_nr = next(_sequence_numbers)
+            if anomaly_mode.state.enabled:
+                anomaly_mode.record_forward(ctx)
             ctx._input_positions = tuple(positions)
             ctx.next_functions = tuple(edges)
             ctx._input_info = input_info
@@ -335,7 +338,10 @@ def _apply_without_graph(cls, args: tuple, kwargs: dict) -> Any:
         if dirty is None:
             for arg in args:
                 if output is arg:
-                    return output._alias()   # an input returned unchanged comes back as a new object
+                    output = output._alias()   # an input returned unchanged comes back as a new object
+                    break
+            if output._base is not None:
+                _views.mark_custom_function_output(ctx, output)
             return output
         if len(dirty) == 1 and dirty[0] is output:   # an in-place operation such as p -= lr * p.grad
             output._version_counter.value += 1

@@ -53,13 +53,35 @@ def _numerical_jacobian(func, inputs, output_index: int, input_index: int, eps: 
     jacobian = np.zeros((flat.size, n_out), dtype=x._data.dtype)
     for i in range(flat.size):   # func runs as the user wrote it (hooks included), only the data moves
         original = flat[i]
-        flat[i] = original + eps
-        plus = _outputs(func, inputs)[output_index]._data.reshape(-1).copy()
         flat[i] = original - eps
-        minus = _outputs(func, inputs)[output_index]._data.reshape(-1).copy()
+        minus = _outputs(func, inputs)[output_index]
+        minus_values = minus._data.reshape(-1).copy()   # copied now: an output may share the input's data
+        flat[i] = original + eps
+        plus = _outputs(func, inputs)[output_index]
+        plus_values = plus._data.reshape(-1).copy()
         flat[i] = original
-        jacobian[i] = (plus - minus) / (2 * eps)
+        _check_same_shape_and_dtype(minus, plus, np.unravel_index(i, x._data.shape), eps)
+        jacobian[i] = (plus_values - minus_values) / (2 * eps)
     return jacobian
+
+
+def _check_same_shape_and_dtype(minus: Tensor, plus: Tensor, index: tuple, eps: float) -> None:
+    """A function whose output shape or dtype jumps with its input has no Jacobian to compare."""
+    index = tuple(int(i) for i in index)
+    for what, a, b in (("shape", minus.shape, plus.shape), ("dtype", minus.dtype, plus.dtype)):
+        if a != b:
+            raise AssertionError(f"Expected `func` to return outputs with the same {what} when inputs are perturbed "
+                                 f"on index {index} by {eps}, but got: {what}s {a} and {b}.")
+
+
+def _check_inputs_do_not_overlap(inputs: tuple, differentiable: list) -> None:
+    """Perturbing one element of an expanded input would move all the elements that share its memory."""
+    for i in differentiable:
+        data = inputs[i]._data
+        if any(stride == 0 and size > 1 for stride, size in zip(data.strides, data.shape)):
+            raise RuntimeError(f"The {i}th input has a dimension with stride 0. gradcheck only supports inputs that "
+                               "are non-overlapping to be able to compute the numerical gradients correctly. You "
+                               "should call .contiguous on the input before passing it to gradcheck.")
 
 
 def _analytical_jacobian(output: Tensor, inputs: tuple, differentiable: list) -> list:
@@ -116,6 +138,7 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-06, atol: float = 1e-05
                 f"Input #{i} requires gradient and is not a double precision floating point or complex. This "
                 "check will likely fail if all the inputs are not of double precision floating point or complex. ",
                 UserWarning, stacklevel=2)
+    _check_inputs_do_not_overlap(inputs, differentiable)
     outputs = _outputs(func, inputs)
     checked = [k for k, o in enumerate(outputs) if o.requires_grad]   # outputs that carry gradients
     try:

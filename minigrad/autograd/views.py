@@ -144,7 +144,7 @@ def positions_in_base(view: Tensor) -> tuple:
     """Which elements of its base ``view`` shows: a numpy index ``key`` with ``base[key]`` equal to ``view``.
 
     >>> import minigrad as torch
-    >>> y = torch.arange(6).view(2, 3)
+    >>> y = torch.tensor([[0, 1, 2], [3, 4, 5]])
     >>> key = positions_in_base(y.t()[1:])
     >>> y.numpy()[key]
     array([[1, 4],
@@ -226,6 +226,8 @@ def current_grad_fn(view: Tensor):
         return None
     message = _refusal(view, indirect=True)
     if message is not None:
+        if not grad_mode.state.enabled:
+            return view._grad_fn   # nothing is being recorded: an operation under no_grad may still use it
         raise RuntimeError(message)
     return _point_view_at_base(view)
 

@@ -361,7 +361,7 @@ MESSAGES: dict[str, str] = {
     # nb09.py
     'Your turn 1: Â as COO from the edge list': "动手练习 1：由边列表得到 COO 格式的 Â",
     'pass the function itself: check.your_turn_1(normalized_adjacency)': "传入函数本身：check.your_turn_1(normalized_adjacency)",
-    'for {name}, normalized_adjacency returned {type(result).__name__}, not a pair (indices, values)': "对于 {name}，normalized_adjacency 返回了 {type(result).__name__}，不是 (indices, values) 这一对",
+    'for {name}, normalized_adjacency returned {type(result).__name__}, not a pair (indices, values)': "对于{name}，normalized_adjacency 返回了 {type(result).__name__}，不是 (indices, values) 这一对",
     'end with: return indices, values': "最后写：return indices, values",
     'indices and values must both be tensors': "indices 和 values 都必须是张量",
     'torch.stack([rows, cols]) gives the indices; the values come from tensor arithmetic': "torch.stack([rows, cols]) 给出 indices；values 由张量运算得到",
@@ -370,25 +370,25 @@ MESSAGES: dict[str, str] = {
     'values must have one entry per column of indices ({nnz}); got shape {list(values.shape)}': "values 必须对 indices 的每一列有一个元素（{nnz} 个）；得到的形状是 {list(values.shape)}",
     'values are {values.dtype}; use float32, the dtype of the weights they will multiply': "values 是 {values.dtype}；请用 float32，也就是它们要去乘的权重的 dtype",
     'spmm refuses to mix dtypes; build the degrees from torch.ones(...) (float32 by default)': "spmm 拒绝混用 dtype；用 torch.ones(...)（默认 float32）来构建度",
-    'for {name}, the coordinate {_pair(_first_repeat(pairs))} appears more than once (repeated coordinates add up)': "对于 {name}，坐标 {_pair(_first_repeat(pairs))} 出现了不止一次（重复的坐标会相加）",
+    'for {name}, the coordinate {_pair(_first_repeat(pairs))} appears more than once (repeated coordinates add up)': "对于{name}，坐标 {_pair(_first_repeat(pairs))} 出现了不止一次（重复的坐标会相加）",
     'list each friendship once per direction, and each self-loop once': "每对好友关系每个方向列一次，每个自环列一次",
-    'for {name}, there is no self-loop ({missing_loops[0]}, {missing_loops[0]}): Â is built from A + I': "对于 {name}，没有自环 ({missing_loops[0]}, {missing_loops[0]})：Â 是由 A + I 构建的",
+    'for {name}, there is no self-loop ({missing_loops[0]}, {missing_loops[0]}): Â is built from A + I': "对于{name}，没有自环 ({missing_loops[0]}, {missing_loops[0]})：Â 是由 A + I 构建的",
     'add one entry (i, i) for every member: torch.arange(num_nodes) gives them all': "为每个成员加一个元素 (i, i)：torch.arange(num_nodes) 能一次给出全部",
-    'for {name}, ({i}, {j}) is there but ({j}, {i}) is not: A must be symmetric': "对于 {name}，有 ({i}, {j}) 却没有 ({j}, {i})：A 必须是对称的",
+    'for {name}, ({i}, {j}) is there but ({j}, {i}) is not: A must be symmetric': "对于{name}，有 ({i}, {j}) 却没有 ({j}, {i})：A 必须是对称的",
     'a friendship goes both ways: put (i, j) and (j, i) in the indices': "好友关系是双向的：把 (i, j) 和 (j, i) 都放进 indices",
-    'for {name}, the entry {_pair(extra[0])} is not a friendship': "对于 {name}，元素 {_pair(extra[0])} 不是一对好友关系",
+    'for {name}, the entry {_pair(extra[0])} is not a friendship': "对于{name}，元素 {_pair(extra[0])} 不是一对好友关系",
     'the indices are the edges (both directions) and the self-loops, nothing else': "indices 只包含边（两个方向）和自环，别无其他",
-    'for {name}, the friendship {_pair(missing[0])} is missing: nnz is {nnz}, expected 2 * {len(edges)} + {n} = {2 * len(edges) + n}': "对于 {name}，缺少好友关系 {_pair(missing[0])}：nnz 是 {nnz}，应该是 2 * {len(edges)} + {n} = {2 * len(edges) + n}",
+    'for {name}, the friendship {_pair(missing[0])} is missing: nnz is {nnz}, expected 2 * {len(edges)} + {n} = {2 * len(edges) + n}': "对于{name}，缺少好友关系 {_pair(missing[0])}：nnz 是 {nnz}，应该是 2 * {len(edges)} + {n} = {2 * len(edges) + n}",
     'every friendship in both directions, plus one self-loop per member': "每对好友关系两个方向，再加上每个成员一个自环",
-    'for {name}, every value is 1: these are the entries of A + I, not yet normalised': "对于 {name}，每个值都是 1：这是 A + I 的元素，还没有归一化",
+    'for {name}, every value is 1: these are the entries of A + I, not yet normalised': "对于{name}，每个值都是 1：这是 A + I 的元素，还没有归一化",
     'value k is 1 / sqrt(degree[rows[k]] * degree[cols[k]])': "第 k 个值是 1 / sqrt(degree[rows[k]] * degree[cols[k]])",
-    'for {name}, the values use the degree without the self-loop': "对于 {name}，这些值用的是不含自环的度",
+    'for {name}, the values use the degree without the self-loop': "对于{name}，这些值用的是不含自环的度",
     'count the self-loop in the degree: the degree of A + I (member 0 of the karate club has 16 friends, so its degree is 17 and Â[0, 0] = 1/17)': "把自环算进度里：用 A + I 的度（空手道俱乐部的成员 0 有 16 个好友，所以他的度是 17，Â[0, 0] = 1/17）",
-    'for {name}, the values are 1 / degree[row]: that is D^-1 (A + I), which is not symmetric': "对于 {name}，这些值是 1 / degree[row]：那是 D^-1 (A + I)，它不对称",
+    'for {name}, the values are 1 / degree[row]: that is D^-1 (A + I), which is not symmetric': "对于{name}，这些值是 1 / degree[row]：那是 D^-1 (A + I)，它不对称",
     'divide by the square root of both degrees: 1 / sqrt(degree[rows] * degree[cols])': "除以两个度乘积的平方根：1 / sqrt(degree[rows] * degree[cols])",
-    'for {name}, the values are 1 / (degree[row] * degree[col]): the square root is missing': "对于 {name}，这些值是 1 / (degree[row] * degree[col])：缺了平方根",
+    'for {name}, the values are 1 / (degree[row] * degree[col]): the square root is missing': "对于{name}，这些值是 1 / (degree[row] * degree[col])：缺了平方根",
     'D^-1/2 on each side: 1 / sqrt(degree[rows] * degree[cols]), e.g. degree.pow(-0.5)': "两边各乘 D^-1/2：1 / sqrt(degree[rows] * degree[cols])，例如 degree.pow(-0.5)",
-    'for {name}, the value at ({i}, {j}) is {got[k]:.4f}; expected 1 / sqrt({degree[i]:g} * {degree[j]:g}) = {want[k]:.4f}': "对于 {name}，({i}, {j}) 处的值是 {got[k]:.4f}；应该是 1 / sqrt({degree[i]:g} * {degree[j]:g}) = {want[k]:.4f}",
+    'for {name}, the value at ({i}, {j}) is {got[k]:.4f}; expected 1 / sqrt({degree[i]:g} * {degree[j]:g}) = {want[k]:.4f}': "对于{name}，({i}, {j}) 处的值是 {got[k]:.4f}；应该是 1 / sqrt({degree[i]:g} * {degree[j]:g}) = {want[k]:.4f}",
     'value k is 1 / sqrt(degree[rows[k]] * degree[cols[k]]), degrees of A + I (self-loop counted)': "第 k 个值是 1 / sqrt(degree[rows[k]] * degree[cols[k]])，用 A + I 的度（算上自环）",
     'Your turn 2: a graph convolution layer with spmm': "动手练习 2：用 spmm 写图卷积层",
     'pass the class itself: check.your_turn_2(GraphConvolution)': "传入类本身：check.your_turn_2(GraphConvolution)",
@@ -535,4 +535,40 @@ MESSAGES: dict[str, str] = {
     'row * shape[1] + col': 'row * shape[1] + col',   # code: stays as it is
     'Your turn 3: spot the bugs in CustomFunction': "动手练习 3：找出 CustomFunction 里的 bug",
     'pass the class itself: check.your_turn_3(CustomFunction)': "传入类本身：check.your_turn_3(CustomFunction)",
+    # descriptions and fragments that messages quote (checkers' test cases)
+    'before Module.__init__() call': 'before Module.__init__() call',   # PyTorch's text
+    'incorrect number of gradients': 'incorrect number of gradients',   # PyTorch's text
+    'marked as dirty': 'marked as dirty',   # PyTorch's text
+    '{name} ({n} {several})': '{name} ({n} {several})',   # a list of node names
+    'the path ': 'the path ',   # part of a path list, kept with its English neighbours
+    'the paths ': 'the paths ',
+    ' and ': ' and ',
+    'the graph of (x * w + c).sum()': "(x * w + c).sum() 的计算图",
+    'the graph of (x * 2).exp().sum()': "(x * 2).exp().sum() 的计算图",
+    'the graph of a.exp() * b.sin()': "a.exp() * b.sin() 的计算图",
+    'the graph of h * h + h (h = s * 3)': "h * h + h（h = s * 3）的计算图",
+    'x -> h * x (x as the right factor)': "x -> h * x（x 作为右因子）",
+    'x -> h -> h * x (h as the left factor)': "x -> h -> h * x（h 作为左因子）",
+    'x -> h -> + h': 'x -> h -> + h',   # code: stays as it is
+    'my_apply(cls, x, 3.0), x requiring grad': "my_apply(cls, x, 3.0)，x 需要梯度",
+    'my_apply(cls, plain, 3.0), plain not requiring grad': "my_apply(cls, plain, 3.0)，plain 不需要梯度",
+    'my_apply(cls, 2.0, x)': 'my_apply(cls, 2.0, x)',   # code: stays as it is
+    'my_apply(cls, x, plain)': 'my_apply(cls, x, plain)',   # code: stays as it is
+    '(a * a).exp()': '(a * a).exp()',   # code: stays as it is
+    "a small MLP's loss": "一个小 MLP 的损失",
+    '(h.exp() + h.sin()).sum() with h = x * w': "(h.exp() + h.sin()).sum()，其中 h = x * w",
+    '(d * 3).sum() for a float64 d': "(d * 3).sum()，d 为 float64",
+    'a graph after backward (its saved tensors are freed)': "反向传播之后的计算图（保存的张量已释放）",
+    'with both input and weight requiring grad': "input 和 weight 都需要梯度时",
+    'with a frozen weight (needs_input_grad == (True, False))': "权重冻结时（needs_input_grad == (True, False)）",
+    'with data that needs no gradient (needs_input_grad == (False, True))': "输入是不需要梯度的数据时（needs_input_grad == (False, True)）",
+    'only the first output used': "只用到第一个输出",
+    'only the second output used': "只用到第二个输出",
+    'both outputs used': "两个输出都用到",
+    '{n_bytes / 1000.0:,.0f} KB': '{n_bytes / 1000.0:,.0f} KB',   # a size
+    '{n_bytes / 1000000.0:,.0f} MB': '{n_bytes / 1000000.0:,.0f} MB',   # a size
+    'on a random graph with {n} nodes and {len(expected)} edges (some repeated)': "在一个有 {n} 个节点、{len(expected)} 条边（含重复）的随机图上",
+    'a {list(shape_a)} @ b {list(shape_b)}': 'a {list(shape_a)} @ b {list(shape_b)}',   # shapes
+    'the karate club': "空手道俱乐部",
+    'a path 0-1-2-3-4 plus a member 5 with no friends (edges {SMALL_EDGES}, num_nodes={SMALL_NODES})': "一条路径 0-1-2-3-4 加上一个没有好友的成员 5（边为 {SMALL_EDGES}，num_nodes={SMALL_NODES}）",
 }

@@ -1,0 +1,561 @@
+"""In-place changes through views, as PyTorch 2.13 makes them (see minigrad/autograd/views.py).
+
+The facts (node names, gradients, error texts) were observed on PyTorch 2.13; the programs in
+tests/programs/views_and_in_place.py compare whole printouts, these tests check one behaviour each:
+graph shape and object identities, gradients against central differences (gradcheck) and against
+the numbers PyTorch printed, second derivatives, and PyTorch's refusals with their exact texts.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import minigrad as torch
+from minigrad.autograd import Function, gradcheck, gradgradcheck
+from minigrad.autograd.views import positions_in_base
+from minigrad.viz import draw, trace_backward
+
+NO_GRAD_ADVICE = (
+    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
+    "moving both the view and the inplace either both inside the no_grad block (if you don't want the inplace "
+    "to be tracked) or both outside (if you want the inplace to be tracked).")
+CUSTOM_ADVICE = (
+    "This view was created inside a custom Function (or because an input was returned as-is) and the autograd "
+    "logic to handle view+inplace would override the custom backward associated with the custom Function, "
+    "leading to incorrect gradients. This behavior is forbidden. You can fix this by cloning the output of the "
+    "custom Function.")
+
+
+def names(t) -> list:
+    """Node names reachable from ``t.grad_fn``, depth first (short C++ names)."""
+    found = []
+
+    def walk(node):
+        if node is not None:
+            found.append(node.name().replace("torch::autograd::", ""))
+            for next_node, _ in node.next_functions:
+                walk(next_node)
+    walk(t.grad_fn)
+    return found
+
+
+def message(call) -> str:
+    with pytest.raises(RuntimeError) as caught:
+        call()
+    assert type(caught.value) is RuntimeError
+    return str(caught.value)
+
+
+def leaf(rows=((1.0, 2.0), (3.0, 4.0))):
+    return torch.tensor(rows, requires_grad=True)
+
+
+def double(shape, seed=0):
+    return torch.tensor(np.random.default_rng(seed).standard_normal(shape), requires_grad=True)
+
+
+class Id(Function):
+    """Returns a view of its input."""
+
+    @staticmethod
+    def forward(ctx, t):
+        return t.view_as(t)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class Same(Function):
+    """Returns its input as-is."""
+
+    @staticmethod
+    def forward(ctx, t):
+        return t
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class Dirty(Function):
+    """Doubles its input in place and says so with mark_dirty."""
+
+    @staticmethod
+    def forward(ctx, t):
+        t.mul_(2)
+        ctx.mark_dirty(t)
+        return t
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 2
+
+
+class AddInPlace(Function):
+    """``x.add_(y)`` written as a custom Function."""
+
+    @staticmethod
+    def forward(ctx, x, y):
+        ctx.mark_dirty(x)
+        x.add_(y)
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, grad
+
+
+# --------------------------------------------------------------------------- what a view is
+def test_views_of_views_point_at_the_root_base_and_share_its_counter():
+    x = leaf()
+    y = x.clone()
+    v = y.view(-1)
+    v2 = v[1:]
+    assert v._base is y and v2._base is y and y.t().t()._base is y
+    assert v._is_view() and v2._is_view() and not y._is_view()
+    assert not x.detach()._is_view() and not x.clone()._is_view()
+    v2.add_(1)
+    assert (y._version, v._version, v2._version) == (1, 1, 1)
+
+
+def test_selecting_one_element_of_a_vector_is_a_real_view():
+    y = torch.tensor([1.0, 2.0, 3.0])
+    y[1].mul_(10)        # numpy would give a copy for y._data[1]: the change must reach y
+    assert y.tolist() == [1.0, 20.0, 3.0]
+
+
+def test_positions_in_base_follow_the_memory_layout():
+    y = torch.arange(12).view(3, 4).clone()
+    for view in (y[1], y[:, 2], y.t()[1:, ::2], y.view(2, 6)[1], y[1:].t().unsqueeze(0), y[0, 1]):
+        assert view._base is y
+        np.testing.assert_array_equal(y.numpy()[positions_in_base(view)], view.numpy())
+    column = torch.tensor(np.asfortranarray(np.arange(6.0).reshape(2, 3)))   # a base laid out column by column
+    np.testing.assert_array_equal(column.numpy()[positions_in_base(column[1, 1:])], [4.0, 5.0])
+
+
+# --------------------------------------------------------------------------- rewriting histories
+def test_inplace_on_a_view_gives_the_base_copyslices_and_the_view_as_strided():
+    x = leaf()
+    y = x.clone()
+    clone_node = y.grad_fn
+    v = y[0]
+    assert (v.grad_fn.name(), y._version) == ("SelectBackward0", 0)
+    v.mul_(2)
+    copy_slices = y.grad_fn
+    assert copy_slices.name() == "torch::autograd::CopySlices"
+    assert type(copy_slices).__name__ == "CopySlices" and "grad_fn=<CopySlices>" in repr(y)
+    assert copy_slices.next_functions == ((clone_node, 0), (None, 0))   # the 2 is not a tensor
+    assert v.grad_fn.name() == "AsStridedBackward0"
+    assert v.grad_fn.next_functions == ((copy_slices, 0),)
+    assert names(v) == ["AsStridedBackward0", "CopySlices", "CloneBackward0", "AccumulateGrad"]
+    y.sum().backward()
+    assert x.grad.tolist() == [[2.0, 2.0], [1.0, 1.0]]
+
+
+def test_gradient_through_the_base_a_sibling_view_and_a_view_of_a_view():
+    x = leaf()
+    y = x.clone()
+    y[0:1].mul_(2)
+    y.sum().backward()
+    assert x.grad.tolist() == [[2, 2], [1, 1]]
+
+    x = leaf()
+    y = x.clone()
+    first, again = y[0:1], y[0:1]
+    first.mul_(2)
+    assert names(again)[:2] == ["AsStridedBackward0", "CopySlices"]   # the sibling follows the base
+    again.sum().backward()
+    assert x.grad.tolist() == [[2, 2], [0, 0]]
+
+    x = leaf()
+    y = x.clone()
+    y[0:1][:, 1:2].mul_(2)
+    y.sum().backward()
+    assert x.grad.tolist() == [[1, 2], [1, 1]]
+
+
+def test_a_view_follows_when_its_base_changes_in_place():
+    x = leaf()
+    y = x.clone()
+    v = y[0]
+    y.mul_(2)
+    assert names(v) == ["AsStridedBackward0", "MulBackward0", "CloneBackward0", "AccumulateGrad"]
+    (v * 1).sum().backward()
+    assert x.grad.tolist() == [[2, 2], [0, 0]]
+
+
+def test_a_view_made_from_a_non_contiguous_root():
+    root = torch.ones(2, 3, 2)[:, :, 1].t().requires_grad_(True)
+    y = root.clone()
+    y[0:1][:, 1:2].mul_(2)
+    y.sum().backward()
+    assert root.grad.tolist() == [[1, 2], [1, 1], [1, 1]]
+
+
+def test_inplace_with_another_tensor_that_needs_grad():
+    x = leaf()
+    w = torch.tensor([10.0, 20.0], requires_grad=True)
+    y = x.clone()
+    y[0].add_(w)
+    assert y.grad_fn.next_functions[1][0] is w.grad_fn or y.grad_fn.next_functions[1][0].variable is w
+    (y * y).sum().backward()
+    assert x.grad.tolist() == [[22, 44], [6, 8]] and w.grad.tolist() == [22, 44]
+
+
+def test_the_base_starts_to_require_grad():
+    a = torch.tensor([2.0, 5.0])
+    b = torch.tensor([3.0], requires_grad=True)
+    res = a[1:].mul_(b)
+    assert a.requires_grad and not a.is_leaf and names(a) == ["CopySlices", "AccumulateGrad"]
+    res.sum().backward()
+    assert b.grad.tolist() == [5.0]
+
+
+def test_an_old_view_of_a_plain_tensor_starts_to_require_grad():
+    x = torch.ones(5)
+    v = x[1]
+    assert not v.requires_grad and v.grad_fn is None
+    r = torch.ones(1, requires_grad=True)
+    x.add_(r)
+    assert v.requires_grad and v.grad_fn.name() == "AsStridedBackward0"
+
+
+# --------------------------------------------------------------------------- gradients
+def test_gradcheck_two_regions_multiplied_in_place():
+    def func(root, b):
+        x = root.clone()
+        x[1:3, 2:4].mul_(b)
+        x[1:3, 0:2].mul_(b)
+        return x
+
+    inputs = (double((4, 4)), double((2, 2), seed=1))
+    assert gradcheck(func, inputs)
+    assert gradgradcheck(func, inputs)
+
+
+def test_gradcheck_when_only_the_inplace_argument_needs_grad():
+    def func(b):
+        x = torch.tensor(np.arange(16.0).reshape(4, 4))
+        assert not x.requires_grad
+        x[:, 2:4].mul_(b)
+        assert x.requires_grad or not torch.is_grad_enabled()   # gradcheck also runs it under no_grad
+        return x
+
+    assert gradcheck(func, (double((4, 2)),))
+    assert gradgradcheck(func, (double((4, 2)),))
+
+
+def test_gradcheck_of_an_old_view_after_its_base_changed():
+    def func(r):
+        x = torch.ones(5, dtype=torch.float64)
+        v = x[1]
+        x.add_(r)
+        return v * v
+
+    assert gradcheck(func, (double(1),))
+    assert gradgradcheck(func, (double(1),))
+
+
+def test_gradcheck_custom_function_marking_views_dirty():
+    def func(root, b):
+        x = root.clone()
+        AddInPlace.apply(x[1:3, 2:4], b)
+        AddInPlace.apply(x[1:3, 0:2], b)
+        return x * x
+
+    inputs = (double((4, 4)), double((2, 2), seed=1))
+    assert gradcheck(func, inputs)
+    assert gradgradcheck(func, inputs)
+
+
+def test_gradcheck_index_assignment():
+    def func(root, w):
+        y = root * 1
+        y[0] = w
+        y[1, 1:] = 2.0
+        y[:, 0] *= w[:1]
+        y[2, torch.tensor([0, 2])] = w[1:]
+        return y * root
+
+    inputs = (double((3, 3)), double(3, seed=2))
+    assert gradcheck(func, inputs)
+    assert gradgradcheck(func, inputs)
+
+
+def test_second_derivative_through_copyslices_matches_pytorch():
+    x = leaf()
+    y = x.clone()
+    first = y[0]
+    first.mul_(y[1] * 1)
+    gx, = torch.autograd.grad((y ** 2).sum(), x, create_graph=True)
+    assert gx.tolist() == [[18, 64], [12, 40]]
+    gg, = torch.autograd.grad(gx.sum(), x)
+    assert gg.tolist() == [[30, 64], [16, 42]]     # PyTorch 2.13's numbers
+
+
+def test_a_view_multiplied_by_itself():
+    x = leaf()
+    y = x.clone()
+    v = y[:, 0]
+    v.mul_(v)          # PyTorch refuses at backward (the saved view changed); minigrad keeps the old values
+    (y * y).sum().backward()
+    assert x.grad.tolist() == [[4, 4], [108, 8]]
+
+
+OPS = {
+    "add_": (lambda v, w: v.add_(w), lambda v, w: v + w),
+    "sub_": (lambda v, w: v.sub_(w, alpha=2), lambda v, w: v - 2 * w),
+    "mul_": (lambda v, w: v.mul_(w), lambda v, w: v * w),
+    "div_": (lambda v, w: v.div_(w * w + 1), lambda v, w: v / (w * w + 1)),
+    "copy_": (lambda v, w: v.copy_(w), lambda v, w: np.broadcast_to(w, v.shape)),
+    "zero_": (lambda v, w: v.zero_(), lambda v, w: 0 * v),
+}
+
+
+@settings(max_examples=40, deadline=None)
+@given(op=st.sampled_from(sorted(OPS)), rows=st.integers(0, 2), stop=st.integers(1, 3), step=st.integers(1, 2),
+       column=st.booleans(), transpose=st.booleans())
+def test_random_regions_and_ops_match_numpy_and_central_differences(op, rows, stop, step, column, transpose):
+    run, reference = OPS[op]
+    key = (slice(rows, rows + stop, step), 1) if column else (slice(rows, rows + stop, step),)
+
+    def region(t):
+        return (t.t() if transpose else t)[key]
+
+    def func(x, w):
+        y = x * 1
+        run(region(y), w)
+        return y * x
+
+    x, w = double((3, 3)), double((), seed=3)
+    expected = x.detach().numpy().copy()
+    target = expected.T if transpose else expected
+    target[key] = reference(target[key], w.item())
+    np.testing.assert_allclose(func(x, w).detach().numpy(), expected * x.detach().numpy())
+    assert gradcheck(func, (x, w))
+    assert gradgradcheck(func, (x, w))
+
+
+# --------------------------------------------------------------------------- index assignment
+def test_index_assignment_records_copyslices():
+    x = leaf()
+    y = x.clone()
+    y[0] = 5.0
+    assert names(y) == ["CopySlices", "CloneBackward0", "AccumulateGrad"] and y._version == 1
+    (y * y).sum().backward()
+    assert x.grad.tolist() == [[0, 0], [6, 8]]
+    w = torch.tensor([10.0, 20.0], requires_grad=True)
+    y3 = x.clone()
+    y3[0] = w
+    assert [n.name() for n, _ in y3.grad_fn.next_functions] == ["CloneBackward0", "torch::autograd::AccumulateGrad"]
+    assert repr(y3) == "tensor([[10., 20.],\n        [ 3.,  4.]], grad_fn=<CopySlices>)"
+
+
+def test_index_assignment_node_names_follow_the_key():
+    x = leaf()
+    for key, first in [((slice(None), 1), "CopySlices"), ((0, 1), "CopySlices"), (slice(None), "FillBackward3"),
+                       (torch.tensor([0]), "IndexPutBackward0"), ((0, torch.tensor([1])), "CopySlices")]:
+        y = x.clone()
+        y[key] = 5.0
+        assert names(y)[0] == first, key
+    y = x.clone()
+    y[0] += torch.ones(2, requires_grad=True)   # y[0].add_(...), then y[0] = that view: two CopySlices
+    assert names(y)[:2] == ["CopySlices", "CopySlices"]
+
+
+# --------------------------------------------------------------------------- retain_grad
+def test_retain_grad_follows_the_tensor_to_its_new_grad_fn():
+    x = leaf()
+    y = x.clone()
+    y.retain_grad()
+    y.mul_(2)
+    y.sum().backward()
+    assert y.grad.tolist() == [[1, 1], [1, 1]] and x.grad.tolist() == [[2, 2], [2, 2]]
+
+    x = leaf()
+    y = x.clone()
+    v = y[0]
+    v.retain_grad()
+    y.mul_(3)
+    (v * 1).sum().backward()
+    assert v.grad.tolist() == [1, 1] and x.grad.tolist() == [[3, 3], [0, 0]]
+
+    x = leaf()
+    y = x.clone()
+    v = y[0]
+    v.retain_grad()
+    v.mul_(3)
+    y.sum().backward()              # v's new node is not on the way from y: no gradient for v
+    assert v.grad is None and x.grad.tolist() == [[3, 3], [1, 1]]
+
+
+def test_reading_grad_fn_under_no_grad_then_backward():
+    a = torch.ones(3, 1, dtype=torch.float64, requires_grad=True)
+    b = a * 2
+    c = b.view_as(b)
+    c[0][0] = 3
+    with torch.no_grad():
+        assert c.grad_fn.name() == "AsStridedBackward0"
+    c.sum().backward()
+    assert a.grad.tolist() == [[0.0], [2.0], [2.0]]
+
+
+# --------------------------------------------------------------------------- refusals
+def test_leaf_and_view_of_leaf():
+    x = leaf()
+    assert message(lambda: x.mul_(2)) == "a leaf Variable that requires grad is being used in an in-place operation."
+    view_text = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+    assert message(lambda: x[0].mul_(2)) == view_text
+    assert message(lambda: x.__setitem__(0, 1.0)) == view_text
+    assert x.tolist() == [[1, 2], [3, 4]] and x._version == 0   # builtin ops refuse before writing
+    assert message(lambda: Dirty.apply(x[:1])) == view_text      # a custom forward has written already
+    assert x.tolist() == [[2, 4], [3, 4]]
+
+
+def test_views_made_under_no_grad():
+    x = leaf()
+    y = x.clone()
+    with torch.no_grad():
+        view = y[0]
+        of_leaf = x[0]
+    assert view.requires_grad and view.grad_fn is None and view.is_leaf   # as in PyTorch
+    direct = "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+    assert message(lambda: view.mul_(2)) == direct + NO_GRAD_ADVICE
+    assert message(lambda: of_leaf.mul_(2)) == direct + NO_GRAD_ADVICE
+    y.mul_(2)
+    indirect = ("A view was created in no_grad mode and its base or another view of its base has been modified "
+                "inplace with grad mode enabled. ")
+    assert message(lambda: view.grad_fn) == indirect + NO_GRAD_ADVICE
+
+    plain = torch.zeros(2, 2)
+    with torch.no_grad():
+        plain_view = plain[0]
+    plain_view.add_(1)             # nothing requires grad: nothing to record, allowed
+    assert message(lambda: plain_view.mul_(torch.ones(2, requires_grad=True))) == direct + NO_GRAD_ADVICE
+    with torch.no_grad():
+        view.mul_(2)               # both in no_grad: allowed, not recorded
+
+
+def test_views_returned_by_custom_functions():
+    x = leaf()
+    out = Id.apply(x)
+    assert out._is_view() and out._base is x and out.grad_fn.name() == "IdBackward"
+    direct = "Output 0 of Id is a view and is being modified inplace. " + CUSTOM_ADVICE
+    assert message(lambda: out.mul_(2)) == direct
+    same = Same.apply(x.clone())
+    assert same._is_view()
+    assert message(lambda: same.mul_(2)) == direct.replace("of Id", "of Same")
+    sliced = Id.apply(x.clone())[1:]
+    assert message(lambda: sliced.mul_(2)) == direct.replace("of Id", "of Slice")
+
+    y = x.clone()
+    out = Id.apply(y)
+    y.mul_(2)
+    assert message(lambda: out.grad_fn) == ("Output 0 of Id is a view and its base or another view of its base "
+                                            "has been modified inplace. " + CUSTOM_ADVICE)
+
+    with torch.no_grad():
+        quiet = Id.apply(x)
+    assert quiet._is_view() and quiet.requires_grad and quiet.grad_fn is None
+    no_grad_text = "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+    assert message(lambda: quiet.mul_(2)) == no_grad_text + CUSTOM_ADVICE
+    plain = Id.apply(torch.ones(2))
+    assert message(lambda: plain.mul_(torch.ones(2, requires_grad=True))) == no_grad_text + CUSTOM_ADVICE
+    assert message(lambda: plain.copy_(torch.ones(1, requires_grad=True))) == no_grad_text + CUSTOM_ADVICE
+
+
+def test_mark_dirty_on_a_view():
+    a = torch.ones(3, requires_grad=True)
+    y = a * 1
+    v = y[:2]
+    out = Dirty.apply(v)
+    assert out is v and v.grad_fn.name() == "AsStridedBackward0"
+    assert names(y) == ["CopySlices", "MulBackward0", "AccumulateGrad"]
+    y.sum().backward()
+    assert a.grad.tolist() == [2, 2, 1]
+
+
+def test_mark_dirty_on_a_view_with_two_outputs_or_not_first():
+    class Two(Function):
+        @staticmethod
+        def forward(ctx, t):
+            t.mul_(2)
+            ctx.mark_dirty(t)
+            return t, t * 3
+
+        @staticmethod
+        def backward(ctx, grad, other):
+            return grad * 2 + other * 6
+
+    class Second(Function):
+        @staticmethod
+        def forward(ctx, s, t):
+            t.mul_(s)
+            ctx.mark_dirty(t)
+            return t
+
+        @staticmethod
+        def backward(ctx, grad):
+            return None, grad
+
+    a = torch.ones(3, requires_grad=True)
+    assert message(lambda: Two.apply((a * 1)[:2])).startswith(
+        "If your Function modifies inplace an input that is a view of another Tensor, your Function cannot return "
+        "more than one Tensor.")
+    with pytest.raises(NotImplementedError, match="not its first argument"):
+        Second.apply(torch.tensor(2.0), (a * 1)[:2])
+
+
+def test_views_cannot_be_detached_in_place():
+    assert message(lambda: torch.zeros(3)[:2].detach_()).startswith(
+        "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP)")
+    assert not leaf().clone().detach_().requires_grad
+
+
+def test_expanded_views_cannot_be_written():
+    text = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
+            "location. Please clone() the tensor before performing the operation.")
+    assert message(lambda: torch.ones(2).expand(3, 2).mul_(2)) == text
+    assert message(lambda: leaf().clone()[0].expand(3, 2).add_(1)) == text
+
+
+def test_saved_tensor_changed_through_a_view_and_grad_left_untouched():
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    a.grad = torch.tensor([7.0, 7.0])
+    y = a.exp()
+    y[:1].mul_(2)
+    text = message(lambda: y.sum().backward())
+    assert text.startswith("one of the variables needed for gradient computation has been modified by an inplace "
+                           "operation: [torch.FloatTensor [2]], which is output 0 of Exp, is at version 1; expected "
+                           "version 0 instead.")
+    assert a.grad.tolist() == [7.0, 7.0]
+
+
+# --------------------------------------------------------------------------- reshape, contiguous, pictures
+def test_reshape_views_when_it_can_and_copies_when_it_cannot():
+    x = leaf()
+    assert names(x.reshape(-1)) == ["ViewBackward0", "AccumulateGrad"] and x.reshape(-1)._is_view()
+    copied = x.t().reshape(-1)
+    assert names(copied) == ["UnsafeViewBackward0", "CloneBackward0", "TBackward0", "AccumulateGrad"]
+    assert not copied._is_view() and copied.tolist() == [1, 3, 2, 4]
+    assert names(x.t().contiguous().view(-1)) == ["ViewBackward0", "CloneBackward0", "TBackward0", "AccumulateGrad"]
+    assert x.contiguous() is x and not x.t().is_contiguous()
+    assert message(lambda: x.t().view(-1)) == (
+        "view size is not compatible with input tensor's size and stride (at least one dimension spans across two "
+        "contiguous subspaces). Use .reshape(...) instead.")
+
+
+def test_pictures_of_copyslices_graphs():
+    x = leaf()
+    w = torch.tensor([10.0, 20.0], requires_grad=True)
+    y = x.clone()
+    v = y[0]
+    v.mul_(w)
+    text = str(draw(v))
+    assert "AsStridedBackward0\n  -> torch::autograd::CopySlices" in text
+    assert "CopySlices" in draw(y).source
+    steps = str(trace_backward(y.sum()))
+    assert "torch::autograd::CopySlices receives [[1., 1.], [1., 1.]], sends [[10., 20.], [1., 1.]]" in steps
