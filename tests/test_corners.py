@@ -197,6 +197,32 @@ CASES = [
      'tensor([[  1.5000,  -0.0000],\n        [  2.0000, 100.0000]])'),
     ('torch.tensor([1.0, 0.0]) / torch.tensor([0.0, 0.0])',
      'tensor([inf, nan])'),
+    ('torch.tensor([True]) - 1',
+     'RuntimeError: Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.'),
+    ('torch.tensor([True]) - torch.tensor([True])',
+     'RuntimeError: Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.'),
+    ('1 - torch.tensor([True])',
+     'RuntimeError: Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.'),
+    ('torch.ones(0)[torch.tensor([5])]',
+     'IndexError: index is out of bounds for dimension with size 0'),
+    ('torch.ones(0, 2).mean(0)',
+     'tensor([nan, nan])'),
+    ('torch.ones(2, 2)[..., 2]',
+     'IndexError: index 2 is out of bounds for dimension 1 with size 2'),
+    ('torch.ones(2, 1, 1)[..., 1]',
+     'IndexError: index 1 is out of bounds for dimension 1 with size 1'),
+    ('torch.ones(2, 1, 1)[1:, None, 1]',
+     'IndexError: index 1 is out of bounds for dimension 2 with size 1'),
+    ('torch.tensor([True]).argmax()',
+     'RuntimeError: argmax(): does not support bool input'),
+    ('torch.tensor([2, 1]).clamp_(min=0.5)',
+     "RuntimeError: result type Float can't be cast to the desired output type long int"),
+    ('torch.ones(2, 3).permute(0, 0)',
+     'RuntimeError: permute(): duplicate dims are not allowed.'),
+    ('torch.ones(2, 3).permute(0)',
+     'RuntimeError: permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = 2 is not equal to len(dims) = 1'),
+    ('(torch.tensor([0.0, 2.0], requires_grad=True) ** torch.tensor([0.0, 1.0], requires_grad=True)).sum()',
+     "tensor(3., grad_fn=<SumBackward0>) ['SumBackward0', 'PowBackward1', 'AccumulateGrad', 'AccumulateGrad']"),
 ]
 
 
@@ -231,3 +257,22 @@ def test_a_second_backward_through_where_is_refused_because_where_saved_its_cond
 def test_flatten_of_a_vector_is_the_vector_itself():
     v = torch.ones(3, requires_grad=True)
     assert v.flatten() is v
+
+
+def test_tensor_power_gradients_are_zero_where_pytorch_masks_them():
+    a = torch.tensor([0.0, 2.0], requires_grad=True)
+    b = torch.tensor([0.0, 1.0], requires_grad=True)
+    (a ** b).sum().backward()
+    # PyTorch 2.13: d/da is 0 where b == 0 (not 0 * 0 ** -1 = nan); d/db is 0 where a == 0 (not 1 * log 0)
+    assert a.grad.tolist() == [0.0, 1.0]
+    assert b.grad.tolist()[0] == 0.0 and abs(b.grad.tolist()[1] - 1.3862943649291992) < 1e-6
+
+
+def test_max_of_all_elements_saves_its_input_so_an_in_place_change_is_caught():
+    x = torch.tensor([1.5, 0.5], requires_grad=True)
+    y = x * 1
+    m = y.max()
+    with torch.no_grad():
+        y.mul_(2)
+    with pytest.raises(RuntimeError, match="one of the variables needed for gradient computation has been modified"):
+        m.backward()

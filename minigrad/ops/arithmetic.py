@@ -31,11 +31,23 @@ class Add(Builtin):
         return grad, (grad if ctx._alpha == 1 else grad * ctx._alpha), None
 
 
+def check_bool_subtraction(a: Tensor, b: Tensor) -> None:
+    """PyTorch refuses ``-`` when a bool tensor takes part (``~`` or ``^`` is what was meant)."""
+    a_bool, b_bool = a.dtype.name == "bool", b.dtype.name == "bool"
+    if a_bool and b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                           "`logical_xor()` operator instead.")
+    if a_bool or b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
+                           "to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
 class Sub(Builtin):
     _node_name = "SubBackward0"
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
+        check_bool_subtraction(a, b)
         x, y = binary_arrays(a, b)
         ctx._alpha = alpha
         return wrap(x - y if alpha == 1 else x - alpha * y)
@@ -148,9 +160,16 @@ class PowTensor(Builtin):
     def backward(ctx, grad):
         a, b, result = ctx.saved_tensors
         from .pointwise import where
-        # PyTorch's masks: d/da is 0 where the exponent is 0, d/db is 0 where a is 0 and b >= 0 (no 0 * -inf)
-        grad_a = where(b == 0, 0.0, grad * b * a ** (b - 1)) if ctx.needs_input_grad[0] else None
-        grad_b = where((a == 0) & (b >= 0), 0.0, grad * result * a.log()) if ctx.needs_input_grad[1] else None
+        # PyTorch's masks: d/da is 0 where the exponent is 0, d/db is 0 where a is 0 and b >= 0; the masked
+        # places compute with a harmless 1 instead, so that no 0 * inf (nan) is ever formed
+        grad_a = grad_b = None
+        if ctx.needs_input_grad[0]:
+            exponent_is_0 = b == 0
+            safe_b = where(exponent_is_0, 1.0, b)
+            grad_a = where(exponent_is_0, 0.0, grad * safe_b * a ** (safe_b - 1))
+        if ctx.needs_input_grad[1]:
+            base_is_0 = (a == 0) & (b >= 0)
+            grad_b = where(base_is_0, 0.0, grad * result * where(base_is_0, 1.0, a).log())
         return grad_a, grad_b
 
 
@@ -161,6 +180,7 @@ class Rsub(Builtin):
 
     @staticmethod
     def forward(ctx, a, number):
+        check_bool_subtraction(a, _operand(number))
         x, y = binary_arrays(a, _operand(number))
         return wrap(y - x)
 

@@ -26,6 +26,14 @@ def _is_basic(key) -> bool:
     return all(isinstance(k, (int, np.integer, slice)) or k is None or k is Ellipsis for k in items)
 
 
+def _pytorch_index_error(error: IndexError) -> IndexError:
+    """numpy's out-of-bounds message in PyTorch's words ("axis" is "dimension"; an empty one has no index)."""
+    message = str(error).replace(" for axis ", " for dimension ")
+    if message.endswith(" with size 0"):
+        message = "index is out of bounds for dimension with size 0"
+    return IndexError(message)
+
+
 class PutIntoZeros(Builtin):
     """Backward of reading ``x[key]``: zeros shaped like ``x`` with ``grad`` added at ``key`` (repeats add up)."""
 
@@ -102,8 +110,8 @@ class Index(Builtin):
         save_index_arrays(ctx, key)
         try:
             return wrap(a._data[key])
-        except IndexError as error:   # numpy says "axis", PyTorch says "dimension"
-            raise IndexError(str(error).replace(" for axis ", " for dimension ")) from None
+        except IndexError as error:
+            raise _pytorch_index_error(error) from None
 
     @staticmethod
     def backward(ctx, grad):
@@ -194,8 +202,8 @@ class IndexPut(Builtin):
     def forward(ctx, a, value, key):
         try:
             a._data[key] = value._data
-        except IndexError as error:   # numpy says "axis", PyTorch says "dimension"
-            raise IndexError(str(error).replace(" for axis ", " for dimension ")) from None
+        except IndexError as error:
+            raise _pytorch_index_error(error) from None
         ctx._key = key
         save_index_arrays(ctx, key)
         ctx.mark_dirty(a)

@@ -63,6 +63,8 @@ class Mean(Builtin):
         if x.size and (x.dtype == np.float32 or x.dtype == np.float64):
             total = np.add.reduce(x, axis=None)   # what x.mean() computes, minus its Python layer
             return wrap(total.dtype.type(total / np.intp(x.size)))
+        if not x.size:   # the mean of nothing is nan, without numpy's "Mean of empty slice" warning
+            return wrap(np.full((), np.nan, x.dtype))
         return wrap(x.mean())
 
     @staticmethod
@@ -78,6 +80,8 @@ class MeanDim(Builtin):
         ctx._shape, ctx._dims, ctx._keepdim = a.shape, dims, keepdim
         x = a._data if dtype is None else a._data.astype(dtype.numpy)
         ctx._count = int(np.prod([a.shape[d] for d in dims])) if dims else 1
+        if not x.size:   # the mean of nothing is nan, without numpy's "Mean of empty slice" warning
+            return wrap(np.full(x.sum(axis=dims, keepdims=keepdim).shape, np.nan, x.dtype))
         return wrap(x.mean(axis=dims, keepdims=keepdim))
 
     @staticmethod

@@ -172,7 +172,10 @@ def observe(value, torch):
 
 
 def observe_tensor(t) -> dict:
-    data = t.detach().numpy().copy()
+    try:
+        data = t.detach().numpy().copy()
+    except RuntimeError:   # PyTorch's ZeroTensor gradients refuse numpy() unless forced
+        data = t.detach().numpy(force=True).copy()
     return {"repr": repr(t), "str": str(t), "dtype": str(t.dtype), "shape": tuple(t.shape),
             "requires_grad": t.requires_grad, "is_leaf": t.is_leaf, "graph": graph_of(t.grad_fn),
             "values": data}
