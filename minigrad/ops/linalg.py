@@ -5,7 +5,7 @@ import numpy as np
 
 from ..tensor import Tensor, _operand
 from ._util import Builtin, binary_arrays, check_broadcast, wrap
-from .shape import Clone, SqueezeInplaceDim, UnsafeView, expand, reshape, squeeze
+from .shape import SqueezeInplaceDim, UnsafeView, expand, reshape, squeeze
 
 
 # PyTorch names dtypes the C++ way in some matrix-product errors and the "Float" way in others.
@@ -182,15 +182,11 @@ def _folded_matmul(a: Tensor, b: Tensor) -> Tensor:
     big = b.mT if transpose else a
     small = (a.t() if a.ndim == 2 else a) if transpose else b
     out_shape = tuple(big.shape[:-1])
-    rows = big._data.size // big.shape[-1] if big.shape[-1] else int(np.prod(out_shape))
-    folded = reshape(big, (rows, big.shape[-1]))
+    folded = reshape(big, (int(np.prod(out_shape)), big.shape[-1]))
     if small.ndim == 1:
         return UnsafeView.apply(matmul(folded, small), out_shape)
     out = UnsafeView.apply(mm(folded, small), out_shape + (small.shape[1],))
-    if not transpose:
-        return out
-    out = out.mT
-    return out if out._data.flags.c_contiguous else Clone.apply(out)
+    return out.mT.contiguous() if transpose else out
 
 
 def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:

@@ -389,10 +389,7 @@ class Generator:
                        f"permute({', '.join(map(str, reversed(range(t.dim()))))})", "view(5, 7)"]
         if t.dim() == 2:
             ops.append("T")
-        op = choose.pick(ops).replace("expand(2, )", "expand(2)")
-        if not t.is_contiguous():   # minigrad does not model strides: view() of a transposed tensor works there
-            op = op.replace("view(", "reshape(")
-        self.assign(f"{a}.{op}")
+        self.assign(f"{a}.{choose.pick(ops)}".replace("expand(2, )", "expand(2)"))
 
     def make_index(self) -> None:
         choose = self.choose
