@@ -276,3 +276,18 @@ def test_max_of_all_elements_saves_its_input_so_an_in_place_change_is_caught():
         y.mul_(2)
     with pytest.raises(RuntimeError, match="one of the variables needed for gradient computation has been modified"):
         m.backward()
+
+
+@pytest.mark.parametrize("key, message", [
+    (0, "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a "
+        "0-dim tensor to a number"),
+    (1, "index 1 is out of bounds for dimension 0 with size 0"),
+    (slice(0, None), "slice() cannot be applied to a 0-dim tensor."),
+])
+def test_assigning_into_a_0_dim_tensor_by_int_or_slice_is_refused_as_in_pytorch(key, message):
+    x = torch.tensor(2.0)
+    with pytest.raises(IndexError) as caught:
+        x[key] = 1.0
+    assert str(caught.value) == message and x.item() == 2.0
+    x[...] = 1.0   # what works in PyTorch works here
+    assert x.item() == 1.0

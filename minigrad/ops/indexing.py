@@ -243,6 +243,8 @@ def setitem(a: Tensor, key, value) -> None:
     ``index_put_`` where integer tensors or masks take part."""
     from .inplace import CopyInplace, FillTensorInplace
     key = _numpy_key(key)
+    if a.ndim == 0 and not isinstance(key, tuple):
+        _check_zero_dim_key(key)
     key = key if isinstance(key, tuple) else (key,)
     value = _operand(value)
     basic, advanced = _split_key(a, key)
