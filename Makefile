@@ -73,13 +73,16 @@ dot: ## check for Graphviz's dot program (as root on Debian/Ubuntu: install it w
 	fi
 	@report=$$($(DOCTOR) --dot-only) || { echo "$$report" >&2; exit 1; }
 
-chromium: ## check for Chromium, for the browser test (as root on Debian/Ubuntu: install it with apt-get)
-	@if ! command -v chromium >/dev/null && [ -n "$(CAN_APT)" ]; then \
-		echo "Chromium is missing: installing Debian's chromium package with apt-get (for tests/test_browser.py)"; \
-		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; } \
-			|| echo "apt-get could not install chromium: the browser test will fail" >&2; \
+chromium: ## check for Chromium and a CJK font, for the browser test (as root on Debian/Ubuntu: install them with apt-get)
+	@missing=""; command -v chromium >/dev/null || missing="chromium"; \
+	fc-list :lang=zh 2>/dev/null | grep -q . || missing="$$missing fonts-noto-cjk"; \
+	if [ -n "$$missing" ] && [ -n "$(CAN_APT)" ]; then \
+		echo "Installing Debian's $$missing with apt-get (for tests/test_browser.py; fonts-noto-cjk draws Chinese text)"; \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; } \
+			|| echo "apt-get could not install $$missing: the browser test will fail" >&2; \
 	fi
 	@command -v chromium >/dev/null || echo "No chromium program: tests/test_browser.py will be skipped (on Debian: apt-get install chromium)"
+	@fc-list :lang=zh 2>/dev/null | grep -q . || echo "No CJK font: Chinese text shows as boxes in the browser (on Debian: apt-get install fonts-noto-cjk)"
 
 lab: venv dot ## open the notebooks in JupyterLab; it holds the terminal until Ctrl-C (PORT=8888)
 	$(VENV_BIN)/python -m tools.lab notebooks --port $(PORT) -- $(LAB_ARGS) $(TOKEN_ARG)
@@ -87,13 +90,18 @@ lab: venv dot ## open the notebooks in JupyterLab; it holds the terminal until C
 lab-student: student dot ## build the student edition, then open it in JupyterLab (like make lab)
 	$(VENV_BIN)/python -m tools.lab $(BUILD)/student --port $(PORT) -- $(LAB_ARGS) $(TOKEN_ARG)
 
-test: venv dot chromium ## run the unit tests, then check every notebook's stored outputs with nbval
-	MINIGRAD_REQUIRE_BROWSER=$(CAN_APT) $(VENV_BIN)/python -m pytest -q -p no:cacheprovider --doctest-modules --ignore=tests/programs --ignore=tests/fidelity tests/ minigrad/ tools/
-	@shopt -s nullglob; notebooks=(notebooks/*.ipynb); \
+test: venv dot chromium ## run the unit tests, the browser tests, then check every notebook's stored outputs with nbval (notebooks/ and notebooks/zh/)
+	@start=$$SECONDS; set -x; $(VENV_BIN)/python -m pytest -q -p no:cacheprovider --durations=5 --doctest-modules \
+		--ignore=tests/programs --ignore=tests/fidelity --ignore=tests/test_browser.py tests/ minigrad/ tools/; \
+		{ set +x; } 2>/dev/null; echo "::: unit tests took $$((SECONDS - start)) s"
+	@start=$$SECONDS; set -x; MINIGRAD_REQUIRE_BROWSER=$(CAN_APT) $(VENV_BIN)/python -m pytest -q -p no:cacheprovider \
+		--durations=5 tests/test_browser.py; { set +x; } 2>/dev/null; echo "::: browser tests took $$((SECONDS - start)) s"
+	@shopt -s nullglob; notebooks=(notebooks/*.ipynb); start=$$SECONDS; \
 	if [ $${#notebooks[@]} -eq 0 ]; then echo "nbval: no notebooks in notebooks/ yet, nothing to check"; exit 0; fi; \
 	cmd="$(VENV_BIN)/python -m pytest -q -p no:cacheprovider --nbval --nbval-current-env --nbval-sanitize-with $(SANITIZE) notebooks/"; \
 	echo "$$cmd"; status=0; $$cmd || status=$$?; \
 	if [ $$status -eq 5 ]; then echo "nbval: no notebook cells to check"; status=0; fi; \
+	echo "::: nbval on notebooks/ (with notebooks/zh/) took $$((SECONDS - start)) s"; \
 	exit $$status
 
 fidelity: $(FIDELITY_STAMP) ## compare minigrad with real PyTorch (in .venv-fidelity): tests/fidelity/ and the fuzzer
@@ -131,7 +139,7 @@ slides: venv ## build a reveal.js deck per notebook in build/slides/, working of
 site: venv ## build the course as a static HTML site in build/site/ (open build/site/index.html)
 	$(VENV_BIN)/python -m tools.site notebooks $(BUILD)/site
 
-browser: venv chromium ## open a notebook in JupyterLab and a site page in headless Chromium (build/screenshots/)
+browser: venv chromium ## check in headless Chromium what a learner sees in JupyterLab and on the site (build/screenshots/)
 	MINIGRAD_REQUIRE_BROWSER=$(CAN_APT) $(VENV_BIN)/python -m pytest -q -p no:cacheprovider tests/test_browser.py
 
 clean: ## remove build artefacts and caches (keeps .venv)

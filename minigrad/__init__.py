@@ -21,7 +21,12 @@ from .tensor import Tensor  # noqa: I001  (Tensor first: everything else builds 
 from . import autograd, ops
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .factories import (arange, as_tensor, empty, eye, from_numpy, full, full_like, linspace, manual_seed,
-                        ones, ones_like, rand, randint, randn, randperm, tensor, zeros, zeros_like)
+                        ones, ones_like, rand, rand_like, randint, randn, randn_like, randperm, tensor, zeros,
+                        zeros_like)
+from . import cuda
+from .ops import chunk, isfinite, isinf, isnan, masked_fill, narrow, nonzero, split
+from .serialization import load, save
+from .tensor_types import BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .ops import cat, stack, where
 from .types import (Size, bool_ as bool, cpu, device, double, dtype, float, float16, float32, float64, half,  # noqa: A004
@@ -45,6 +50,7 @@ matmul, mm, t, transpose, reshape, flatten, squeeze, unsqueeze, permute = map(
     _unary, ["matmul", "mm", "t", "transpose", "reshape", "flatten", "squeeze", "unsqueeze", "permute"])
 softmax, log_softmax, clone, detach, numel, pow, add, sub, mul, div = map(
     _unary, ["softmax", "log_softmax", "clone", "detach", "numel", "pow", "add", "sub", "mul", "div"])
+prod, var, std = map(_unary, ["prod", "var", "std"])
 clip = clamp
 
 

@@ -85,7 +85,12 @@ def from_numpy(array: np.ndarray) -> Tensor:
     return Tensor._make(array)
 
 
-def _shape(size: tuple) -> tuple:
+def _shape(size: tuple, keyword=None, name: str = "") -> tuple:
+    """The shape from ``zeros(2, 3)``, ``zeros((2, 3))`` or ``zeros(size=(2, 3))``."""
+    if keyword is not None:
+        if size:
+            raise TypeError(f"{name}() got multiple values for argument 'size'")
+        return tuple(keyword)
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
         return tuple(size[0])
     return tuple(size)
@@ -95,17 +100,17 @@ def _numpy_dtype(dtype: DType | None, default=_DEFAULT_FLOAT):
     return default if dtype is None else dtype.numpy
 
 
-def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _finish(np.zeros(_shape(size), _numpy_dtype(dtype)), None, device, requires_grad)
+def zeros(*shape, size=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return _finish(np.zeros(_shape(shape, size, "zeros"), _numpy_dtype(dtype)), None, device, requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _finish(np.ones(_shape(size), _numpy_dtype(dtype)), None, device, requires_grad)
+def ones(*shape, size=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return _finish(np.ones(_shape(shape, size, "ones"), _numpy_dtype(dtype)), None, device, requires_grad)
 
 
-def empty(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def empty(*shape, size=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Uninitialised in PyTorch; zeros here (deterministic output is worth more than speed)."""
-    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _finish(np.zeros(_shape(shape, size, "empty"), _numpy_dtype(dtype)), None, device, requires_grad)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -128,15 +133,35 @@ def full_like(t: Tensor, fill_value, *, dtype=None, device=None, requires_grad: 
                    requires_grad)
 
 
-def randn(*size, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
+def randn(*shape, size=None, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
     """Standard normal samples (minigrad's own generator: values differ from PyTorch's)."""
-    array = _generator.standard_normal(_shape(size)).astype(_numpy_dtype(dtype))
+    array = _generator.standard_normal(_shape(shape, size, "randn")).astype(_numpy_dtype(dtype))
     return _finish(array, None, device, requires_grad)
 
 
-def rand(*size, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
-    array = _generator.random(_shape(size)).astype(_numpy_dtype(dtype))
+def rand(*shape, size=None, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
+    """Uniform samples in [0, 1)."""
+    array = _generator.random(_shape(shape, size, "rand")).astype(_numpy_dtype(dtype))
     return _finish(array, None, device, requires_grad)
+
+
+def _random_like(t: Tensor, dtype, kernel: str) -> np.dtype:
+    numpy_dtype = _numpy_dtype(dtype, t._data.dtype)
+    if numpy_dtype.kind != "f":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_BY_NUMPY[numpy_dtype].legacy_name[:-6]}'")
+    return numpy_dtype
+
+
+def rand_like(t: Tensor, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Uniform samples in [0, 1) with ``t``'s shape and dtype."""
+    numpy_dtype = _random_like(t, dtype, "check_uniform_bounds")
+    return _finish(_generator.random(t._data.shape).astype(numpy_dtype), None, device, requires_grad)
+
+
+def randn_like(t: Tensor, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Standard normal samples with ``t``'s shape and dtype."""
+    numpy_dtype = _random_like(t, dtype, "normal_kernel_cpu")
+    return _finish(_generator.standard_normal(t._data.shape).astype(numpy_dtype), None, device, requires_grad)
 
 
 def randint(low, high=None, size=None, *, dtype=None, device=None, generator=None) -> Tensor:

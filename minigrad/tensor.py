@@ -212,8 +212,8 @@ class Tensor:
 
     @property
     def output_nr(self) -> int:
-        """Which output of its ``grad_fn`` this tensor is (0 for the first, or for a leaf)."""
-        return self._output_nr
+        """Which output of its ``grad_fn`` this tensor is (0 for leaves and non-differentiable outputs)."""
+        return self._output_nr if self.grad_fn is not None else 0
 
     @property
     def retains_grad(self) -> bool:
@@ -396,9 +396,14 @@ class Tensor:
             return self
         return _ops.ToCopy.apply(self, target)
 
-    def type(self, dtype: DType | None = None):
+    def type(self, dtype=None):
+        """``'torch.FloatTensor'`` with no argument; otherwise convert to a dtype, a legacy type such as
+        ``torch.DoubleTensor``, or its name ``'torch.DoubleTensor'``."""
         if dtype is None:
             return f"torch.{self.dtype.legacy_name}"
+        if not isinstance(dtype, DType):
+            from .tensor_types import dtype_of_legacy_type
+            dtype = dtype_of_legacy_type(dtype)
         return self.to(dtype)
 
     def float(self) -> "Tensor":
@@ -595,6 +600,36 @@ class Tensor:
     # ------------------------------------------------------------------ linear algebra
     def matmul(self, other): return _ops.matmul(self, other)
     def mm(self, other): return _ops.mm(self, other)
+
+    # ------------------------------------------------------------------ used by real model code (pyGAT)
+    def masked_fill(self, mask, value): return _ops.masked_fill(self, mask, value)
+    def nonzero(self, *, as_tuple: bool = False): return _ops.nonzero(self, as_tuple)
+    def isnan(self): return _ops.isnan(self)
+    def isinf(self): return _ops.isinf(self)
+    def isfinite(self): return _ops.isfinite(self)
+    def prod(self, dim=None, keepdim: bool = False, *, dtype=None): return _ops.prod(self, dim, keepdim, dtype=dtype)
+    def narrow(self, dim: int, start, length: int): return _ops.narrow(self, dim, start, length)
+    def split(self, split_size, dim: int = 0): return _ops.split(self, split_size, dim)
+    def chunk(self, chunks: int, dim: int = 0): return _ops.chunk(self, chunks, dim)
+
+    def var(self, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
+        return _ops.var(self, dim, unbiased, keepdim, correction=correction)
+
+    def std(self, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
+        return _ops.std(self, dim, unbiased, keepdim, correction=correction)
+
+    def type_as(self, other: "Tensor") -> "Tensor":
+        """This tensor converted to ``other``'s dtype (itself when they already agree)."""
+        return self.to(other.dtype)
+
+    def cuda(self, device=None, non_blocking: bool = False, memory_format=None) -> "Tensor":
+        from .cuda import not_available
+        raise not_available("Tensor.cuda()")
+
+    def __reduce_ex__(self, protocol):
+        # pickle (and minigrad.save) store the values and requires_grad only, never the graph.
+        from .serialization import reduce_tensor
+        return reduce_tensor(self)
 
     # ------------------------------------------------------------------ sparse (dense tensors say no)
     def to_dense(self):

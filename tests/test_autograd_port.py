@@ -128,6 +128,16 @@ class Identity(Function):
         return grad * 2
 
 
+class Pair(Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        return a, a + b
+
+    @staticmethod
+    def backward(ctx, ga, gb):
+        return ga + gb, gb
+
+
 class Passthrough(Function):
     @staticmethod
     def forward(ctx, x):
@@ -514,15 +524,6 @@ def test_tensor_hooks_on_outputs_see_only_their_gradient():
 
 
 def test_hook_sees_gradient_of_returned_leaf_only():
-    class Pair(Function):
-        @staticmethod
-        def forward(ctx, a, b):
-            return a, a + b
-
-        @staticmethod
-        def backward(ctx, ga, gb):
-            return ga + gb, gb
-
     x, y = torch.randn(2, 2, requires_grad=True), torch.randn(2, 2, requires_grad=True)
     q, p = Pair.apply(x, y)
     seen = []
@@ -624,7 +625,6 @@ def test_hooks_of_leaves_left_out_of_inputs_do_not_run():
     assert b.grad.item() == 1.0 and a.grad is None
 
 
-@pytest.mark.xfail(reason="views helper: in-place ops move retain_grad to the new grad_fn", strict=True)
 def test_retain_grad_after_an_in_place_change_of_an_output():
     class TwoOut(Function):
         @staticmethod
@@ -1039,7 +1039,10 @@ def test_no_grad_mode_records_no_graph():
     x = torch.ones(2, requires_grad=True)
     with torch.no_grad():
         y = Identity.apply(x)
+        first, second = Pair.apply(x, x)
     assert not y.requires_grad and y.grad_fn is None and x.requires_grad
+    assert y is not x and not y._is_view()       # a detached alias of the input
+    assert not first.requires_grad and not first._is_view() and first is not x
 
 
 def test_repr_names_the_custom_node():
@@ -1391,6 +1394,14 @@ def test_a_callback_can_queue_another_callback():
 
     Queue.apply(torch.rand(3, requires_grad=True)).sum().backward()
     assert called[0] == 2
+
+
+def test_callbacks_and_grad_need_a_backward_and_inputs():
+    with pytest.raises(RuntimeError, match="Final callbacks can only be installed during backward pass."):
+        Variable._execution_engine.queue_callback(lambda: None)
+    x = torch.tensor([1.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="`inputs` argument to `grad\(\)` cannot be empty."):
+        torch.autograd.grad(2 * x, [], grad_outputs=torch.tensor([1.0]))
 
 
 # --- gradcheck ---------------------------------------------------------------------------------------

@@ -370,7 +370,7 @@ def course_copy(target: Path) -> Path:
 
 @contextlib.contextmanager
 def chromium_tabs(program: str, profile: Path):
-    """Headless Chromium with its DevTools HTTP endpoint; yields (open_tab, close_tab)."""
+    """Headless Chromium with its DevTools HTTP endpoint; yields (open_tab, close_tab, port)."""
     port = free_port()
     command = [program, *CHROMIUM_FLAGS[:-1], f"--user-data-dir={profile}",
                f"--remote-debugging-port={port}", "about:blank"]
@@ -395,7 +395,7 @@ def chromium_tabs(program: str, profile: Path):
         def close_tab(tab: str) -> None:
             urllib.request.urlopen(f"{endpoint}/close/{tab}", timeout=10).close()
 
-        yield open_tab, close_tab
+        yield open_tab, close_tab, port
     finally:
         stop_group(browser)
 
@@ -414,9 +414,9 @@ def test_opening_every_notebook_in_jupyterlab_changes_nothing(chromium, tmp_path
     before = {path: path.stat().st_mtime_ns for path in paths}
     autosave = {"@jupyterlab/docmanager-extension:plugin": {"autosaveInterval": 2}}   # seconds
     with course_lab(tmp_path / "home", repo / "notebooks", repo / "jupyter-config", autosave) as base_url, \
-            chromium_tabs(chromium, tmp_path / "profile") as (open_tab, close_tab):
-        for start in range(0, len(paths), 3):    # three notebooks (and kernels) at a time
-            batch = paths[start:start + 3]
+            chromium_tabs(chromium, tmp_path / "profile") as (open_tab, close_tab, _port):
+        for start in range(0, len(paths), 4):    # four notebooks (and kernels) at a time
+            batch = paths[start:start + 4]
             tabs = [open_tab(f"{base_url}/lab/tree/{path.relative_to(repo / 'notebooks').as_posix()}")
                     for path in batch]
             deadline = time.monotonic() + 90
@@ -431,3 +431,100 @@ def test_opening_every_notebook_in_jupyterlab_changes_nothing(chromium, tmp_path
                             text=True, check=True).stdout
     diff = subprocess.run(["git", "diff", "--stat", "notebooks/"], cwd=repo, capture_output=True, text=True).stdout
     assert not status, f"opening the notebooks in JupyterLab changed them:\n{status}\n{diff}"
+
+
+# --- the Chinese edition: CJK text is drawn with a CJK font, not as boxes ("tofu") ----------
+
+# In the page: the first visible element with Chinese text, and two different Chinese characters
+# of it drawn on a canvas in that element's font. Without a font that has them, every CJK character
+# is drawn as the same empty box, so the two pictures are equal.
+CJK_PROBE = r"""(() => {
+  const han = /[\u4e00-\u9fff]/;
+  const distinctHan = e => new Set([...e.textContent].filter(c => han.test(c))).size;
+  const element = [...document.querySelectorAll('h1, h2, h3, p, li, td, a, span')].find(
+      e => distinctHan(e) >= 2 && e.getClientRects().length > 0);
+  if (!element) return null;
+  const chars = [...element.textContent].filter(c => han.test(c));
+  const first = chars[0], second = chars.find(c => c !== first);
+  const font = getComputedStyle(element).font.replace(/\d+(\.\d+)?px/, '48px');
+  const draw = text => {
+    const canvas = document.createElement('canvas');
+    canvas.width = canvas.height = 64;
+    const context = canvas.getContext('2d');
+    context.font = font;
+    if (text) context.fillText(text, 4, 52);
+    return canvas.toDataURL();
+  };
+  return JSON.stringify({first, second, font, text: element.textContent.trim().slice(0, 60),
+                         distinct: draw(first) !== draw(second), inked: draw(first) !== draw('')});
+})()"""
+
+
+def evaluate_when_ready(program: str, url: str, expression: str, profile: Path, timeout: float = 90):
+    """Open ``url`` in headless Chromium and evaluate ``expression`` in it (DevTools protocol)
+    until it returns something other than null; returns that value."""
+    websocket = pytest.importorskip("websocket", reason="websocket-client (installed with JupyterLab)")
+    with chromium_tabs(program, profile) as (open_tab, close_tab, port):
+        tab = open_tab(url)
+        connection = websocket.create_connection(f"ws://127.0.0.1:{port}/devtools/page/{tab}", timeout=30)
+        try:
+            deadline = time.monotonic() + timeout
+            for message_id in range(1, 10_000):
+                connection.send(json.dumps({"id": message_id, "method": "Runtime.evaluate",
+                                            "params": {"expression": expression, "returnByValue": True}}))
+                while True:
+                    answer = json.loads(connection.recv())
+                    if answer.get("id") == message_id:
+                        break
+                value = answer.get("result", {}).get("result", {}).get("value")
+                if value is not None or time.monotonic() > deadline:
+                    return value
+                time.sleep(1)
+        finally:
+            connection.close()
+            close_tab(tab)
+
+
+@pytest.fixture(scope="module")
+def chinese_notebook() -> Path:
+    """The notebook of the Chinese edition that opens with the most Chinese (skips while
+    notebooks/zh/ has none)."""
+    paths = notebook_paths(NOTEBOOKS / "zh") if (NOTEBOOKS / "zh").is_dir() else []
+    if not paths:
+        pytest.skip("no Chinese edition yet (notebooks/zh/)")
+    def first_cell_han(path):  # the notebook whose title cell has the most Chinese
+        first = next((cell.source for cell in read_notebook(path).cells if cell.cell_type == "markdown"), "")
+        return len(re.findall(r"[\u4e00-\u9fff]", first))
+
+    return max(paths, key=first_cell_han)
+
+
+def assert_chinese_is_drawn(probe: str | None, where: str) -> None:
+    assert probe, f"no visible Chinese text in {where}"
+    found = json.loads(probe)
+    assert found["inked"] and found["distinct"], (
+        f"Chinese text in {where} ({found['text']!r}) is drawn as boxes: '{found['first']}' and "
+        f"'{found['second']}' look the same in the font {found['font']!r}. Install a CJK font "
+        "(`make chromium` as root installs fonts-noto-cjk).")
+
+
+def test_chinese_notebook_in_jupyterlab_draws_chinese_text(chromium, chinese_notebook, tmp_path):
+    home = tmp_path / "home"
+    root_dir = home / "notebooks"
+    shutil.copytree(chinese_notebook.parent, root_dir / "zh", ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    with course_lab(home, root_dir) as base_url:
+        url = f"{base_url}/lab/tree/zh/{chinese_notebook.name}"
+        probe = evaluate_when_ready(chromium, url, CJK_PROBE, tmp_path / "profile")
+        assert_chinese_is_drawn(probe, f"JupyterLab's zh/{chinese_notebook.name}")
+        screenshot(chromium, url, tmp_path / "profile", f"jupyterlab_zh_{chinese_notebook.stem}.png", "1400,1000")
+
+
+def test_chinese_site_page_draws_chinese_text(chromium, chinese_notebook, tmp_path):
+    source = tmp_path / "notebooks"
+    shutil.copytree(chinese_notebook.parent, source / "zh", ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    shutil.copy(NOTEBOOKS / chinese_notebook.name, source)
+    pages = site.build(source, tmp_path / "site")
+    page = next(path for path in pages if path.parent.name == "zh" and path.stem == chinese_notebook.stem)
+    probe = evaluate_when_ready(chromium, page.as_uri(), CJK_PROBE, tmp_path / "profile")
+    assert_chinese_is_drawn(probe, f"the site's zh/{page.name}")
+    screenshot(chromium, page.as_uri(), tmp_path / "profile", f"site_zh_{chinese_notebook.stem}.png", "1200,1600")

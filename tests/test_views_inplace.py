@@ -422,6 +422,13 @@ def test_views_made_under_no_grad():
         view = y[0]
         of_leaf = x[0]
     assert view.requires_grad and view.grad_fn is None and view.is_leaf   # as in PyTorch
+    used = view * 2
+    assert used.grad_fn.name() == "MulBackward0" and used.grad_fn.next_functions == ((None, 0), (None, 0))
+    chained = view[1:]
+    assert chained.grad_fn.name() == "SliceBackward0"
+    assert message(lambda: chained.mul_(torch.ones(1, requires_grad=True))) == (
+        "Output 0 of Slice is a view of a view which was created in no_grad mode and is being modified inplace "
+        "with grad mode enabled. " + NO_GRAD_ADVICE)
     direct = "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
     assert message(lambda: view.mul_(2)) == direct + NO_GRAD_ADVICE
     assert message(lambda: of_leaf.mul_(2)) == direct + NO_GRAD_ADVICE

@@ -409,6 +409,13 @@ step 3: AccumulateGrad(x) receives [30., 30., 30.]; x.grad will be [30., 30., 30
     assert x.grad.tolist() == [30.0, 30.0, 30.0]  # it was the real backward
 
 
+def test_a_builtins_argument_without_edge_is_not_called_a_non_tensor():
+    x = torch.ones(4, 3, requires_grad=True)
+    text = draw(x[torch.tensor([0, 1])].sum(), names={"x": x}).text
+    assert "key never carries a gradient: no edge, its gradient is None" in text
+    assert "is not a tensor" not in text
+
+
 def test_repeated_node_names_are_numbered_in_creation_order():
     q = torch.tensor(2.0, requires_grad=True)
     h = q * 3           # made first: MulBackward0#1

@@ -19,6 +19,7 @@ from .engine import ExecutionEngine, run_backward
 from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .graph import AccumulateGrad, Node
+from .variable import Variable
 
 
 def _tuple(x) -> tuple:
@@ -39,7 +40,15 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
         inputs = _tuple(inputs)
         if not inputs:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        for t in inputs:
+            if not isinstance(t, Tensor):
+                raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}")
+            if not t.requires_grad:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
     run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=inputs is not None)
+    for t in inputs or ():
+        if not t.is_leaf:
+            t.retain_grad()   # as in PyTorch, a non-leaf input goes on retaining its grad
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, create_graph: bool = False,
@@ -50,7 +59,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
     """
     outputs, inputs = _tuple(outputs), _tuple(inputs)
     if not inputs:
-        raise ValueError("grad requires non-empty inputs.")
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     grads = _tuple(grad_outputs) or (None,) * len(outputs)
     result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs)
     if not (allow_unused or materialize_grads):
@@ -61,32 +70,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
     if materialize_grads:
         result = tuple(Tensor._zeros(tuple(x.shape), x.dtype) if g is None else g for g, x in zip(result, inputs))
     return result
-
-
-class _VariableMeta(type):
-    def __instancecheck__(cls, instance) -> bool:
-        return isinstance(instance, Tensor)
-
-
-class Variable(metaclass=_VariableMeta):
-    """PyTorch's old name for a tensor. ``Variable(t, requires_grad=True)`` is a new leaf sharing ``t``'s data.
-
-    Every tensor is an instance of it, and ``Variable._execution_engine.queue_callback(fn)`` asks the
-    engine to call ``fn()`` when the backward pass now running has finished.
-
-    >>> import minigrad as torch
-    >>> x = torch.ones(2)
-    >>> v = torch.autograd.Variable(x, requires_grad=True)
-    >>> v is x, v.requires_grad, v.is_leaf, isinstance(x, torch.autograd.Variable)
-    (False, True, True, True)
-    """
-
-    _execution_engine = ExecutionEngine()
-
-    def __new__(cls, data: Tensor, requires_grad: bool = False, volatile: bool = False):
-        variable = Tensor._make(data._data)
-        variable.requires_grad_(requires_grad)
-        return variable
 
 
 __all__ = ["Variable", "forward_ad", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",

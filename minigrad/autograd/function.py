@@ -281,6 +281,9 @@ class Function(metaclass=FunctionMeta):
                 elif arg._requires_grad:
                     needs_input_grad.append(True)
                     edges.append((arg._grad_accumulator() if grad_enabled else None, 0))
+                elif arg._base is not None and arg._base.requires_grad:
+                    needs_input_grad.append(True)   # a view made under no_grad: it requires grad, as in
+                    edges.append(_NO_EDGE)          # PyTorch, but its gradient goes nowhere
                 else:
                     needs_input_grad.append(False)
                     edges.append(_NO_EDGE)
@@ -337,9 +340,8 @@ def _apply_without_graph(cls, args: tuple, kwargs: dict) -> Any:
         dirty = ctx.dirty_tensors
         if dirty is None:
             for arg in args:
-                if output is arg:
-                    output = output._alias()   # an input returned unchanged comes back as a new object
-                    break
+                if output is arg:   # with no graph, PyTorch hands back a detached alias (not a view)
+                    return output.detach()
             if output._base is not None:
                 _views.mark_custom_function_output(ctx, output)
             return output
@@ -406,7 +408,8 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, record: boo
                 wrapped.append(out)
                 continue
         elif any(out is a for a in args):
-            out = out._alias()   # an input returned unchanged comes back as a new view object
+            # an input returned unchanged comes back as a new view object (a detached alias with no graph)
+            out = out._alias() if record else out.detach()
         if out._base is not None and not any(out is t for t in dirty):
             _views.mark_custom_function_output(ctx, out)
         if record:

@@ -154,9 +154,12 @@ def positions_in_base(view: Tensor) -> tuple:
     if not np.may_share_memory(view._data, base):
         raise NotImplementedError("minigrad: this view does not share memory with its base (its data was "
                                   "replaced); an in-place change through it cannot be tracked")
+    view_offsets = _byte_offsets(view._data, base)
+    if base.flags.c_contiguous:      # the usual case: memory order is the row-major order of the elements
+        return np.unravel_index(view_offsets // base.itemsize, base.shape)
     base_offsets = _byte_offsets(base, base).ravel()
-    order = np.argsort(base_offsets, kind="stable")
-    found = order[np.searchsorted(base_offsets[order], _byte_offsets(view._data, base))]
+    order = np.argsort(base_offsets, kind="stable")    # match addresses: which base element lives there?
+    found = order[np.searchsorted(base_offsets[order], view_offsets)]
     return np.unravel_index(found, base.shape)
 
 

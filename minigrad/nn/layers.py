@@ -85,6 +85,17 @@ class CrossEntropyLoss(Module):
         return F.cross_entropy(input, target, self.reduction)
 
 
+class NLLLoss(Module):
+    """``nll_loss`` as a layer: takes log-probabilities and integer class labels."""
+
+    def __init__(self, weight: Tensor | None = None, ignore_index: int = -100, reduction: str = "mean") -> None:
+        super().__init__()
+        self.weight, self.ignore_index, self.reduction = weight, ignore_index, reduction
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.nll_loss(input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction)
+
+
 class Sequential(Module):
     """Modules applied one after the other; they are named ``'0'``, ``'1'``, ...
 

@@ -19,9 +19,22 @@ tensor(6., grad_fn=<MulBackward0>)
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections import OrderedDict, namedtuple
+from typing import Any, Iterator, Mapping
 
+from ..grad_mode import no_grad
+from ..tensor import Tensor
+from ..types import check_device, dtype
 from .parameter import Parameter
+
+
+class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` returns: the keys it did not find, and those it did not expect."""
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return f"_IncompatibleKeys(missing_keys={self.missing_keys}, unexpected_keys={self.unexpected_keys})"
 
 
 class Module:
@@ -137,14 +150,81 @@ class Module:
             param.requires_grad_(requires_grad)
         return self
 
-    def state_dict(self) -> dict:
-        return {name: param.detach() for name, param in self.named_parameters()}
+    def state_dict(self) -> "OrderedDict[str, Tensor]":
+        """Every parameter's values by name, detached from the graph (they share memory with the parameters)."""
+        return OrderedDict((name, param.detach()) for name, param in self.named_parameters())
 
-    def load_state_dict(self, state: dict) -> None:
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False) -> IncompatibleKeys:
+        """Copy values from ``state_dict`` into the parameters of the same names (in place, under no_grad)."""
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         params = dict(self.named_parameters())
-        for name, value in state.items():
-            params[name]._data[...] = value._data
-            params[name]._version_counter.value += 1
+        missing = [name for name in params if name not in state_dict]
+        unexpected = [name for name in state_dict if name not in params]
+        errors = []
+        if strict:
+            if unexpected:
+                errors.append("Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ". ")
+            if missing:
+                errors.append("Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". ")
+        for name, param in params.items():
+            if name not in state_dict:
+                continue
+            value = state_dict[name]
+            if not isinstance(value, Tensor):
+                errors.append(f'While copying the parameter named "{name}", expected torch.Tensor or Tensor-like '
+                              f"object from checkpoint but received {type(value)}")
+            elif value.shape != param.shape:
+                errors.append(f"size mismatch for {name}: copying a param with shape {value.shape} from checkpoint, "
+                              f"the shape in current model is {param.shape}.")
+        if errors:
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors))
+        with no_grad():
+            for name, param in params.items():
+                if name in state_dict:
+                    param.copy_(state_dict[name])
+        return IncompatibleKeys(missing, unexpected)
+
+    def _apply_to_parameters(self, convert) -> "Module":
+        for param in self.parameters():
+            param._data = convert(param)._data
+            if param._grad is not None:
+                param._grad = convert(param._grad)
+        return self
+
+    def double(self) -> "Module":
+        """Convert every floating-point parameter to float64 (in place: the Parameter objects stay)."""
+        return self._apply_to_parameters(lambda t: t.detach().double() if t.is_floating_point() else t)
+
+    def float(self) -> "Module":
+        return self._apply_to_parameters(lambda t: t.detach().float() if t.is_floating_point() else t)
+
+    def to(self, *args, **kwargs) -> "Module":
+        """Only dtypes and the CPU: ``model.to(torch.float64)``, ``model.to('cpu')``."""
+        target = kwargs.get("dtype")
+        for arg in args:
+            if isinstance(arg, dtype):
+                target = arg
+            else:
+                check_device(arg)
+        check_device(kwargs.get("device"))
+        if target is None:
+            return self
+        return self._apply_to_parameters(lambda t: t.detach().to(target) if t.is_floating_point() else t)
+
+    def cpu(self) -> "Module":
+        return self
+
+    def cuda(self, device=None) -> "Module":
+        from ..cuda import not_available
+        raise not_available("Module.cuda()")
+
+    def apply(self, fn) -> "Module":
+        """Call ``fn`` on every sub-module (children first), then on this module."""
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
 
     def extra_repr(self) -> str:
         return ""

@@ -13,3 +13,7 @@ from .reduction import (Gather, LogSoftmax, MaxAll, MaxDim, Mean, MeanDim, MinAl
                         Sort, Sum, SumDim, argmax, argmin, max, mean, min, sort, sum, sum_to_size)
 from .shape import (Cat, Clone, Expand, Permute, ReshapeAlias, Squeeze, Stack, T, ToCopy, Transpose, UnsafeView,
                     Unsqueeze, View, ViewFunction, cat, expand, flatten, permute, reshape, squeeze, stack, t, view)
+from .activation import Elu, LeakyRelu
+from .masking import MaskedFill, MaskedFillTensor, isfinite, isinf, isnan, masked_fill, nonzero
+from .splitting import Split, SplitWithSizes, chunk, narrow, split
+from .statistics import Prod, ProdDim, Std, Var, prod, std, var

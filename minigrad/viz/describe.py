@@ -115,9 +115,15 @@ def edge_text(edge, item: NodeItem) -> str:
     return ", ".join(parts)
 
 
-def non_tensor_text(arg) -> str:
-    """``'constant (int) is not a tensor: no edge, its gradient is None'``."""
+def non_tensor_text(arg, builtin: bool = False) -> str:
+    """``'constant (int) is not a tensor: no edge, its gradient is None'``.
+
+    A built-in's argument without an edge may be a tensor that never carries a gradient (integer
+    indices or targets) or an option (``dim``, ``reduction``): it is described as such.
+    """
     kind = f" ({arg.type_name})" if arg.type_name else ""
+    if builtin:
+        return f"{arg.name}{kind} never carries a gradient: no edge, its gradient is None"
     return f"{arg.name}{kind} is not a tensor: no edge, its gradient is None"
 
 
@@ -193,7 +199,7 @@ def node_lines(item: NodeItem, model: GraphModel, options: DrawOptions) -> list[
             lines.append(f"  {edge.arg_name}: needs no gradient, next_functions[{edge.index}] is (None, 0)")
     if options.show_attrs:
         for arg in item.non_tensor_args:
-            lines.append("  " + non_tensor_text(arg))
+            lines.append("  " + non_tensor_text(arg, builtin=item.kind == BUILTIN))
     for tensor in item.retained:
         text = f"  makes {tensor.name}: {tensor_text(tensor, options)}"
         if options.show_grads:

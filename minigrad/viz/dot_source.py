@@ -191,7 +191,8 @@ class _Writer:
                     lines.append(f"{edge.arg_name}: no grad needed (None, 0)")
             for arg in item.non_tensor_args:
                 kind = f": {arg.type_name}" if arg.type_name else ""
-                lines.append(f"{arg.name}{kind} (not a tensor, grad None)")
+                why = "not a tensor" if item.kind == FUNCTION else "no edge"
+                lines.append(f"{arg.name}{kind} ({why}, grad None)")
             if item.dirty:
                 lines.append("dirty: " + ", ".join(item.dirty))
         return label(item.handle or item.name, *lines)

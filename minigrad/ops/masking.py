@@ -1,0 +1,103 @@
+"""Masks: ``masked_fill`` (a Function), and the never-differentiable tests ``nonzero``, ``isnan``,
+``isinf``, ``isfinite``.
+
+>>> import minigrad as torch
+>>> x = torch.tensor([1.0, float('nan'), 3.0], requires_grad=True)
+>>> torch.isnan(x)
+tensor([False,  True, False])
+>>> x.masked_fill(torch.isnan(x), 0.0)
+tensor([1., 0., 3.], grad_fn=<MaskedFillBackward0>)
+>>> torch.isnan(x).nonzero()
+tensor([[1]])
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..tensor import Tensor
+from ._util import Builtin, binary_arrays, check_broadcast, wrap
+
+# How PyTorch's C++ core names element types in its error messages.
+_CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+                   "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char"}
+
+
+def _check_mask(mask: Tensor, a: Tensor) -> np.ndarray:
+    if mask._data.dtype != np.bool_:
+        name = _CPP_TYPE_NAMES.get(mask._data.dtype.name, mask._data.dtype.name)
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {name}")
+    check_broadcast(mask._data.shape, a._data.shape)
+    return mask._data
+
+
+class MaskedFill(Builtin):
+    """``value`` where ``mask`` is True, ``a`` elsewhere (``value`` a number)."""
+
+    _node_name = "MaskedFillBackward0"
+    _saved_names = ("mask",)
+
+    @staticmethod
+    def forward(ctx, a, mask, value):
+        # mask is a numpy array: like PyTorch's node, there is no next_functions entry for it
+        ctx._saved_mask = wrap(mask)
+        x = a._data
+        return wrap(np.where(mask, x.dtype.type(value), x))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.masked_fill(ctx._saved_mask, 0), None, None
+
+
+class MaskedFillTensor(Builtin):
+    """``masked_fill`` with a 0-dim tensor as the value: the value gets a gradient too."""
+
+    _node_name = "MaskedFillBackward1"
+    _saved_names = ("mask",)
+
+    @staticmethod
+    def forward(ctx, a, mask, value):
+        ctx._saved_mask = wrap(mask)
+        x, v = binary_arrays(a, value)
+        return wrap(np.where(mask, v.astype(x.dtype, copy=False), a._data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        mask = ctx._saved_mask
+        grad_value = grad.masked_fill(~mask, 0).sum() if ctx.needs_input_grad[2] else None
+        return grad.masked_fill(mask, 0), None, grad_value
+
+
+def masked_fill(a: Tensor, mask: Tensor, value) -> Tensor:
+    """``a`` with ``value`` written where ``mask`` (a bool tensor broadcastable to ``a``) is True."""
+    mask_array = _check_mask(mask, a)
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                               f"{value.ndim} dimension(s).")
+        return MaskedFillTensor.apply(a, mask_array, value)
+    return MaskedFill.apply(a, mask_array, value)
+
+
+def nonzero(a: Tensor, as_tuple: bool = False):
+    """Indices of the non-zero elements: one row per element (int64), or one tensor per dimension."""
+    x = a._data if a._data.dtype == np.bool_ else a._data != 0   # numpy finds True values fastest
+    if as_tuple:
+        return tuple(wrap(i.astype(np.int64)) for i in np.nonzero(np.atleast_1d(x)))
+    if x.ndim == 0:
+        return wrap(np.zeros((1 if x else 0, 0), dtype=np.int64))
+    return wrap(np.argwhere(x).astype(np.int64))
+
+
+def isnan(a: Tensor) -> Tensor:
+    return wrap(np.isnan(a._data) if a._data.dtype.kind == "f" else np.zeros(a._data.shape, bool))
+
+
+def isinf(a: Tensor) -> Tensor:
+    return wrap(np.isinf(a._data) if a._data.dtype.kind == "f" else np.zeros(a._data.shape, bool))
+
+
+def isfinite(a: Tensor) -> Tensor:
+    return wrap(np.isfinite(a._data) if a._data.dtype.kind == "f" else np.ones(a._data.shape, bool))
+
+
+__all__ = ["MaskedFill", "MaskedFillTensor", "masked_fill", "nonzero", "isnan", "isinf", "isfinite"]

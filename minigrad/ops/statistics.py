@@ -1,0 +1,176 @@
+"""``prod``, ``var`` and ``std``: reductions whose gradient depends on every element.
+
+>>> import minigrad as torch
+>>> x = torch.tensor([[1.0, 2.0], [3.0, 5.0]], requires_grad=True)
+>>> x.prod(1)
+tensor([ 2., 15.], grad_fn=<ProdBackward1>)
+>>> x.var()
+tensor(2.9167, grad_fn=<VarBackward0>)
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .. import grad_mode
+from ..tensor import Tensor
+from ._util import Builtin, normalize_dims, wrap
+from .reduction import _restore_dims
+
+
+def _prod_input(a: Tensor, dtype) -> np.ndarray:
+    x = a._data
+    if dtype is not None:
+        return x.astype(dtype.numpy)
+    return x.astype(np.int64) if x.dtype.kind in "biu" else x
+
+
+def _product_of_the_others(x: np.ndarray, axis: int) -> np.ndarray:
+    """For each element, the product of the other elements along ``axis`` (correct with zeros)."""
+    ones = np.ones_like(np.take(x, [0], axis=axis))
+    before = np.cumprod(np.concatenate([ones, np.delete(x, -1, axis=axis)], axis=axis), axis=axis)
+    after = np.flip(np.cumprod(np.concatenate([ones, np.flip(np.delete(x, 0, axis=axis), axis)], axis=axis),
+                               axis=axis), axis)
+    return before * after
+
+
+def _prod_grad(grad: Tensor, a: Tensor, result: Tensor, axis) -> Tensor:
+    """``grad * result / a``, or, where ``a`` has zeros, grad times the product of the others."""
+    if (a._data != 0).all():
+        return grad * result / a
+    if grad_mode.is_grad_enabled():
+        raise NotImplementedError("minigrad: the second derivative of prod() over an input that contains "
+                                  "zeros is not implemented")
+    if axis is None:
+        others = _product_of_the_others(a._data.reshape(-1), 0).reshape(a._data.shape)
+    else:
+        others = _product_of_the_others(a._data, axis)
+    return grad * wrap(others.astype(grad._data.dtype, copy=False))
+
+
+class Prod(Builtin):
+    _node_name = "ProdBackward0"
+    _saved_names = ("self", "result")
+
+    @staticmethod
+    def forward(ctx, a, dtype=None):
+        out = wrap(_prod_input(a, dtype).prod())
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, result = ctx.saved_tensors
+        return _prod_grad(grad, a, result, None), None
+
+
+class ProdDim(Builtin):
+    _node_name = "ProdBackward1"
+    _saved_names = ("self", "result")
+
+    @staticmethod
+    def forward(ctx, a, dim, keepdim, dtype=None):
+        out = wrap(_prod_input(a, dtype).prod(axis=dim, keepdims=keepdim))
+        ctx.save_for_backward(a, out)
+        ctx._saved_dim, ctx._saved_keepdim = dim, keepdim
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, result = ctx.saved_tensors
+        dims = (ctx._saved_dim,)
+        grad = _restore_dims(grad, dims, ctx._saved_keepdim)
+        result = _restore_dims(result, dims, ctx._saved_keepdim)
+        return _prod_grad(grad, a, result, ctx._saved_dim), None, None, None
+
+
+def prod(a: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """The product of all elements, or along one dimension ``dim``."""
+    if dim is None:
+        return Prod.apply(a, dtype) if dtype is not None else Prod.apply(a)
+    if not isinstance(dim, int):
+        raise TypeError(f"prod() received an invalid combination of arguments - got ({type(dim).__name__}), but "
+                        "expected one of:\n * (*, torch.dtype dtype = None)\n"
+                        " * (int dim, bool keepdim = False, *, torch.dtype dtype = None)\n")
+    return ProdDim.apply(a, normalize_dims(dim, a.ndim)[0] if a.ndim else 0, keepdim, dtype)
+
+
+def _degrees_of_freedom(a: Tensor, dims: tuple, correction) -> float:
+    count = int(np.prod([a.shape[d] for d in dims])) if a.ndim else 1
+    dof = count - correction
+    if dof <= 0:
+        warnings.warn("var(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
+                      "factor (input numel divided by output numel).", UserWarning, stacklevel=4)
+    return dof
+
+
+class Var(Builtin):
+    """Variance ``sum((x - mean)^2) / (N - correction)`` over ``dims``."""
+
+    _node_name = "VarBackward0"
+    _saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a, dims, correction, keepdim):
+        ctx.save_for_backward(a)
+        ctx._saved_dim, ctx._saved_correction, ctx._saved_keepdim = dims, correction, keepdim
+        ctx._dof = _degrees_of_freedom(a, dims, correction)
+        x = a._data
+        with np.errstate(divide="ignore", invalid="ignore"):
+            centred = x - x.mean(axis=dims, keepdims=True)
+            return wrap((centred * centred).sum(axis=dims, keepdims=keepdim) / x.dtype.type(ctx._dof))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        dims = ctx._saved_dim
+        grad = _restore_dims(grad, dims, ctx._saved_keepdim)
+        centred = a - a.mean(dims, keepdim=True)
+        return grad * centred * (2.0 / ctx._dof), None, None, None
+
+
+class Std(Builtin):
+    """Standard deviation: the square root of ``var``."""
+
+    _node_name = "StdBackward0"
+    _saved_names = ("self", "result")
+
+    @staticmethod
+    def forward(ctx, a, dims, correction, keepdim):
+        ctx._saved_dim, ctx._saved_correction, ctx._saved_keepdim = dims, correction, keepdim
+        ctx._dof = _degrees_of_freedom(a, dims, correction)
+        x = a._data
+        with np.errstate(divide="ignore", invalid="ignore"):
+            centred = x - x.mean(axis=dims, keepdims=True)
+            out = wrap(np.sqrt((centred * centred).sum(axis=dims, keepdims=keepdim) / x.dtype.type(ctx._dof)))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, result = ctx.saved_tensors
+        dims, keepdim = ctx._saved_dim, ctx._saved_keepdim
+        grad, result = _restore_dims(grad, dims, keepdim), _restore_dims(result, dims, keepdim)
+        centred = a - a.mean(dims, keepdim=True)
+        return grad * centred / (result * ctx._dof), None, None, None
+
+
+def _var_arguments(a: Tensor, dim, unbiased, keepdim, correction) -> tuple:
+    if a._data.dtype.kind not in "fc":
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    if isinstance(dim, bool):          # var(False): the old positional ``unbiased``
+        dim, unbiased = None, dim
+    if correction is None:
+        correction = 1 if unbiased in (None, True) else 0
+    return normalize_dims(dim, a.ndim), correction, keepdim
+
+
+def var(a: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *, correction=None) -> Tensor:
+    """Variance along ``dim`` (all dimensions by default), divided by ``N - 1`` unless told otherwise."""
+    return Var.apply(a, *_var_arguments(a, dim, unbiased, keepdim, correction))
+
+
+def std(a: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *, correction=None) -> Tensor:
+    """Standard deviation along ``dim``, with the same arguments as ``var``."""
+    return Std.apply(a, *_var_arguments(a, dim, unbiased, keepdim, correction))
