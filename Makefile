@@ -24,6 +24,8 @@ TORCH_PIP_ARGS ?=
 # Random programs the differential fuzzer runs (FUZZ_SEED= picks hypothesis's seed; empty: a random one).
 FUZZ_EXAMPLES ?= 300
 FUZZ_SEED ?= 0
+# FUZZ_VIEWS_INPLACE=1 also generates in-place changes through views (x[0].mul_(2), y.view(-1).add_(1)).
+FUZZ_VIEWS_INPLACE ?=
 
 # Same hash order in every run, so printed sets and dicts match the stored outputs.
 export PYTHONHASHSEED := 0
@@ -51,7 +53,7 @@ help: ## list the targets (the default)
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  %-12s %s\n", $$1, $$2}'
 	@echo "Variables: PYTHON=$(PYTHON) PORT=$(PORT) LAB_ARGS='$(LAB_ARGS)' LAB_TOKEN=<token, empty for none> CELL_TIMEOUT=$(CELL_TIMEOUT)"
 	@echo "           CDN=1 (make slides: decks load reveal.js from a CDN instead of build/reveal.js)"
-	@echo "           FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_SEED=$(FUZZ_SEED) TORCH_VERSION=$(TORCH_VERSION) (make fidelity)"
+	@echo "           FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_SEED=$(FUZZ_SEED) FUZZ_VIEWS_INPLACE=1 TORCH_VERSION=$(TORCH_VERSION) (make fidelity)"
 
 venv: $(STAMP) ## create .venv and install minigrad with its course and test tools
 	@:
@@ -105,7 +107,7 @@ test: venv dot chromium ## run the unit tests, the browser tests, then check eve
 	exit $$status
 
 fidelity: $(FIDELITY_STAMP) ## compare minigrad with real PyTorch (in .venv-fidelity): tests/fidelity/ and the fuzzer
-	MINIGRAD_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(FIDELITY_VENV)/bin/python -m pytest -q -p no:cacheprovider \
+	MINIGRAD_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) MINIGRAD_FUZZ_VIEWS_INPLACE=$(FUZZ_VIEWS_INPLACE) $(FIDELITY_VENV)/bin/python -m pytest -q -p no:cacheprovider \
 		$(if $(FUZZ_SEED),--hypothesis-seed=$(FUZZ_SEED)) tests/fidelity/
 
 $(FIDELITY_STAMP): pyproject.toml

@@ -7,13 +7,15 @@ on minigrad and on real PyTorch (values, gradients, graphs, printing, errors and
 """
 import os
 
-import torch
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import minigrad
-from compare import compare, report
-from programs import HypothesisChooser, generate
+
+torch = pytest.importorskip("torch", reason="the fidelity tests compare with real PyTorch: run `make fidelity`")
+from compare import compare, report  # noqa: E402  (after the skip)
+from programs import HypothesisChooser, generate  # noqa: E402
 
 EXAMPLES = int(os.environ.get("MINIGRAD_FUZZ_EXAMPLES", "300"))
 
@@ -28,7 +30,6 @@ def test_a_random_program_behaves_the_same_on_minigrad_and_pytorch(data):
 
 def test_a_program_prints_as_runnable_pytorch_code():
     from programs import RandomChooser
-    import pytest
     program = generate(RandomChooser(1), torch)
     source = program.source()
     assert source.startswith("import torch\n") and "PyTorch raises" in source
