@@ -52,7 +52,8 @@ class Sin(Builtin):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return wrap(np.sin(_float(a._data)))
+        with np.errstate(invalid="ignore"):   # sin(inf) is nan, silently as in PyTorch
+            return wrap(np.sin(_float(a._data)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -67,7 +68,8 @@ class Cos(Builtin):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return wrap(np.cos(_float(a._data)))
+        with np.errstate(invalid="ignore"):   # cos(inf) is nan, silently as in PyTorch
+            return wrap(np.cos(_float(a._data)))
 
     @staticmethod
     def backward(ctx, grad):
