@@ -43,15 +43,16 @@ def load_torch():
 
 
 def paired(candidates: dict[str, Callable[[], object]], repeats: int, number: int = 1,
-           warmup: int = 3) -> dict[str, list[float]]:
+           warmup: int = 3, clock: Callable[[], float] = time.perf_counter) -> dict[str, list[float]]:
     """Seconds per call of each candidate, one sample per repetition.
 
     A sample times ``number`` calls in a row and divides (fast cases need several calls per
     sample to rise above the timer's resolution). ``warmup`` repetitions run first, untimed.
+    ``clock=time.thread_time`` counts only the CPU time of this thread: steadier on a busy machine,
+    where waiting for a core would otherwise count.
     """
     names = list(candidates)
     samples: dict[str, list[float]] = {name: [] for name in names}
-    clock = time.perf_counter
     for rep in range(warmup + repeats):
         shift = rep % len(names)
         for name in names[shift:] + names[:shift]:

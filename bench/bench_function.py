@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         _timing.set_threads(args.threads, torch)
     print(_timing.describe_environment(torch))
     results = _timing.run_cases([
-        lambda style=style: compare(style, torch, args.repeats, args.number, 3.0 if style else None)
+        lambda style=style: compare(style, torch, args.repeats, args.number, 1.3 if style else None)
         for style in (*STYLES, None)])
     print()
     print(_timing.results_table(results))

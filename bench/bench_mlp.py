@@ -155,7 +155,7 @@ def profile_minigrad(batch: int, width: int, seconds_per_step: float) -> None:
 
 
 def main(argv: list[str] | None = None, batch: int = 64, width: int = 64, repeats: int = 200,
-         number: int = 5, warmup: int = 3, threads: int = 1, target: float = 2.0,
+         number: int = 5, warmup: int = 3, threads: int = 1, target: float = 1.3,
          description: str | None = __doc__) -> int:
     parser = argparse.ArgumentParser(description=(description or "").splitlines()[0])
     parser.add_argument("--repeats", type=int, default=repeats, help="timed samples per library")

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 
 import _timing
 import numpy as np
@@ -153,13 +154,13 @@ def _value(loss) -> float:
 
 
 def compare(case: str, candidates: dict, repeats: int, number: int, warmup: int,
-            targets: dict) -> dict:
+            targets: dict, clock=time.perf_counter) -> dict:
     """Check that the candidates agree on the first loss, time them in pairs, print ratio lines."""
     first = {name: _value(step()) for name, step in candidates.items()}
     print(f"{case}: step-1 losses " + ", ".join(f"{n} {v:.6f}" for n, v in first.items()))
     if max(first.values()) - min(first.values()) > 1e-4 * max(1.0, abs(first["minigrad"])):
         print("  WARNING: the libraries disagree on the loss; the timings below compare different work")
-    samples = _timing.paired(candidates, repeats, number, warmup)
+    samples = _timing.paired(candidates, repeats, number, warmup, clock)
     medians = {name: _timing.median(s) for name, s in samples.items()}
     print("  middle half of the samples: " + ", ".join(f"{n} {_timing.spread(s)}" for n, s in samples.items()))
     print("  medians: " + ", ".join(f"{n} {_timing.format_time(t)}" for n, t in medians.items()))
@@ -183,6 +184,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--number", type=int, default=5, help="steps per sample")
     parser.add_argument("--threads", type=int, default=1, help="threads for numpy's BLAS and for "
                         "torch; 0 leaves each library's default (default: 1)")
+    parser.add_argument("--cpu-time", action="store_true", help="time with the thread's CPU time "
+                        "(time.thread_time) instead of the wall clock: steadier on a busy machine")
     parser.add_argument("--profile", action="store_true", help="also profile minigrad's plain step")
     args = parser.parse_args(argv)
     torch = _timing.load_torch()
@@ -206,10 +209,12 @@ def main(argv: list[str] | None = None) -> int:
         nn_steps["dezero"] = dezero_nn_step(dezero, weights, x, y)[0]
 
     name = f"plain step (batch {BATCH}, width {WIDTH})"
+    clock = time.thread_time if args.cpu_time else time.perf_counter
+    print(f"clock: {clock.__name__}")
     _timing.run_cases([
-        lambda: compare(name, plain, args.repeats, args.number, 3, TARGETS),
+        lambda: compare(name, plain, args.repeats, args.number, 3, TARGETS, clock),
         lambda: compare(f"nn.Linear + optim.SGD step (batch {BATCH}, width {WIDTH})", nn_steps,
-                        args.repeats, args.number, 3, NN_TARGETS),
+                        args.repeats, args.number, 3, NN_TARGETS, clock),
     ])
     if args.profile:
         print("\ncProfile of minigrad's plain step:")

@@ -643,7 +643,7 @@ def _operand(value) -> Tensor:
     """Python numbers become 0-dim 'wrapped number' tensors, as in PyTorch (they never require grad)."""
     if isinstance(value, Tensor):
         return value
-    if isinstance(value, (bool, int, float, np.number)):
+    if type(value) is float or type(value) is int or isinstance(value, (bool, np.number)):
         t = Tensor._make(np.asarray(value))
         t._wrapped_number = True
         return t

@@ -1400,7 +1400,7 @@ def test_callbacks_and_grad_need_a_backward_and_inputs():
     with pytest.raises(RuntimeError, match="Final callbacks can only be installed during backward pass."):
         Variable._execution_engine.queue_callback(lambda: None)
     x = torch.tensor([1.0], requires_grad=True)
-    with pytest.raises(RuntimeError, match="`inputs` argument to `grad\(\)` cannot be empty."):
+    with pytest.raises(RuntimeError, match=r"`inputs` argument to `grad\(\)` cannot be empty."):
         torch.autograd.grad(2 * x, [], grad_outputs=torch.tensor([1.0]))
 
 

@@ -36,8 +36,8 @@ def test_apply_under_no_grad_sees_needs_input_grad_and_records_nothing():
     with torch.no_grad():
         out = Peek.apply(a, b, 3)
     assert Peek.seen == [(True, False, False)]   # as in PyTorch: needs_input_grad is still filled in
-    assert out is not a and out.grad_fn is None and not out.requires_grad
-    assert out._version_counter is a._version_counter   # the returned input is a view of it
+    assert out is not a and out.grad_fn is None and not out.requires_grad   # as in PyTorch
+    assert out._version_counter is a._version_counter   # a detached alias: same data, same counter
     assert a._version == 0
 
 

@@ -375,7 +375,7 @@ def _validate(node: BackwardCFunction, grads) -> tuple:
         # Every argument is a tensor: nothing to drop or re-align if every gradient already fits.
         for grad, (shape, dtype), need in zip(grads, info, needs):
             if grad is not None and (type(grad) is not Tensor or not need or grad._data.shape != shape
-                                     or grad._data.dtype != dtype):
+                                     or (grad._data.dtype is not dtype and grad._data.dtype != dtype)):
                 break
         else:
             return grads

@@ -109,7 +109,7 @@ class BackwardCFunction(Node, FunctionCtx):
         saved = self._saved
         if saved is None:
             raise RuntimeError(ACCESSED_ONCE if self._saved_accessed else BACKWARD_TWICE)
-        tensors = tuple(None if s is None else s.unpack(self) for s in saved)
+        tensors = tuple([None if s is None else s.unpack(self) for s in saved])
         if self._forward_cls.clear_saved_tensors_on_access:
             self._saved, self._saved_accessed = None, True
         return tensors
@@ -333,8 +333,10 @@ def _apply_without_graph(cls, args: tuple, kwargs: dict) -> Any:
     saved records are made, since no node will be recorded. Dirty inputs still get their version bumped.
     """
     ctx = cls._backward_cls()
-    ctx.needs_input_grad = tuple([isinstance(arg, Tensor) and (arg._requires_grad or arg.grad_fn is not None)
-                                  for arg in args])
+    # As in apply: True for a tensor with a grad_fn or requiring grad (a view's grad_fn is a property
+    # that may bring it up to date; other tensors' is read directly, which is faster).
+    ctx.needs_input_grad = tuple([isinstance(arg, Tensor) and (
+        arg._requires_grad or (arg._grad_fn if arg._base is None else arg.grad_fn) is not None) for arg in args])
     output = cls.forward(ctx, *args, **kwargs)
     if type(output) is Tensor and ctx.non_differentiable is None:
         dirty = ctx.dirty_tensors
@@ -345,8 +347,8 @@ def _apply_without_graph(cls, args: tuple, kwargs: dict) -> Any:
             if output._base is not None:
                 _views.mark_custom_function_output(ctx, output)
             return output
-        if len(dirty) == 1 and dirty[0] is output:   # an in-place operation such as p -= lr * p.grad
-            output._version_counter.value += 1
+        if len(dirty) == 1 and dirty[0] is output and any(output is arg for arg in args):
+            output._version_counter.value += 1   # an in-place operation such as p -= lr * p.grad
             ctx.dirty_tensors = None
             return output
     return _wrap_outputs(ctx, args, output, False)

@@ -36,9 +36,9 @@ class Mm(Builtin):
     @staticmethod
     def forward(ctx, a, b):
         x, y = binary_arrays(a, b, elementwise=False)
-        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None,
-                              b if ctx.needs_input_grad[0] else None)
-        ctx._mat2_transposed = _is_transposed(b)
+        needs_mat1_grad, needs_mat2_grad = ctx.needs_input_grad
+        ctx.save_for_backward(a if needs_mat2_grad else None, b if needs_mat1_grad else None)
+        ctx._mat2_transposed = needs_mat2_grad and _is_transposed(b)   # read for mat2's gradient only
         return wrap(x @ y)
 
     @staticmethod
@@ -219,7 +219,9 @@ def matmul(a: Tensor, b) -> Tensor:
     b = _operand(b)
     if b.is_sparse:
         return b.__rmatmul__(a)
-    d1, d2 = a.ndim, b.ndim
+    d1, d2 = a._data.ndim, b._data.ndim
+    if d1 == 2 and d2 == 2:   # the common case first
+        return mm(a, b)
     if d1 == 0 or d2 == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {d1}D and {d2}D")
     if d1 == 1 and d2 == 1:
@@ -228,8 +230,6 @@ def matmul(a: Tensor, b) -> Tensor:
         return Mv.apply(a, b)
     if d1 == 1 and d2 == 2:
         return SqueezeInplaceDim.apply(mm(a.unsqueeze(0), b), (0,))
-    if d1 == 2 and d2 == 2:
-        return mm(a, b)
     if d1 == 3 and d2 == 3 and a.shape[0] != b.shape[0] and 1 in (a.shape[0], b.shape[0]):
         # one stack holds a single matrix: PyTorch squeezes it and multiplies by a matrix
         return matmul(squeeze(a, 0), b) if a.shape[0] == 1 else matmul(a, squeeze(b, 0))
