@@ -15,6 +15,17 @@ SANITIZE := tests/nbval_sanitize.cfg
 PORT ?= 8888
 LAB_ARGS ?= --ip 127.0.0.1 --no-browser
 CELL_TIMEOUT ?= 600
+# `make fidelity`: real PyTorch in its own virtual environment, never in .venv (make test stays torch-free).
+FIDELITY_VENV ?= .venv-fidelity
+FIDELITY_STAMP := $(FIDELITY_VENV)/.installed
+TORCH_VERSION ?= 2.13.0
+# Extra pip arguments for installing torch, e.g. an index of CPU-only wheels.
+TORCH_PIP_ARGS ?=
+# Random programs the differential fuzzer runs (FUZZ_SEED= picks hypothesis's seed; empty: a random one).
+FUZZ_EXAMPLES ?= 300
+FUZZ_SEED ?= 0
+# FUZZ_VIEWS_INPLACE=1 also generates in-place changes through views (x[0].mul_(2), y.view(-1).add_(1)).
+FUZZ_VIEWS_INPLACE ?=
 
 # Same hash order in every run, so printed sets and dicts match the stored outputs.
 export PYTHONHASHSEED := 0
@@ -35,13 +46,14 @@ ifneq ($(origin LAB_TOKEN),undefined)
 TOKEN_ARG := --IdentityProvider.token='$(LAB_TOKEN)'
 endif
 
-.PHONY: help venv dot chromium lab lab-student test execute bench student slides site browser clean distclean
+.PHONY: help venv dot chromium lab lab-student test fidelity execute bench student slides site browser clean distclean
 
 help: ## list the targets (the default)
 	@echo "minigrad course: make TARGET"
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  %-12s %s\n", $$1, $$2}'
 	@echo "Variables: PYTHON=$(PYTHON) PORT=$(PORT) LAB_ARGS='$(LAB_ARGS)' LAB_TOKEN=<token, empty for none> CELL_TIMEOUT=$(CELL_TIMEOUT)"
 	@echo "           CDN=1 (make slides: decks load reveal.js from a CDN instead of build/reveal.js)"
+	@echo "           FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_SEED=$(FUZZ_SEED) FUZZ_VIEWS_INPLACE=1 TORCH_VERSION=$(TORCH_VERSION) (make fidelity)"
 
 venv: $(STAMP) ## create .venv and install minigrad with its course and test tools
 	@:
@@ -82,7 +94,7 @@ lab-student: student dot ## build the student edition, then open it in JupyterLa
 
 test: venv dot chromium ## run the unit tests, the browser tests, then check every notebook's stored outputs with nbval (notebooks/ and notebooks/zh/)
 	@start=$$SECONDS; set -x; $(VENV_BIN)/python -m pytest -q -p no:cacheprovider --durations=5 --doctest-modules \
-		--ignore=tests/programs --ignore=tests/test_browser.py tests/ minigrad/ tools/; \
+		--ignore=tests/programs --ignore=tests/fidelity --ignore=tests/test_browser.py tests/ minigrad/ tools/; \
 		{ set +x; } 2>/dev/null; echo "::: unit tests took $$((SECONDS - start)) s"
 	@start=$$SECONDS; set -x; MINIGRAD_REQUIRE_BROWSER=$(CAN_APT) $(VENV_BIN)/python -m pytest -q -p no:cacheprovider \
 		--durations=5 tests/test_browser.py; { set +x; } 2>/dev/null; echo "::: browser tests took $$((SECONDS - start)) s"
@@ -93,6 +105,18 @@ test: venv dot chromium ## run the unit tests, the browser tests, then check eve
 	if [ $$status -eq 5 ]; then echo "nbval: no notebook cells to check"; status=0; fi; \
 	echo "::: nbval on notebooks/ (with notebooks/zh/) took $$((SECONDS - start)) s"; \
 	exit $$status
+
+fidelity: $(FIDELITY_STAMP) ## compare minigrad with real PyTorch (in .venv-fidelity): tests/fidelity/ and the fuzzer
+	MINIGRAD_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) MINIGRAD_FUZZ_VIEWS_INPLACE=$(FUZZ_VIEWS_INPLACE) $(FIDELITY_VENV)/bin/python -m pytest -q -p no:cacheprovider \
+		$(if $(FUZZ_SEED),--hypothesis-seed=$(FUZZ_SEED)) tests/fidelity/
+
+$(FIDELITY_STAMP): pyproject.toml
+	@test -x $(FIDELITY_VENV)/bin/python || { echo "Creating $(FIDELITY_VENV) with $(PYTHON)"; $(PYTHON) -m venv $(FIDELITY_VENV) || { \
+		rm -rf $(FIDELITY_VENV); echo "Could not create a virtual environment. On Debian/Ubuntu: sudo apt-get install python3-venv" >&2; exit 1; }; }
+	@echo "Installing torch==$(TORCH_VERSION) and minigrad into $(FIDELITY_VENV) (a few minutes the first time)"
+	$(FIDELITY_VENV)/bin/python -m pip install -q $(TORCH_PIP_ARGS) torch==$(TORCH_VERSION)
+	$(FIDELITY_VENV)/bin/python -m pip install -q -e '.[test]'
+	@touch $@
 
 execute: venv dot ## re-run every notebook in place, in name order, storing fresh outputs
 	@shopt -s nullglob; cd notebooks; LC_ALL=C; for nb in *.ipynb; do \
@@ -122,8 +146,8 @@ browser: venv chromium ## check in headless Chromium what a learner sees in Jupy
 
 clean: ## remove build artefacts and caches (keeps .venv)
 	rm -rf build dist *.egg-info .pytest_cache .hypothesis
-	find . \( -path ./.git -o -path ./$(VENV) \) -prune -o \
+	find . \( -path ./.git -o -path ./$(VENV) -o -path ./$(FIDELITY_VENV) \) -prune -o \
 		\( -name __pycache__ -o -name .ipynb_checkpoints -o -name .pytest_cache \) -type d -print0 | xargs -0 rm -rf
 
-distclean: clean ## also remove the virtual environment .venv
-	rm -rf $(VENV)
+distclean: clean ## also remove the virtual environments .venv and .venv-fidelity
+	rm -rf $(VENV) $(FIDELITY_VENV)

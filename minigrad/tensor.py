@@ -36,6 +36,20 @@ NON_LEAF_GRAD_WARNING = (
     "by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 "
     "for more information.")
 
+T_NOT_2D_WARNING = (
+    "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it will throw an "
+    "error in a future release. Consider `x.mT` to transpose batches of matrices or "
+    "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.")
+T_0D_WARNING = "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases."
+_warned: set = set()
+
+
+def _warn_once(message: str) -> None:
+    """A UserWarning shown once per process, like PyTorch's TORCH_WARN_ONCE."""
+    if message not in _warned:
+        _warned.add(message)
+        warnings.warn(message, UserWarning, stacklevel=3)
+
 
 class VersionCounter:
     """Counts in-place changes. Views of a tensor share their base's counter."""
@@ -95,7 +109,11 @@ class Tensor:
 
     def size(self, dim: int | None = None):
         """The shape, or the length of one dimension."""
-        return Size(self._data.shape) if dim is None else self._data.shape[dim]
+        if dim is None:
+            return Size(self._data.shape)
+        if self._data.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        return self._data.shape[_ops.wrap_dim(dim, self._data.ndim)]
 
     @property
     def dtype(self) -> DType:
@@ -484,9 +502,16 @@ class Tensor:
     def clamp_(self, min=None, max=None) -> "Tensor":
         """Clamp in place (for example a parameter under no_grad); not recorded for backward."""
         if self.requires_grad and _grad_state.enabled:
+            from .autograd.views import check_inplace
+            check_inplace(self)   # PyTorch's refusal for a leaf (or a view of one) comes first
             raise NotImplementedError("minigrad: clamp_ on a tensor that requires grad is not recorded for "
                                       "backward; use x = x.clamp(min, max) instead")
-        return self.copy_(self.clamp(min, max))
+        clamped = self.clamp(min, max)
+        if clamped.dtype is not self.dtype:   # float bounds on an integer tensor
+            from .ops.linalg import _CPP_NAMES
+            raise RuntimeError(f"result type {clamped.dtype.legacy_name[:-len('Tensor')]} can't be cast to the "
+                               f"desired output type {_CPP_NAMES[self.dtype.name]}")
+        return self.copy_(clamped)
 
     # ------------------------------------------------------------------ pointwise math
     def exp(self): return _ops.Exp.apply(self)
@@ -547,9 +572,9 @@ class Tensor:
 
     # ------------------------------------------------------------------ shape
     def view(self, *shape): return _ops.view(self, shape)
-    def reshape(self, *shape): return _ops.view(self, shape, reshape=True)
+    def reshape(self, *shape): return _ops.reshape(self, shape)
     def view_as(self, other): return _ops.view(self, (tuple(other.shape),))
-    def reshape_as(self, other): return _ops.view(self, (tuple(other.shape),), reshape=True)
+    def reshape_as(self, other): return _ops.reshape(self, (tuple(other.shape),))
     def flatten(self, start_dim: int = 0, end_dim: int = -1): return _ops.flatten(self, start_dim, end_dim)
     def t(self): return _ops.t(self)
     def transpose(self, dim0: int, dim1: int): return _ops.Transpose.apply(self, dim0, dim1)
@@ -564,7 +589,9 @@ class Tensor:
 
     @property
     def T(self):
-        return _ops.permute(self, tuple(range(self._data.ndim))[::-1])   # PermuteBackward0, as in PyTorch
+        if self._data.ndim != 2:
+            _warn_once(T_NOT_2D_WARNING if self._data.ndim else T_0D_WARNING)
+        return _ops.Permute.apply(self, tuple(range(self._data.ndim))[::-1])   # PermuteBackward0, as in PyTorch
 
     @property
     def mT(self):

@@ -359,5 +359,7 @@ def test_clamp_in_place_works_on_a_parameter_under_no_grad_and_refuses_to_be_rec
     with torch.no_grad():
         w.clamp_(-1, 1)
     assert w.tolist() == [-1.0, 0.5, 1.0] and w._version == 1
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
+        w.clamp_(0, 1)   # PyTorch's refusal for a leaf comes first
     with pytest.raises(NotImplementedError, match="use x = x.clamp"):
-        w.clamp_(0, 1)
+        (w * 1).clamp_(0, 1)

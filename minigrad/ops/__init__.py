@@ -1,6 +1,6 @@
 """minigrad's builtin operations. Every one is a ``Function`` subclass (see ``_util.Builtin``),
 recorded in the graph exactly like a Function you write yourself."""
-from ._util import Builtin
+from ._util import Builtin, wrap_dim
 from .arithmetic import (Add, Div, FloorDivide, Mul, Neg, Pow, PowScalarBase, PowTensor, Reciprocal, Remainder, Rsub,
                          Sub, compare, pow)
 from ..autograd.views import AsStrided, CopySlices
@@ -11,9 +11,8 @@ from .linalg import Addmm, BatchedMatmul, Dot, Mm, Mv, matmul, mm
 from .pointwise import Abs, Clamp, Cos, Exp, Log, Relu, Sigmoid, Sign, Sin, Sqrt, Tanh, ThresholdBackward, Where, where
 from .reduction import (Gather, LogSoftmax, MaxAll, MaxDim, Mean, MeanDim, MinAll, MinDim, ScatterAdd, Softmax,
                         Sort, Sum, SumDim, argmax, argmin, max, mean, min, sort, sum, sum_to_size)
-from .shape import (Cat, Clone, Expand, Permute, Squeeze, Stack, T, ToCopy, Transpose, UnsafeView, Unsqueeze, View,
-                    ViewFunction, cat,
-                    expand, flatten, permute, squeeze, stack, t, view)
+from .shape import (Cat, Clone, Expand, Permute, ReshapeAlias, Squeeze, Stack, T, ToCopy, Transpose, UnsafeView,
+                    Unsqueeze, View, ViewFunction, cat, expand, flatten, permute, reshape, squeeze, stack, t, view)
 from .activation import Elu, LeakyRelu
 from .masking import MaskedFill, MaskedFillTensor, isfinite, isinf, isnan, masked_fill, nonzero
 from .splitting import Split, SplitWithSizes, chunk, narrow, split

@@ -100,12 +100,29 @@ def check_broadcast(x_shape: tuple, y_shape: tuple) -> tuple:
     return tuple(m if n == 1 else n for m, n in zip(x_full, y_full))
 
 
+def wrap_dim(dim: int, ndim: int) -> int:
+    """``dim`` as a non-negative axis, or PyTorch's IndexError. A 0-dim tensor accepts 0 and -1
+    (as if it had one dimension), and so does every reduction over it.
+
+    >>> wrap_dim(-1, 3), wrap_dim(-1, 0)
+    (2, 0)
+    """
+    high = ndim if ndim else 1
+    if not -high <= dim < high:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-high}, {high - 1}], but got {dim})")
+    return dim % high
+
+
 def normalize_dims(dim, ndim: int) -> tuple:
-    """``dim`` as a sorted tuple of non-negative axes (None means all)."""
+    """``dim`` as a sorted tuple of non-negative axes (None means all; a 0-dim tensor has none)."""
     if dim is None:
         return tuple(range(ndim))
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    return tuple(sorted(d % ndim if ndim else 0 for d in dims))
+    axes = [wrap_dim(d, ndim) for d in dims]
+    for axis in axes:
+        if axes.count(axis) > 1:
+            raise RuntimeError(f"dim {axis} appears multiple times in the list of dims")
+    return tuple(sorted(axes)) if ndim else ()
 
 
 def dtype_of(array: np.ndarray):

@@ -31,11 +31,23 @@ class Add(Builtin):
         return grad, (grad if ctx._alpha == 1 else grad * ctx._alpha), None
 
 
+def check_bool_subtraction(a: Tensor, b: Tensor) -> None:
+    """PyTorch refuses ``-`` when a bool tensor takes part (``~`` or ``^`` is what was meant)."""
+    a_bool, b_bool = a.dtype.name == "bool", b.dtype.name == "bool"
+    if a_bool and b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                           "`logical_xor()` operator instead.")
+    if a_bool or b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
+                           "to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
 class Sub(Builtin):
     _node_name = "SubBackward0"
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
+        check_bool_subtraction(a, b)
         x, y = binary_arrays(a, b)
         ctx._alpha = alpha
         return wrap(x - y if alpha == 1 else x - alpha * y)
@@ -74,7 +86,10 @@ class Div(Builtin):
         if x.dtype.kind in "biu":   # true division of integers gives the default float dtype
             x, y = x.astype(np.float32), y.astype(np.float32)
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
-        return wrap(x / y)
+        if b._wrapped_number and y != 0:   # the common x / n: no 0/0 or x/0 possible, skip errstate's cost
+            return wrap(x / y)
+        with np.errstate(divide="ignore", invalid="ignore"):   # PyTorch gives inf and nan without a warning
+            return wrap(x / y)
 
     @staticmethod
     def backward(ctx, grad):
@@ -88,6 +103,9 @@ class Neg(Builtin):
 
     @staticmethod
     def forward(ctx, a):
+        if a._data.dtype == np.bool_:
+            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                               "invert a mask, use the `~` or `logical_not()` operator instead.")
         return wrap(-a._data)
 
     @staticmethod
@@ -108,7 +126,12 @@ class Pow(Builtin):
         x = a._data
         if x.dtype.kind in "biu" and (isinstance(exponent, float) or exponent < 0):
             x = x.astype(np.float32)
-        return wrap(x ** exponent)
+        elif x.dtype == np.bool_:   # bool ** int counts in int64, as in PyTorch
+            x = x.astype(np.int64)
+        if isinstance(exponent, int) and exponent >= 0:   # x ** 2 and friends: no inf or nan from 0 or negatives
+            return wrap(x ** exponent)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return wrap(x ** exponent)
 
     @staticmethod
     def backward(ctx, grad):
@@ -128,15 +151,25 @@ class PowTensor(Builtin):
     @staticmethod
     def forward(ctx, a, b):
         x, y = binary_arrays(a, b)
-        out = wrap(x ** y)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            out = wrap(x ** y)
         ctx.save_for_backward(a, b, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         a, b, result = ctx.saved_tensors
-        grad_a = grad * b * a ** (b - 1) if ctx.needs_input_grad[0] else None
-        grad_b = grad * result * a.log() if ctx.needs_input_grad[1] else None
+        from .pointwise import where
+        # PyTorch's masks: d/da is 0 where the exponent is 0, d/db is 0 where a is 0 and b >= 0; the masked
+        # places compute with a harmless 1 instead, so that no 0 * inf (nan) is ever formed
+        grad_a = grad_b = None
+        if ctx.needs_input_grad[0]:
+            exponent_is_0 = b == 0
+            safe_b = where(exponent_is_0, 1.0, b)
+            grad_a = where(exponent_is_0, 0.0, grad * safe_b * a ** (safe_b - 1))
+        if ctx.needs_input_grad[1]:
+            base_is_0 = (a == 0) & (b >= 0)
+            grad_b = where(base_is_0, 0.0, grad * result * where(base_is_0, 1.0, a).log())
         return grad_a, grad_b
 
 
@@ -147,6 +180,7 @@ class Rsub(Builtin):
 
     @staticmethod
     def forward(ctx, a, number):
+        check_bool_subtraction(a, _operand(number))
         x, y = binary_arrays(a, _operand(number))
         return wrap(y - x)
 
@@ -166,7 +200,7 @@ class Reciprocal(Builtin):
         x = a._data
         if x.dtype.kind in "biu":
             x = x.astype(np.float32)
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", over="ignore"):
             out = wrap(1 / x)
         ctx.save_for_backward(out)
         return out
@@ -186,7 +220,8 @@ class PowScalarBase(Builtin):
     @staticmethod
     def forward(ctx, base, exponent):
         x, y = binary_arrays(_operand(base), exponent)
-        out = wrap(x ** y)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            out = wrap(x ** y)
         ctx.save_for_backward(exponent, out)
         ctx._saved_self = base   # PyTorch shows the number here too
         return out

@@ -26,6 +26,14 @@ def _is_basic(key) -> bool:
     return all(isinstance(k, (int, np.integer, slice)) or k is None or k is Ellipsis for k in items)
 
 
+def _pytorch_index_error(error: IndexError) -> IndexError:
+    """numpy's out-of-bounds message in PyTorch's words ("axis" is "dimension"; an empty one has no index)."""
+    message = str(error).replace(" for axis ", " for dimension ")
+    if message.endswith(" with size 0"):
+        message = "index is out of bounds for dimension with size 0"
+    return IndexError(message)
+
+
 class PutIntoZeros(Builtin):
     """Backward of reading ``x[key]``: zeros shaped like ``x`` with ``grad`` added at ``key`` (repeats add up)."""
 
@@ -102,8 +110,8 @@ class Index(Builtin):
         save_index_arrays(ctx, key)
         try:
             return wrap(a._data[key])
-        except IndexError as error:   # numpy says "axis", PyTorch says "dimension"
-            raise IndexError(str(error).replace(" for axis ", " for dimension ")) from None
+        except IndexError as error:
+            raise _pytorch_index_error(error) from None
 
     @staticmethod
     def backward(ctx, grad):
@@ -122,14 +130,30 @@ def _dims_used(k) -> int:
     if k is None or k is Ellipsis:
         return 0
     if isinstance(k, np.ndarray) and k.dtype == np.bool_:
-        return max(k.ndim, 1)
+        return k.ndim
     return 1
+
+
+def _check_zero_dim_key(key) -> None:
+    """PyTorch's errors for ints and slices used on a 0-dim tensor."""
+    first = key
+    if isinstance(first, slice):
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    if isinstance(first, (int, np.integer)) and not isinstance(first, (bool, np.bool_)):
+        if first == 0:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
+                             "in C++ to convert a 0-dim tensor to a number")
+        raise IndexError(f"index {first} is out of bounds for dimension 0 with size 0")
 
 
 def getitem(a: Tensor, key) -> Tensor:
     """``a[key]`` the way PyTorch builds it: ints select, slices slice, None unsqueezes, one node
     each and in order (views); then integer tensors and masks index what is left (a copy)."""
     key = _numpy_key(key)
+    if a.ndim == 0 and not isinstance(key, tuple):
+        _check_zero_dim_key(key)
+        if isinstance(key, np.ndarray) and key.dtype == np.bool_ and key.ndim == 0:
+            return Index.apply(Unsqueeze.apply(a, 0), (key.reshape(1),))   # as PyTorch: unsqueeze, then mask
     if not isinstance(key, tuple):
         if isinstance(key, slice):          # a single slice always makes a SliceBackward0 node
             return Slice.apply(a, (key,))
@@ -139,30 +163,29 @@ def getitem(a: Tensor, key) -> Tensor:
     used = sum(_dims_used(k) for k in key)
     if used > a.ndim:
         raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
-    result, dim, position, advanced = a, 0, 0, []
-    for k in key:
+    result, dim, advanced = a, 0, []
+    for position, k in enumerate(key):   # PyTorch's errors name the item's place in the key
         if k is Ellipsis:
             skip = a.ndim - used
             advanced.extend([slice(None)] * skip)
-            dim, position = dim + skip, position + skip
+            dim += skip
         elif k is None:
             result = Unsqueeze.apply(result, dim)
             advanced.append(slice(None))
-            dim, position = dim + 1, position + 1
+            dim += 1
         elif isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)):
             size = result.shape[dim]
             if not -size <= k < size:
                 raise IndexError(f"index {k} is out of bounds for dimension {position} with size {size}")
             result = Select.apply(result, (slice(None),) * dim + (k,))
-            position += 1
         elif isinstance(k, slice):
             if k != slice(None):
                 result = Slice.apply(result, (slice(None),) * dim + (k,))
             advanced.append(slice(None))
-            dim, position = dim + 1, position + 1
+            dim += 1
         else:                                 # an integer array or a boolean mask
             advanced.append(k)
-            dim, position = dim + _dims_used(k), position + _dims_used(k)
+            dim += _dims_used(k)
     if any(not isinstance(k, slice) for k in advanced):
         while advanced and isinstance(advanced[-1], slice):
             advanced.pop()
@@ -179,8 +202,8 @@ class IndexPut(Builtin):
     def forward(ctx, a, value, key):
         try:
             a._data[key] = value._data
-        except IndexError as error:   # numpy says "axis", PyTorch says "dimension"
-            raise IndexError(str(error).replace(" for axis ", " for dimension ")) from None
+        except IndexError as error:
+            raise _pytorch_index_error(error) from None
         ctx._key = key
         save_index_arrays(ctx, key)
         ctx.mark_dirty(a)
@@ -220,6 +243,8 @@ def setitem(a: Tensor, key, value) -> None:
     ``index_put_`` where integer tensors or masks take part."""
     from .inplace import CopyInplace, FillTensorInplace
     key = _numpy_key(key)
+    if a.ndim == 0 and not isinstance(key, tuple):
+        _check_zero_dim_key(key)
     key = key if isinstance(key, tuple) else (key,)
     value = _operand(value)
     basic, advanced = _split_key(a, key)

@@ -7,6 +7,7 @@ import numpy as np
 from ..tensor import Tensor, _operand
 from ._util import Builtin, qualify_node_name, wrap
 from ..autograd.views import check_inplace
+from .arithmetic import check_bool_subtraction
 
 
 def _old_values(a: Tensor, b: Tensor) -> Tensor:
@@ -49,6 +50,7 @@ class SubInplace(AddInplace):
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
+        check_bool_subtraction(a, b)
         ctx._alpha = -alpha
         _write(np.subtract, a, b._data if alpha == 1 else alpha * b._data)
         ctx.mark_dirty(a)

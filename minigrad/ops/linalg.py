@@ -4,8 +4,17 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor, _operand
-from ._util import Builtin, binary_arrays, wrap
-from .shape import SqueezeInplaceDim
+from ._util import Builtin, binary_arrays, check_broadcast, wrap
+from .shape import SqueezeInplaceDim, UnsafeView, expand, reshape, squeeze
+
+
+# PyTorch names dtypes the C++ way in some matrix-product errors and the "Float" way in others.
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+              "uint8": "unsigned char", "bool": "bool"}
+
+
+def _scalar_name(t: Tensor) -> str:
+    return t.dtype.legacy_name.replace("Tensor", "")
 
 
 def _check_mm(a: Tensor, b: Tensor) -> None:
@@ -14,6 +23,9 @@ def _check_mm(a: Tensor, b: Tensor) -> None:
         raise RuntimeError(f"{'self' if len(x) != 2 else 'mat2'} must be a matrix")
     if x[1] != y[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({x[0]}x{x[1]} and {y[0]}x{y[1]})")
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_CPP_NAMES[a.dtype.name]} != "
+                           f"{_CPP_NAMES[b.dtype.name]}")
 
 
 class Mm(Builtin):
@@ -82,6 +94,9 @@ class Dot(Builtin):
 
     @staticmethod
     def forward(ctx, a, b):
+        if a.dtype is not b.dtype:
+            raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_scalar_name(a)} and "
+                               f"{_scalar_name(b)}")
         if a.shape != b.shape:
             raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] "
                                "to have the same number of elements, but got "
@@ -103,6 +118,12 @@ class Mv(Builtin):
 
     @staticmethod
     def forward(ctx, a, v):
+        if a.shape[1] != v.shape[0]:
+            raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), "
+                               f"vec ({v.shape[0]})")
+        if a.dtype is not v.dtype:
+            raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_scalar_name(v)}, "
+                               f"{_scalar_name(a)}, and {_scalar_name(v)}")
         ctx.save_for_backward(a, v)
         x, y = binary_arrays(a, v, elementwise=False)
         return wrap(x @ y)
@@ -114,7 +135,7 @@ class Mv(Builtin):
 
 
 class BatchedMatmul(Builtin):
-    """Products of stacks of matrices (3-D and more); the batch dimensions broadcast."""
+    """``bmm``: products of two stacks of matrices of the same length (3-D tensors)."""
 
     _node_name = "BmmBackward0"
     _arg_names = ("self", "mat2")   # PyTorch's names for the inputs
@@ -122,14 +143,67 @@ class BatchedMatmul(Builtin):
 
     @staticmethod
     def forward(ctx, a, b):
+        (batch, _, m1), (batch2, m2, _) = a.shape, b.shape
+        if (batch2, m2) != (batch, m1):
+            raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {m1}] "
+                               f"but got: [{batch2}, {m2}].")
+        if a.dtype is not b.dtype:
+            raise RuntimeError(f"expected scalar type {_scalar_name(a)} but found {_scalar_name(b)}")
         ctx.save_for_backward(a, b)
-        x, y = binary_arrays(a, b, elementwise=False)
-        return wrap(np.matmul(x, y))
+        return wrap(np.matmul(a._data, b._data))
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return grad.matmul(b.transpose(-1, -2)), a.transpose(-1, -2).matmul(grad)
+        return BatchedMatmul.apply(grad, b.transpose(1, 2)), BatchedMatmul.apply(a.transpose(1, 2), grad)
+
+
+def _should_fold(a: Tensor, b: Tensor) -> bool:
+    """Does PyTorch fold the batch of the larger operand into matrix rows and call mm/mv instead of bmm?
+    It does when the other operand has at most 2 dimensions and requires grad, or when folding needs no copy."""
+    a_larger = a.ndim >= b.ndim
+    big, small = (a, b) if a_larger else (b, a)
+    if not (big.ndim >= 3 and small.ndim <= 2):
+        return False
+    if small.requires_grad:
+        return True
+    if a.ndim == 2:
+        return False
+    array = a._data if a_larger else np.swapaxes(b._data, -1, -2)
+    if array.size == 0:
+        return True
+    shape, strides = array.shape, array.strides
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(array.ndim - 2))
+
+
+def _folded_matmul(a: Tensor, b: Tensor) -> Tensor:
+    """``a @ b`` with the batch of the larger operand folded into the rows of one matrix."""
+    transpose = b.ndim > a.ndim
+    big = b.mT if transpose else a
+    small = (a.t() if a.ndim == 2 else a) if transpose else b
+    out_shape = tuple(big.shape[:-1])
+    folded = reshape(big, (int(np.prod(out_shape)), big.shape[-1]))
+    if small.ndim == 1:
+        return UnsafeView.apply(matmul(folded, small), out_shape)
+    out = UnsafeView.apply(mm(folded, small), out_shape + (small.shape[1],))
+    return out.mT.contiguous() if transpose else out
+
+
+def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
+    """``a @ b`` as one bmm: both operands expanded to the broadcast batch and flattened to 3-D."""
+    n, m1 = (a.shape[-2] if a.ndim > 1 else 1), a.shape[-1]
+    m2, p = (b.shape[-2], b.shape[-1]) if b.ndim > 1 else (b.shape[0], 1)
+    batch = check_broadcast(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
+    count = int(np.prod(batch))
+    left = reshape(expand(a, (batch + (n, m1),)), (count, n, m1))
+    if b.ndim == 1:
+        right = reshape(expand(b, (batch + (m2,),)), (count, m2)).unsqueeze(2)
+    else:
+        right = reshape(expand(b, (batch + (m2, p),)), (count, m2, p))
+    out = BatchedMatmul.apply(left, right)
+    if b.ndim == 1:
+        out = squeeze(out, -1)
+    return UnsafeView.apply(out, batch + ((n,) if a.ndim > 1 else ()) + ((p,) if b.ndim > 1 else ()))
 
 
 def mm(a: Tensor, b: Tensor) -> Tensor:
@@ -140,25 +214,25 @@ def mm(a: Tensor, b: Tensor) -> Tensor:
 
 
 def matmul(a: Tensor, b) -> Tensor:
-    """Matrix product with PyTorch's rules for 1-D operands."""
+    """Matrix product, built from the same nodes as PyTorch's ``matmul`` (dot, mv, mm, or a folded or
+    batched product for 3-D and more), so that the graph shows the same chain of nodes."""
     b = _operand(b)
     if b.is_sparse:
         return b.__rmatmul__(a)
-    if a._data.ndim == 2 and b._data.ndim == 2:   # the common case first
+    d1, d2 = a._data.ndim, b._data.ndim
+    if d1 == 2 and d2 == 2:   # the common case first
         return mm(a, b)
-    if a.ndim == 1 and b.ndim == 1:
+    if d1 == 0 or d2 == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {d1}D and {d2}D")
+    if d1 == 1 and d2 == 1:
         return Dot.apply(a, b)
-    if a.ndim == 2 and b.ndim == 1:
-        if a.shape[1] != b.shape[0]:
-            raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), vec ({b.shape[0]})")
+    if d1 == 2 and d2 == 1:
         return Mv.apply(a, b)
-    if a.ndim == 1 and b.ndim == 2:
+    if d1 == 1 and d2 == 2:
         return SqueezeInplaceDim.apply(mm(a.unsqueeze(0), b), (0,))
-    if a.ndim == 1:
-        return matmul(a.unsqueeze(0), b).squeeze(-2)
-    if b.ndim == 1:
-        return matmul(a, b.unsqueeze(-1)).squeeze(-1)
-    if a.shape[-1] != b.shape[-2]:
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{b.shape[0]}, {a.shape[-1]}] but got: [{b.shape[0]}, {b.shape[-2]}].")
-    return BatchedMatmul.apply(a, b)
+    if d1 == 3 and d2 == 3 and a.shape[0] != b.shape[0] and 1 in (a.shape[0], b.shape[0]):
+        # one stack holds a single matrix: PyTorch squeezes it and multiplies by a matrix
+        return matmul(squeeze(a, 0), b) if a.shape[0] == 1 else matmul(a, squeeze(b, 0))
+    if _should_fold(a, b):
+        return _folded_matmul(a, b)
+    return _batched_matmul(a, b)

@@ -18,7 +18,8 @@ class Exp(Builtin):
 
     @staticmethod
     def forward(ctx, a):
-        out = wrap(np.exp(_float(a._data)))
+        with np.errstate(over="ignore"):
+            out = wrap(np.exp(_float(a._data)))
         ctx.save_for_backward(out)
         return out
 
@@ -51,7 +52,8 @@ class Sin(Builtin):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return wrap(np.sin(_float(a._data)))
+        with np.errstate(invalid="ignore"):   # sin(inf) is nan, silently as in PyTorch
+            return wrap(np.sin(_float(a._data)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -66,7 +68,8 @@ class Cos(Builtin):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return wrap(np.cos(_float(a._data)))
+        with np.errstate(invalid="ignore"):   # cos(inf) is nan, silently as in PyTorch
+            return wrap(np.cos(_float(a._data)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -115,6 +118,8 @@ class Relu(Builtin):
     @staticmethod
     def forward(ctx, a):
         x = a._data
+        if x.dtype == np.bool_:
+            raise RuntimeError("Boolean inputs not supported for relu")
         out = wrap(np.maximum(x, x.dtype.type(0)))
         ctx.save_for_backward(out)
         return out
@@ -164,7 +169,9 @@ class Sqrt(Builtin):
 
 
 class Sign(Builtin):
-    _node_name = "SignBackward0"
+    """The sign inside abs's backward; PyTorch computes it with ``sgn``, hence the node's name."""
+
+    _node_name = "SgnBackward0"
 
     @staticmethod
     def forward(ctx, a):
@@ -181,6 +188,8 @@ class Abs(Builtin):
 
     @staticmethod
     def forward(ctx, a):
+        if a._data.dtype == np.bool_:
+            raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
         ctx.save_for_backward(a)
         return wrap(np.abs(a._data))
 
@@ -222,17 +231,18 @@ class Where(Builtin):
     this one has next_functions entries for ``a`` and ``b`` only."""
 
     _node_name = "WhereBackward0"
+    _saved_names = ("condition",)
 
     @staticmethod
     def forward(ctx, condition, a, b):
         check_broadcast(check_broadcast(condition.shape, a.shape), b.shape)
-        ctx._condition = condition
+        ctx.save_for_backward(wrap(condition))   # saved, so a second backward is refused as in PyTorch
         x, y = binary_arrays(a, b)
         return wrap(np.where(condition, x, y))
 
     @staticmethod
     def backward(ctx, grad):
-        condition = ctx._condition
+        condition = ctx.saved_tensors[0]._data
         return None, grad * wrap(condition), grad * wrap(~condition)
 
 

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from ..types import int64
-from ._util import Builtin, normalize_dims, wrap
+from ._util import Builtin, normalize_dims, wrap, wrap_dim
 from .shape import View
 
 
@@ -59,14 +59,12 @@ class Mean(Builtin):
     @staticmethod
     def forward(ctx, a, dtype=None):
         ctx._shape = a.shape
-        if a._data.dtype.kind not in "fc" and dtype is None:
-            raise RuntimeError(
-                "mean(): could not infer output dtype. Input dtype must be either a floating point or "
-                f"complex dtype. Got: {a.dtype.legacy_name.replace('Tensor', '')}")
         x = a._data if dtype is None else a._data.astype(dtype.numpy)
         if x.size and (x.dtype == np.float32 or x.dtype == np.float64):
             total = np.add.reduce(x, axis=None)   # what x.mean() computes, minus its Python layer
             return wrap(total.dtype.type(total / np.intp(x.size)))
+        if not x.size:   # the mean of nothing is nan, without numpy's "Mean of empty slice" warning
+            return wrap(np.full((), np.nan, x.dtype))
         return wrap(x.mean())
 
     @staticmethod
@@ -82,6 +80,8 @@ class MeanDim(Builtin):
         ctx._shape, ctx._dims, ctx._keepdim = a.shape, dims, keepdim
         x = a._data if dtype is None else a._data.astype(dtype.numpy)
         ctx._count = int(np.prod([a.shape[d] for d in dims])) if dims else 1
+        if not x.size:   # the mean of nothing is nan, without numpy's "Mean of empty slice" warning
+            return wrap(np.full(x.sum(axis=dims, keepdims=keepdim).shape, np.nan, x.dtype))
         return wrap(x.mean(axis=dims, keepdims=keepdim))
 
     @staticmethod
@@ -96,6 +96,10 @@ def sum(a: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
 
 
 def mean(a: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+    if a._data.dtype.kind not in "fc" and dtype is None:
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point or "
+            f"complex dtype. Got: {a.dtype.legacy_name.replace('Tensor', '')}")
     if dim is None:
         return Mean.apply(a, dtype) if dtype is not None else Mean.apply(a)
     return MeanDim.apply(a, normalize_dims(dim, a.ndim), keepdim, dtype)
@@ -179,6 +183,7 @@ class MaxAll(Builtin):
     """``x.max()``: the gradient is shared evenly between tied maxima (as in PyTorch)."""
 
     _node_name = "MaxBackward1"
+    _saved_names = ("self", "result")
     _reduce = staticmethod(np.max)
 
     @staticmethod
@@ -186,14 +191,14 @@ class MaxAll(Builtin):
         if a._data.size == 0:
             raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() == 0. "
                                "Specify the reduction dim with the 'dim' argument.")
-        ctx._winners = None
         out = wrap(ctx._forward_cls._reduce(a._data))
-        ctx._winners = a._data == out._data
+        ctx.save_for_backward(a, out)   # as PyTorch: changing the input in place is then caught
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        winners = ctx._winners
+        a, result = ctx.saved_tensors
+        winners = a._data == result._data
         return grad * wrap((winners / winners.sum()).astype(grad._data.dtype))
 
 
@@ -206,13 +211,21 @@ class MaxDim(Builtin):
     """``x.max(dim)``: values and the (non-differentiable) indices where they were found."""
 
     _node_name = "MaxBackward0"
+    _name = "max"
     _arg = staticmethod(np.argmax)
 
     @staticmethod
     def forward(ctx, a, dim, keepdim):
+        ctx._shape, ctx._dim, ctx._keepdim = a.shape, dim, keepdim
+        if a._data.ndim == 0:   # a 0-dim tensor is its own maximum, at index 0
+            indices = wrap(np.zeros((), np.int64))
+            ctx.mark_non_differentiable(indices)
+            return wrap(a._data.copy()), indices
+        if a._data.shape[dim] == 0:
+            raise IndexError(f"{ctx._forward_cls._name}(): Expected reduction dim {dim} to have non-zero size.")
         index = np.expand_dims(ctx._forward_cls._arg(a._data, axis=dim), dim)
         values = np.take_along_axis(a._data, index, axis=dim)
-        ctx._shape, ctx._dim, ctx._index, ctx._keepdim = a.shape, dim, index, keepdim
+        ctx._index = index
         if not keepdim:
             values, index = values.squeeze(dim), index.squeeze(dim)
         indices = wrap(index.astype(np.int64))
@@ -221,6 +234,8 @@ class MaxDim(Builtin):
 
     @staticmethod
     def backward(ctx, grad, grad_indices):
+        if not ctx._shape:
+            return grad, None, None
         if not ctx._keepdim:
             grad = grad.unsqueeze(ctx._dim)
         return ScatterAdd.apply(grad, ctx._dim, ctx._index, ctx._shape), None, None
@@ -228,6 +243,7 @@ class MaxDim(Builtin):
 
 class MinDim(MaxDim):
     _node_name = "MinBackward0"
+    _name = "min"
     _arg = staticmethod(np.argmin)
 
 
@@ -236,7 +252,7 @@ def max(a: Tensor, dim=None, keepdim: bool = False):
         raise NotImplementedError("minigrad: max(tensor, other) (maximum) is not implemented; use torch.where(a > b, a, b)")
     if dim is None:
         return MaxAll.apply(a)
-    return max_return(*MaxDim.apply(a, dim % a.ndim, keepdim))
+    return max_return(*MaxDim.apply(a, wrap_dim(dim, a.ndim), keepdim))
 
 
 def min(a: Tensor, dim=None, keepdim: bool = False):
@@ -244,18 +260,32 @@ def min(a: Tensor, dim=None, keepdim: bool = False):
         raise NotImplementedError("minigrad: min(tensor, other) (minimum) is not implemented; use torch.where(a < b, a, b)")
     if dim is None:
         return MinAll.apply(a)
-    return min_return(*MinDim.apply(a, dim % a.ndim, keepdim))
+    return min_return(*MinDim.apply(a, wrap_dim(dim, a.ndim), keepdim))
 
 
 def argmax(a: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    if a._data.dtype == np.bool_:
+        raise RuntimeError("argmax(): does not support bool input")
     if dim is None:
         return wrap(np.int64(np.argmax(a._data)))
+    dim = wrap_dim(dim, a.ndim)
+    if a.ndim == 0:
+        return wrap(np.zeros((), np.int64))
+    if a.shape[dim] == 0:
+        raise IndexError("argmax(): Expected reduction dim " + str(dim) + " to have non-zero size.")
     return wrap(np.argmax(a._data, axis=dim, keepdims=keepdim).astype(np.int64))
 
 
 def argmin(a: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    if a._data.dtype == np.bool_:
+        raise RuntimeError("argmin(): does not support bool input")
     if dim is None:
         return wrap(np.int64(np.argmin(a._data)))
+    dim = wrap_dim(dim, a.ndim)
+    if a.ndim == 0:
+        return wrap(np.zeros((), np.int64))
+    if a.shape[dim] == 0:
+        raise IndexError("argmin(): Expected reduction dim " + str(dim) + " to have non-zero size.")
     return wrap(np.argmin(a._data, axis=dim, keepdims=keepdim).astype(np.int64))
 
 
@@ -265,19 +295,26 @@ class Sort(Builtin):
     @staticmethod
     def forward(ctx, a, dim, descending):
         x = a._data
+        if x.ndim == 0:   # one element: it is already sorted
+            x, dim = x.reshape(1), 0
         order = np.argsort(-x if descending else x, axis=dim, kind="stable")
+        values = np.take_along_axis(x, order, axis=dim)
+        if a._data.ndim == 0:
+            values, order = values.reshape(()), order.reshape(())
         ctx._dim, ctx._order = dim, order
         indices = wrap(order.astype(np.int64))
         ctx.mark_non_differentiable(indices)
-        return wrap(np.take_along_axis(x, order, axis=dim)), indices
+        return wrap(values), indices
 
     @staticmethod
     def backward(ctx, grad, grad_indices):
+        if not grad.shape:
+            return grad, None, None
         return ScatterAdd.apply(grad, ctx._dim, ctx._order, tuple(grad.shape)), None, None
 
 
 def sort(a: Tensor, dim: int = -1, descending: bool = False):
-    return sort_return(*Sort.apply(a, dim % a.ndim if a.ndim else 0, descending))
+    return sort_return(*Sort.apply(a, wrap_dim(dim, a.ndim), descending))
 
 
 class Softmax(Builtin):
@@ -286,9 +323,9 @@ class Softmax(Builtin):
 
     @staticmethod
     def forward(ctx, a, dim):
-        x = a._data
-        e = np.exp(x - x.max(axis=dim, keepdims=True))
-        out = wrap(e / e.sum(axis=dim, keepdims=True))
+        x, axis = a._data, _softmax_axis(a, dim, "softmax")
+        e = np.exp(x - x.max(axis=axis, keepdims=True) if x.size else x)
+        out = wrap(e / e.sum(axis=axis, keepdims=True))
         ctx._dim = dim
         ctx.save_for_backward(out)
         return out
@@ -305,9 +342,10 @@ class LogSoftmax(Builtin):
 
     @staticmethod
     def forward(ctx, a, dim):
-        x = a._data
-        shifted = x - x.max(axis=dim, keepdims=True)
-        out = wrap(shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True)))
+        x, axis = a._data, _softmax_axis(a, dim, "log_softmax")
+        shifted = x - x.max(axis=axis, keepdims=True) if x.size else x
+        with np.errstate(divide="ignore"):
+            out = wrap(shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True)))
         ctx._dim = dim
         ctx.save_for_backward(out)
         return out
@@ -316,3 +354,12 @@ class LogSoftmax(Builtin):
     def backward(ctx, grad):
         y, = ctx.saved_tensors
         return grad - y.exp() * grad.sum(ctx._dim, keepdim=True), None
+
+
+def _softmax_axis(a: Tensor, dim: int, name: str):
+    """The numpy axis for softmax over ``dim`` (None for a 0-dim tensor), after PyTorch's checks."""
+    dim = wrap_dim(dim, a.ndim)
+    if a._data.dtype.kind != "f":
+        kernel = "lastdim_kernel_impl" if dim == a.ndim - 1 or a.ndim == 0 else "kernel_impl"
+        raise NotImplementedError(f'"{name}_{kernel}" not implemented for \'{a.dtype.legacy_name[:-len("Tensor")]}\'')
+    return dim if a.ndim else None

@@ -8,7 +8,7 @@ from .. import grad_mode
 from ..autograd import views
 from ..tensor import Tensor
 from ..types import Size, promote_types
-from ._util import Builtin, view_of, wrap
+from ._util import Builtin, view_of, wrap, wrap_dim
 
 
 class ViewFunction(Builtin):
@@ -71,6 +71,21 @@ class UnsafeView(Builtin):
         return grad.reshape(ctx._shape), None
 
 
+class ReshapeAlias(ViewFunction):
+    """``reshape`` of a non-contiguous tensor whose memory allows a view: a view with new strides."""
+
+    _node_name = "ReshapeAliasBackward0"
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        ctx._shape = a.shape
+        return view_of(a, a._data.reshape(shape, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx._shape), None
+
+
 def _viewable(array: np.ndarray, shape: tuple) -> bool:
     """Can ``array`` be shown in ``shape`` without copying (PyTorch's test for ``view``)?"""
     try:
@@ -82,22 +97,32 @@ def _viewable(array: np.ndarray, shape: tuple) -> bool:
 
 def view(a: Tensor, shape: tuple, reshape: bool = False) -> Tensor:
     """``a.view(shape)`` (a view, or an error if the memory layout does not allow one); with
-    ``reshape=True``, ``a.reshape(shape)``: a view when possible, else a copy."""
+    ``reshape=True``, ``a.reshape(shape)``: a view when possible (ViewBackward0 for a contiguous tensor,
+    ReshapeAliasBackward0 otherwise), else a contiguous copy (CloneBackward0, UnsafeViewBackward0)."""
     shape = _infer_shape(_shape_arg(shape), a._data.size)
-    if a._data.flags.c_contiguous or _viewable(a._data, shape):
+    if a._data.flags.c_contiguous:
         return View.apply(a, shape)
+    if _viewable(a._data, shape):
+        return ReshapeAlias.apply(a, shape) if reshape else View.apply(a, shape)
     if reshape:
         return UnsafeView.apply(Clone.apply(a), shape)
     raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one dimension "
                        "spans across two contiguous subspaces). Use .reshape(...) instead.")
 
 
-def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-    if a.ndim == 0:
-        return view(a, (1,), reshape=True)
-    start, end = start_dim % a.ndim, end_dim % a.ndim
-    shape = a.shape[:start] + (int(np.prod(a.shape[start:end + 1])),) + a.shape[end + 1:]
+def reshape(a: Tensor, shape: tuple) -> Tensor:
+    """PyTorch's ``reshape`` (see ``view``)."""
     return view(a, shape, reshape=True)
+
+
+def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    start, end = wrap_dim(start_dim, a.ndim), wrap_dim(end_dim, a.ndim)
+    if a.ndim == 0:
+        return reshape(a, (1,))
+    if start == end:   # nothing to flatten: PyTorch returns the tensor itself
+        return a
+    shape = a.shape[:start] + (int(np.prod(a.shape[start:end + 1])),) + a.shape[end + 1:]
+    return reshape(a, shape)
 
 
 class T(ViewFunction):
@@ -123,8 +148,9 @@ class Transpose(ViewFunction):
 
     @staticmethod
     def forward(ctx, a, dim0, dim1):
+        dim0, dim1 = wrap_dim(dim0, a.ndim), wrap_dim(dim1, a.ndim)
         ctx._dims = (dim0, dim1)
-        return view_of(a, np.swapaxes(a._data, dim0, dim1))
+        return view_of(a, np.swapaxes(a._data, dim0, dim1) if a.ndim else a._data)
 
     @staticmethod
     def backward(ctx, grad):
@@ -145,7 +171,15 @@ class Permute(ViewFunction):
 
 
 def permute(a: Tensor, dims: tuple) -> Tensor:
-    dims = tuple(d % a.ndim for d in _shape_arg(dims))
+    if not dims:
+        raise TypeError('permute() missing 1 required positional arguments: "dims"')
+    dims = tuple(wrap_dim(d, a.ndim) for d in _shape_arg(dims))
+    if len(dims) != a.ndim:   # (PyTorch's text names sparse_coo even for a dense tensor)
+        raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not match the length "
+                           f"of the desired ordering of dimensions i.e. input.dim() = {a.ndim} is not equal to "
+                           f"len(dims) = {len(dims)}")
+    if len(set(dims)) != len(dims):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
     return Permute.apply(a, dims)
 
 
@@ -154,7 +188,7 @@ class Unsqueeze(ViewFunction):
 
     @staticmethod
     def forward(ctx, a, dim):
-        dim = dim % (a.ndim + 1)
+        dim = wrap_dim(dim, a.ndim + 1)
         ctx._dim = dim
         return view_of(a, np.expand_dims(a._data, dim))
 
@@ -190,7 +224,8 @@ def squeeze(a: Tensor, dim=None) -> Tensor:
     if dim is None:
         return Squeeze.apply(a, tuple(i for i, n in enumerate(a.shape) if n == 1))
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    dims = tuple(d % a.ndim for d in dims if a.ndim and a.shape[d % a.ndim] == 1)
+    dims = tuple(wrap_dim(d, a.ndim) for d in dims)
+    dims = tuple(d for d in dims if a.ndim and a.shape[d] == 1)
     return SqueezeDim.apply(a, dims)
 
 
@@ -277,7 +312,8 @@ class Cat(Builtin):
     def forward(ctx, dim, *tensors):
         ctx._dim = dim
         ctx._sizes = [t.shape[dim] for t in tensors]
-        return wrap(np.concatenate(_same_dtype(tensors), axis=dim))
+        # numpy keeps its inputs' memory order (a transposed input gives a transposed result); PyTorch's is contiguous
+        return wrap(np.ascontiguousarray(np.concatenate(_same_dtype(tensors), axis=dim)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -296,7 +332,7 @@ class Stack(Builtin):
     @staticmethod
     def forward(ctx, dim, *tensors):
         ctx._dim = dim
-        return wrap(np.stack(_same_dtype(tensors), axis=dim))
+        return wrap(np.ascontiguousarray(np.stack(_same_dtype(tensors), axis=dim)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -311,7 +347,10 @@ class Stack(Builtin):
 def cat(tensors, dim: int = 0) -> Tensor:
     """Join tensors along an existing dimension."""
     tensors = list(tensors)
-    dim = dim % tensors[0].ndim
+    for position, t in enumerate(tensors):
+        if t.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {position}) cannot be concatenated")
+    dim = wrap_dim(dim, tensors[0].ndim)
     first = tensors[0].shape
     for number, t in enumerate(tensors[1:], start=1):
         if t.ndim != len(first):
@@ -330,4 +369,4 @@ def stack(tensors, dim: int = 0) -> Tensor:
         if t.shape != tensors[0].shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
                                f"entry 0 and {list(t.shape)} at entry {entry}")
-    return Stack.apply(dim % (tensors[0].ndim + 1), *tensors)
+    return Stack.apply(wrap_dim(dim, tensors[0].ndim + 1), *tensors)

@@ -1,0 +1,506 @@
+"""Random PyTorch programs, and an interpreter that runs one against a given ``torch`` module.
+
+A program is a list of ``Step``s. Each step is one Python statement (``x2 = x0 @ x1``) and the
+expression to look at afterwards (``x2``). ``Program.source()`` is plain, runnable PyTorch code,
+so a program on which minigrad and PyTorch disagree prints as something to paste and debug.
+
+``generate(choose, torch)`` builds a program one step at a time. It runs every step on real
+PyTorch as it goes, so it knows the shapes, dtypes and flags of every variable and can pick
+operands that fit most of the time (and, on purpose, some that do not: those must raise the
+same error on both sides). ``choose`` supplies the random choices (hypothesis or ``random``).
+
+``run(program, torch)`` executes it with ``torch`` bound to either module and returns one
+``observe``-d record per step: values, dtype, shape, ``repr``, the ``grad_fn`` graph with its
+``next_functions`` edges, warnings, and the exception type and message when a step raises.
+"""
+from __future__ import annotations
+
+import os
+import random
+import re
+import textwrap
+import warnings
+from dataclasses import dataclass, field
+
+# In-place changes through views (``x[0].mul_(2)``, ``y.view(-1).add_(1)``) are generated only
+# when this is set: minigrad gains them in a separate piece of work.
+VIEWS_INPLACE = os.environ.get("MINIGRAD_FUZZ_VIEWS_INPLACE") == "1"
+
+# Custom Functions a program may use, written as in PyTorch's "Extending PyTorch" notes.
+FUNCTIONS = {
+    "MulConstant": '''
+        class MulConstant(Function):
+            @staticmethod
+            def forward(ctx, tensor, constant):
+                ctx.constant = constant
+                return tensor * constant
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                return grad_output * ctx.constant, None
+        ''',
+    "Cube": '''
+        class Cube(Function):
+            @staticmethod
+            def forward(x):
+                return x ** 3, 3 * x ** 2
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                x, = inputs
+                ctx.save_for_backward(x)
+
+            @staticmethod
+            def backward(ctx, grad_out, grad_dx):
+                x, = ctx.saved_tensors
+                return grad_out * 3 * x ** 2 + grad_dx * 6 * x
+        ''',
+    "MyExp": '''
+        class MyExp(Function):
+            @staticmethod
+            def forward(ctx, x):
+                result = x.exp()
+                ctx.save_for_backward(result)
+                return result
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                result, = ctx.saved_tensors
+                return grad_output * result
+        ''',
+    "Halve": '''
+        class Halve(Function):
+            @staticmethod
+            def forward(ctx, x, y):
+                ctx.mark_non_differentiable(y)
+                return x / 2, y
+
+            @staticmethod
+            def backward(ctx, grad_x, grad_y):
+                return grad_x / 2, None
+        ''',
+}
+
+HEADER = "import torch\nfrom torch.autograd import Function\n"
+TRIGGERED = re.compile(r" \(Triggered internally at [^)]*\.\)$")
+
+
+@dataclass
+class Step:
+    code: str                  # one Python statement (may span lines, e.g. a ``with`` block)
+    observe: str               # the expression whose value is compared after the statement ran
+    raises: str | None = None  # the exception PyTorch raised here, if any (steps that must fail)
+
+    def source(self) -> str:
+        notes = [f"observe: {self.observe}"] if self.observe not in self.code else []
+        if self.raises:
+            notes.append(f"PyTorch raises {self.raises}")
+        return self.code + (f"  # {'; '.join(notes)}" if notes else "")
+
+
+@dataclass
+class Program:
+    steps: list = field(default_factory=list)
+
+    def functions_used(self) -> list:
+        return [name for name in FUNCTIONS if any(f"{name}.apply" in s.code for s in self.steps)]
+
+    def source(self) -> str:
+        """The program as runnable PyTorch code (with ``# observe:`` comments)."""
+        parts = [HEADER]
+        parts += [textwrap.dedent(FUNCTIONS[name]).strip() + "\n" for name in self.functions_used()]
+        parts += [step.source() for step in self.steps]
+        return "\n".join(parts) + "\n"
+
+
+# ---------------------------------------------------------------------------------------- running
+
+def namespace_for(program: Program, torch) -> dict:
+    """Globals for running ``program``: ``torch``, ``Function`` and its custom Functions."""
+    namespace = {"torch": torch, "Function": torch.autograd.Function}
+    for name in program.functions_used():
+        exec(textwrap.dedent(FUNCTIONS[name]), namespace)
+    return namespace
+
+
+def run_step(step: Step, namespace: dict, torch) -> dict:
+    """Execute one step and observe it (or the exception it raised)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            exec(step.code, namespace)
+            result = observe(eval(step.observe, namespace), torch)
+        except Exception as error:   # the error itself is what we compare
+            result = {"raises": type(error).__name__, "message": str(error)}
+        finally:
+            torch.set_grad_enabled(True)
+    # PyTorch's C++ warnings end with where its build was made; minigrad leaves that out
+    shown = [TRIGGERED.sub("", f"{w.category.__name__}: {w.message}") for w in caught]
+    if shown:
+        result["warnings"] = shown
+    return result
+
+
+def warm_up(torch) -> None:
+    """Trigger the warnings each module shows only once per process (PyTorch's TORCH_WARN_ONCE), so
+    that the one PyTorch showed while a program was generated does not count as a difference."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.tensor(1.0).T, torch.ones(2).T
+
+
+def run(program: Program, torch) -> list:
+    """One observation per step of ``program``, with ``torch`` as the module under test."""
+    namespace = namespace_for(program, torch)
+    return [run_step(step, namespace, torch) for step in program.steps]
+
+
+def observe(value, torch):
+    """What is compared about a value: plain data only, so both sides' records compare with ==."""
+    if isinstance(value, torch.Tensor):
+        return observe_tensor(value)
+    if isinstance(value, (tuple, list)):
+        record = {"type": type(value).__name__, "items": [observe(v, torch) for v in value]}
+        if hasattr(value, "values") and hasattr(value, "indices"):   # torch.return_types.max and friends
+            record["repr"] = repr(value)
+        return record
+    if isinstance(value, float):   # float32 sums may differ in the last bits
+        return {"float": value}
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return {"python": repr(value)}
+    return {"type": type(value).__name__, "repr": repr(value)}
+
+
+def observe_tensor(t) -> dict:
+    try:
+        data = t.detach().numpy().copy()
+    except RuntimeError:   # PyTorch's ZeroTensor gradients refuse numpy() unless forced
+        data = t.detach().numpy(force=True).copy()
+    return {"repr": repr(t), "str": str(t), "dtype": str(t.dtype), "shape": tuple(t.shape),
+            "requires_grad": t.requires_grad, "is_leaf": t.is_leaf, "graph": graph_of(t.grad_fn),
+            "values": data}
+
+
+def graph_of(node, limit: int = 60) -> list:
+    """The graph below ``node`` in depth-first order: ``[name, [edges]]``, where each edge is
+    ``(child, input_nr)``; a node met before is written ``"#k"`` (its position in the walk)."""
+    seen = {}
+
+    def walk(n):
+        if n is None:
+            return None
+        if id(n) in seen:
+            return f"#{seen[id(n)]}"
+        seen[id(n)] = len(seen)
+        if len(seen) > limit:
+            return "..."
+        return [n.name(), [(walk(child), nr) for child, nr in n.next_functions]]
+
+    return walk(node)
+
+
+# ------------------------------------------------------------------------------------- generating
+
+class RandomChooser:
+    """Choices from Python's ``random`` (for counting runs); ``HypothesisChooser`` shrinks."""
+
+    def __init__(self, seed: int):
+        self.rng = random.Random(seed)
+
+    def integer(self, low: int, high: int) -> int:
+        return self.rng.randint(low, high)
+
+    def pick(self, options):
+        options = list(options)
+        return options[self.integer(0, len(options) - 1)]
+
+    def chance(self, percent: int) -> bool:
+        return self.integer(0, 99) < percent
+
+
+class HypothesisChooser(RandomChooser):
+    def __init__(self, data):
+        from hypothesis import strategies
+        self.data, self.strategies = data, strategies
+
+    def integer(self, low: int, high: int) -> int:
+        return self.data.draw(self.strategies.integers(low, high))
+
+
+SHAPES = [(), (1,), (3,), (4,), (2, 3), (3, 2), (3, 1), (1, 3), (2, 2), (2, 2, 3), (2, 3, 2), (2, 1, 3), (1, 2, 2)]
+NICE_VALUES = [-3.0, -2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0]
+ODD_VALUES = [0.1, -0.25, 0.3333, 1e-05, 123456.0, 2.7182, -0.001]
+
+
+def literal(choose, shape: tuple, kind: str):
+    """A nested Python list (or a number) of the given shape."""
+    if not shape:
+        if kind == "int":
+            return choose.integer(-3, 3)
+        if kind == "bool":
+            return choose.chance(50)
+        return choose.pick(NICE_VALUES) if choose.chance(90) else choose.pick(ODD_VALUES)
+    return [literal(choose, shape[1:], kind) for _ in range(shape[0])]
+
+
+class Generator:
+    """Builds one program; ``env`` holds the PyTorch value of every variable made so far."""
+
+    def __init__(self, choose, torch):
+        self.choose, self.torch = choose, torch
+        self.program = Program()
+        self.namespace = {"torch": torch, "Function": torch.autograd.Function}
+        for name in FUNCTIONS:
+            exec(textwrap.dedent(FUNCTIONS[name]), self.namespace)
+        self.names = []   # tensor variables, in order of creation
+
+    # -- bookkeeping
+    def add(self, code: str, observe: str) -> None:
+        step = Step(code, observe)
+        self.program.steps.append(step)
+        step.raises = run_step(step, self.namespace, self.torch).get("raises")
+
+    def new_name(self) -> str:
+        return f"x{len(self.names)}"
+
+    def assign(self, expression: str) -> None:
+        """``xN = expression``; the name is kept only if PyTorch made a tensor of it."""
+        name = self.new_name()
+        self.add(f"{name} = {expression}", name)
+        if isinstance(self.namespace.get(name), self.torch.Tensor):
+            self.names.append(name)
+
+    def value(self, name: str):
+        return self.namespace[name]
+
+    def tensor(self, floating: bool | None = None, grad: bool | None = None) -> str:
+        names = [n for n in self.names
+                 if (floating is None or self.value(n).is_floating_point() == floating)
+                 and (grad is None or self.value(n).requires_grad == grad)]
+        return self.choose.pick(names) if names else self.leaf(floating=floating is not False)
+
+    def dim(self, t, extra: int = 0) -> int:
+        n = t.dim() + extra
+        return self.choose.integer(-n, n - 1) if n else self.choose.pick([0, -1])
+
+    # -- leaves
+    def leaf(self, shape: tuple | None = None, floating: bool = True) -> str:
+        choose = self.choose
+        shape = choose.pick(SHAPES) if shape is None else shape
+        if floating:
+            dtype = "" if choose.chance(80) else ", dtype=torch.float64"
+            grad = ", requires_grad=True" if choose.chance(75) else ""
+            data = literal(choose, shape, "float")
+        else:
+            kind = choose.pick(["int", "int", "bool"])
+            dtype, grad, data = "", "", literal(choose, shape, kind)
+        if floating and shape and choose.chance(15):   # a factory instead of a literal
+            sizes = ", ".join(map(str, shape))
+            expression = choose.pick([f"torch.ones({sizes}{dtype}{grad})", f"torch.zeros({sizes}{dtype}{grad})",
+                                      f"torch.full({tuple(shape)}, {choose.pick(NICE_VALUES)}{dtype}{grad})"])
+        else:
+            expression = f"torch.tensor({data!r}{dtype}{grad})"
+        name = self.new_name()
+        self.assign(expression)
+        return name
+
+    # -- one random step
+    def step(self) -> None:
+        kind = self.choose.pick(["leaf", "unary", "unary", "binary", "binary", "matmul", "matmul", "reduce",
+                                 "reduce", "shape", "shape", "index", "index", "join", "where", "custom",
+                                 "inplace", "backward", "backward", "grad", "bad", "query"])
+        getattr(self, f"make_{kind}")()
+
+    def make_leaf(self) -> None:
+        self.leaf(floating=self.choose.chance(85))
+
+    def make_unary(self) -> None:
+        a = self.tensor(floating=self.choose.chance(90))
+        op = self.choose.pick(["exp()", "sin()", "cos()", "tanh()", "sigmoid()", "relu()", "abs()", "neg()",
+                               "sqrt()", "log()", "clamp(-1.0, 1.0)", "clamp(min=0.5)", "clone()", "detach()",
+                               "float()", "double()", "pow(2)"])
+        if self.choose.chance(20) and op.endswith("()") and op[:-2] in ("exp", "sin", "tanh", "relu", "abs"):
+            self.assign(f"torch.{op[:-2]}({a})")
+        else:
+            self.assign(f"{a}.{op}")
+
+    def make_binary(self) -> None:
+        choose = self.choose
+        a = self.tensor()
+        op = choose.pick(["+", "-", "*", "/", "**"])
+        if choose.chance(40):
+            number = choose.pick([2, 0.5, -1.5, 3, 2.0])
+            self.assign(f"{a} {op} {number}" if choose.chance(60) else f"{number} {op} {a}")
+        else:
+            b = self.tensor() if choose.chance(60) else self.leaf(self.broadcast_partner(self.value(a)))
+            if op == "**":
+                a, b = f"{a}.abs()", f"{b}"
+            self.assign(f"{a} {op} {b}")
+
+    def broadcast_partner(self, t) -> tuple:
+        shape = list(t.shape)
+        if shape and self.choose.chance(50):
+            shape[self.choose.integer(0, len(shape) - 1)] = 1
+        if shape and self.choose.chance(40):
+            shape = shape[self.choose.integer(1, len(shape)):]
+        return tuple(shape)
+
+    def make_matmul(self) -> None:
+        choose = self.choose
+        a = self.tensor(floating=True)
+        shape = tuple(self.value(a).shape)
+        if choose.chance(70) and shape:
+            n, k, batch = shape[-1], choose.integer(1, 3), choose.integer(1, 2)
+            other = choose.pick([(n,), (n, k), (batch, n, k), (shape[0], n, k) if len(shape) == 3 else (n, k)])
+            if choose.chance(10):
+                other = (n + 1,) + other[1:] if len(other) == 1 else other[:-2] + (n + 1, other[-1])
+            b = self.leaf(other)
+        else:
+            b = self.tensor(floating=choose.chance(95))
+        form = choose.pick(["{} @ {}", "torch.matmul({}, {})", "{}.matmul({})", "torch.mm({}, {})", "{}.mm({})"])
+        self.assign(form.format(a, b))
+
+    def make_reduce(self) -> None:
+        choose = self.choose
+        a = self.tensor()
+        t = self.value(a)
+        d = self.dim(t)
+        op = choose.pick(["sum()", f"sum({d})", f"sum({d}, keepdim=True)", f"sum(dim={d})", "mean()", f"mean({d})",
+                          f"mean({d}, keepdim=True)", "max()", f"max({d})", f"min(dim={d})", "min()",
+                          f"max({d}, keepdim=True)", f"argmax({d})", "argmax()", f"softmax({d})",
+                          f"log_softmax(dim={d})", f"sort({d})", f"sort({d}, descending=True)"])
+        if choose.chance(15) and t.dim() >= 2:
+            op = choose.pick(["sum((0, 1))", "mean((0, -1))", "sum((-1, 0), keepdim=True)"])
+        if choose.chance(15):
+            self.assign(f"torch.{op.split('(')[0]}({a}{', ' if not op.endswith('()') else ''}{op.split('(', 1)[1]}")
+        else:
+            self.assign(f"{a}.{op}")
+
+    def make_shape(self) -> None:
+        choose = self.choose
+        a = self.tensor()
+        t = self.value(a)
+        n = t.numel()
+        views = [f"view({n})", "view(-1)", f"reshape({n}, 1)", f"reshape(1, {n})", "reshape(-1)", "flatten()"]
+        if n % 2 == 0:
+            views += [f"view(2, {n // 2})", f"reshape(-1, 2)", f"view(2, -1, 1)"]
+        ops = views + [f"unsqueeze({self.dim(t, extra=1)})", "squeeze()", f"squeeze({self.dim(t)})", "t()",
+                       f"transpose({self.dim(t)}, {self.dim(t)})", "clone()", f"expand(2, {', '.join(['-1'] * t.dim())})",
+                       f"permute({', '.join(map(str, reversed(range(t.dim()))))})", "view(5, 7)"]
+        if t.dim() == 2:
+            ops.append("T")
+        self.assign(f"{a}.{choose.pick(ops)}".replace("expand(2, )", "expand(2)"))
+
+    def make_index(self) -> None:
+        choose = self.choose
+        a = self.tensor()
+        t = self.value(a)
+        size = t.shape[0] if t.dim() else 1
+        i = choose.integer(-size, size)
+        keys = [f"{i}", f"{choose.integer(0, size)}:", f":{choose.integer(-1, size)}", "::2", "None", "...",
+                f"..., {i}", f"[0, {size - 1}]", f"torch.tensor([{size - 1}, 0, 0])", f"{a} > 0", f"{a} > 1",
+                f"0, {choose.integer(-1, 1)}", ":, 0", f"1:, None, {choose.integer(-1, 1)}", "0, 0, 0, 0"]
+        self.assign(f"{a}[{choose.pick(keys)}]")
+
+    def make_join(self) -> None:
+        choose = self.choose
+        a = self.tensor()
+        t = self.value(a)
+        b = a if choose.chance(50) else self.tensor()
+        function = choose.pick(["cat", "stack"])
+        dim = self.dim(t, extra=1 if function == "stack" else 0)
+        self.assign(f"torch.{function}([{a}, {b}]{'' if choose.chance(30) else f', dim={dim}'})")
+
+    def make_where(self) -> None:
+        a = self.tensor(floating=True)
+        b = self.tensor() if self.choose.chance(50) else self.leaf(self.broadcast_partner(self.value(a)))
+        other = self.choose.pick([b, "0.0", b])
+        self.assign(f"torch.where({a} > {self.choose.pick([0, 1])}, {a}, {other})")
+
+    def make_custom(self) -> None:
+        choose = self.choose
+        a = self.tensor(floating=True)
+        call = choose.pick([f"MulConstant.apply({a}, {choose.pick([2.0, -0.5, 3])})", f"Cube.apply({a})",
+                            f"MyExp.apply({a})", f"Halve.apply({a}, {a}.detach())"])
+        self.assign(call)
+
+    def can_change_in_place(self, name: str) -> bool:
+        """In-place changes of views (and of tensors other variables view) wait for VIEWS_INPLACE."""
+        if VIEWS_INPLACE:
+            return True
+        t = self.value(name)
+        return t._base is None and not any(self.value(n)._base is t for n in self.names)
+
+    def make_inplace(self) -> None:
+        choose = self.choose
+        candidates = [n for n in self.names if self.can_change_in_place(n)]
+        if choose.chance(50):   # clamp_ is recorded for backward only by PyTorch
+            candidates = [n for n in candidates if self.value(n).is_leaf]
+        if not candidates:
+            return self.make_unary()
+        a = choose.pick(candidates)
+        op = choose.pick([f"{a}.add_(1.0)", f"{a}.mul_(2)", f"{a}.sub_(0.5)", f"{a}.div_(2.0)", f"{a}.zero_()",
+                          f"{a}.fill_(1.5)", f"{a} += 1", f"{a} *= {a}", f"{a}.clamp_(min=0.0)", f"{a}[0] = 1.0"])
+        if op.endswith("clamp_(min=0.0)") and not self.value(a).is_leaf:
+            op = f"{a}.add_(1.0)"
+        if op.endswith("[0] = 1.0") and not VIEWS_INPLACE:
+            op = f"{a}.add_(1.0)"
+        if choose.chance(30):
+            op = f"with torch.no_grad():\n    {op}"
+        self.add(op, a)
+
+    def make_backward(self) -> None:
+        choose = self.choose
+        y = self.tensor(grad=True)
+        retain = ", retain_graph=True" if choose.chance(30) else ""
+        call = choose.pick([f"{y}.sum().backward({retain[2:]})", f"{y}.backward(torch.ones_like({y}){retain})",
+                            f"{y}.backward()", f"({y} * {y}).mean().backward({retain[2:]})"])
+        self.add(call, self.leaf_grads())
+
+    def leaf_grads(self) -> str:
+        """An expression for the ``.grad`` of every leaf that requires grad, e.g. ``(x0.grad, x3.grad)``."""
+        leaves = [n for n in self.names if self.value(n).is_leaf and self.value(n).requires_grad]
+        return f"({', '.join(f'{n}.grad' for n in leaves)},)" if leaves else "None"
+
+    def make_grad(self) -> None:
+        choose = self.choose
+        leaves = [n for n in self.names if self.value(n).is_leaf and self.value(n).requires_grad]
+        if not leaves:
+            return self.make_backward()
+        y = self.tensor(grad=True)
+        x = choose.pick(leaves)
+        create = choose.chance(50)
+        name = self.new_name()
+        # The graph a backward formula builds (create_graph=True) is PyTorch's private business:
+        # compare its values here, and its own gradients by a second backward.
+        self.add(f"{name}, = torch.autograd.grad({y}.sum(), [{x}]{', create_graph=True' if create else ''})",
+                 f"{name}.detach()" if create else name)
+        if isinstance(self.namespace.get(name), self.torch.Tensor):
+            if not create:
+                self.names.append(name)
+            elif self.value(name).requires_grad:
+                self.add(f"{name}.sum().backward()", self.leaf_grads())
+
+    def make_bad(self) -> None:
+        choose = self.choose
+        a = self.tensor()
+        self.assign(choose.pick([f"{a} @ {a}.double()", "torch.tensor([1, 2], requires_grad=True)",
+                                 f"{a} + torch.ones(5)", f"{a}.view(-1, 7)", f"{a}.sum(4)", f"{a}[9]",
+                                 f"torch.mm({a}, {a})", f"{a}.expand(3, 4, 5, 6)", f"{a}.transpose(0, 5)",
+                                 f"torch.cat([{a}, {a}.unsqueeze(0)])", f"{a}.softmax(3)", f"{a}.item()"]))
+
+    def make_query(self) -> None:
+        a = self.tensor()
+        self.add("pass", self.choose.pick([f"{a}.shape", f"{a}.size(0)", f"{a}.dim()", f"{a}.numel()", f"{a}.dtype",
+                                           f"{a}.tolist()", f"{a}.is_leaf", f"{a}.requires_grad",
+                                           f"repr({a}.grad_fn.name() if {a}.grad_fn else None)", f"{a}.T",
+                                           f"len({a})", f"float({a}.sum())"]))
+
+
+def generate(choose, torch, min_steps: int = 3, max_steps: int = 10) -> Program:
+    """A random program, built by running it on ``torch`` (real PyTorch) as it grows."""
+    generator = Generator(choose, torch)
+    generator.leaf()
+    for _ in range(choose.integer(min_steps, max_steps)):
+        generator.step()
+    return generator.program
