@@ -193,6 +193,8 @@ def chinese_texts() -> list[tuple[str, str]]:
     texts = [(f"notebooks/zh/translations/{path.name}", path.read_text(encoding="utf-8"))
              for path in sorted(tr.CATALOGS.glob("*.md"))]
     texts.append(("minigrad/exercises/messages_zh.py", "\n".join(MESSAGES.values())))
+    cheat_sheet = tr.CHINESE / "ctx_cheatsheet.md"
+    texts.append(("notebooks/zh/ctx_cheatsheet.md", cheat_sheet.read_text(encoding="utf-8")))
     readme = tr.ROOT / "README.zh.md"
     if readme.exists():
         texts.append(("README.zh.md", readme.read_text(encoding="utf-8")))
@@ -221,3 +223,26 @@ def test_every_chinese_message_is_still_used_by_a_checker():
     stale = sorted(set(MESSAGES) - used - own)
     assert not stale, ("minigrad/exercises/messages_zh.py translates messages no checker prints any more "
                        "(reworded? update the key):\n" + "\n".join(map(repr, stale)))
+
+
+# ---------------------------------------------------------------- the ctx cheat sheet
+
+
+def table_members(path: Path) -> list[str]:
+    """The first column of every table row of a markdown page, header and rule rows left out."""
+    rows = [line for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("|")]
+    first = [row.strip("|").split("|")[0].strip() for row in rows]
+    return [cell for cell in first if cell.startswith("`")]
+
+
+def test_the_chinese_cheat_sheet_lists_the_same_ctx_members_in_the_same_order():
+    english = table_members(tr.ENGLISH / "ctx_cheatsheet.md")
+    assert len(english) == 10 and english[0] == "`ctx.save_for_backward(*tensors)`"
+    assert table_members(tr.CHINESE / "ctx_cheatsheet.md") == english, \
+        "notebooks/zh/ctx_cheatsheet.md has other rows than notebooks/ctx_cheatsheet.md: update the translation"
+
+
+def test_the_chinese_notebooks_link_to_the_chinese_cheat_sheet():
+    for name in ("00_start_here.md", "02_static_methods.md"):
+        text = (tr.CATALOGS / name).read_text(encoding="utf-8")
+        assert "](ctx_cheatsheet.md)" in text and "](../ctx_cheatsheet.md)" not in text, name
