@@ -193,6 +193,9 @@ def test_student_edition_folds_hints_and_stores_no_feedback(path):
             assert after == before, f"cell {index} changed, but only exercises and their sentences may"
     text = "\n".join(cell.source for cell in student.cells if cell.cell_type == "markdown")
     assert not re.search(r"worked\s+solution", text, re.IGNORECASE), "stale text in the student edition"
+    assert "参考答案" not in text, "stale text in the Chinese student edition"
+    if "/zh/" in path.as_posix():
+        assert all(title.startswith("动手练习") for title in titles), titles
     assert "raise NotImplementedError" not in "\n".join(cell.source for cell in student.cells)
 
 

@@ -1,5 +1,7 @@
 """Reading the course notebooks: which notebooks there are, their titles and goals, and
 their "Your turn" exercises (see docs/notebook-conventions.md for the shape they follow).
+The Chinese edition's headings (``### 动手练习 1：…``, ``**你将学到**``, ``**时间** 约 30 分钟``)
+are read the same way.
 
 >>> import nbformat
 >>> nb = nbformat.v4.new_notebook(cells=[
@@ -12,6 +14,16 @@ their "Your turn" exercises (see docs/notebook-conventions.md for the shape they
 ('07', 'Tracing', 'What does it do?', 'about 30 minutes')
 >>> exercise_title_before(nb, 2)
 'Your turn 1: read it'
+>>> zh = nbformat.v4.new_notebook(cells=[
+...     nbformat.v4.new_markdown_cell("# 07 · 追踪\\n\\n它做了什么？\\n\\n**你将学到**\\n- 一件事。\\n\\n**时间** 约 30 分钟。"),
+...     nbformat.v4.new_markdown_cell("### 动手练习 1：读一读\\n\\n任务。"),
+...     nbformat.v4.new_code_cell("answer = ...", metadata={"tags": ["exercise"]}),
+... ])
+>>> intro = notebook_intro(zh, "07_tracing")
+>>> intro.title, intro.question, intro.learn, intro.time
+('追踪', '它做了什么？', ['一件事。'], '约 30 分钟')
+>>> exercise_title_before(zh, 2)
+'动手练习 1：读一读'
 """
 from __future__ import annotations
 
@@ -21,7 +33,11 @@ from pathlib import Path
 
 import nbformat
 
-YOUR_TURN = re.compile(r"^###\s+(Your turn\b.*?)\s*$", re.MULTILINE)
+# An exercise's heading, in English or in the Chinese edition.
+YOUR_TURN = re.compile(r"^###\s+((?:Your turn\b|动手练习).*?)\s*$", re.MULTILINE)
+# The first cell's labels, in both editions: the learning goals and the time it takes.
+LEARN_LABEL = r"\*\*(?:You will learn|你将学到)\*\*"
+TIME = re.compile(r"(about \d+ minutes|约\s*\d+\s*分钟)", re.IGNORECASE)
 NOTEBOOK_NAME = re.compile(r"^\d\d_.*\.ipynb$")
 # Translated editions: notebooks/<language>/NN_name.ipynb, the same cells in the same order.
 TRANSLATIONS = ("zh",)
@@ -104,9 +120,9 @@ class NotebookIntro:
     name: str          # file name without .ipynb, e.g. "03_tensors_and_the_graph"
     number: str        # "03"
     title: str         # "Tensors and the graph" (markdown, e.g. "`self`")
-    question: str      # the sentence(s) between the title and "You will learn"
+    question: str      # the sentence(s) between the title and "You will learn" ("你将学到")
     learn: list[str]   # the "You will learn" bullets (markdown)
-    time: str          # "about 40 minutes", or "" when the cell does not say
+    time: str          # "about 40 minutes" ("约 40 分钟"), or "" when the cell does not say
 
 
 def notebook_intro(nb: nbformat.NotebookNode, name: str) -> NotebookIntro:
@@ -121,11 +137,11 @@ def notebook_intro(nb: nbformat.NotebookNode, name: str) -> NotebookIntro:
     question = paragraphs[0].replace("\n", " ").strip() if paragraphs else ""
     if question.startswith("**"):
         question = ""
-    learn_block = re.search(r"\*\*You will learn\*\*\s*\n((?:[-*] .*\n?(?:  +.*\n?)*)+)", first)
+    learn_block = re.search(LEARN_LABEL + r"\s*\n((?:[-*] .*\n?(?:  +.*\n?)*)+)", first)
     learn = []
     if learn_block:
         for item in re.split(r"\n[-*] ", "\n" + learn_block.group(1).strip())[1:]:
             learn.append(" ".join(item.split()))
-    time = re.search(r"(about \d+ minutes)", first, re.IGNORECASE)
+    time = TIME.search(first)
     time_text = time.group(1).lower() if time else ""
     return NotebookIntro(name, number.strip(), title.strip(), question, learn, time_text)

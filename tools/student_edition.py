@@ -62,6 +62,12 @@ STALE_TEXT = [
      "a hint folded below the check (click it to open it)"),
     (r"a\s+hidden\s+worked\s+solution", "a folded hint"),
     (r"\bworked\s+solution", "hint"),
+    # The Chinese edition's wordings (notebooks/zh/).
+    (r"参考答案藏在检查下面（点击展开）", "如果卡住了，就打开检查下面的提示"),
+    (r"参考答案藏在检查单元格下面（点开折叠的单元格即可看到）", "如果卡住了，就点开检查单元格下面折叠的提示"),
+    (r"藏在检查下面的参考答案（点开折叠的单元格即可看到）", "折叠在检查下面的提示（点开即可看到）"),
+    (r"隐藏的参考答案", "折叠的提示"),
+    (r"参考答案", "提示"),
 ]
 HINT = re.compile(r"^\s*(?:Hint|提示)\s*[:：]\s*(.+)$", re.MULTILINE)
 NO_HINT = "Run the check below your answer: it says what is still wrong."
