@@ -118,13 +118,15 @@ $(FIDELITY_STAMP): pyproject.toml
 	$(FIDELITY_VENV)/bin/python -m pip install -q -e '.[test]'
 	@touch $@
 
-execute: venv dot ## re-run every notebook in place, in name order, storing fresh outputs
+execute: venv dot ## re-run every notebook in place (English, then the Chinese edition rebuilt from its catalogs)
 	@shopt -s nullglob; cd notebooks; LC_ALL=C; for nb in *.ipynb; do \
 		echo "executing notebooks/$$nb"; \
 		$(VENV_BIN)/jupyter nbconvert --log-level=WARN --to notebook --execute --inplace \
 			--ExecutePreprocessor.kernel_name=python3 --ExecutePreprocessor.timeout=$(CELL_TIMEOUT) \
 			--ExecutePreprocessor.record_timing=False "$$nb"; \
 	done
+	$(VENV_BIN)/python -m tools.translate build
+	$(VENV_BIN)/python -m tools.translate execute
 	$(VENV_BIN)/python -m tools.notebook_metadata notebooks
 
 bench: venv ## run every bench/*.py script

@@ -160,16 +160,10 @@ class PowTensor(Builtin):
     def backward(ctx, grad):
         a, b, result = ctx.saved_tensors
         from .pointwise import where
-        # PyTorch's masks: d/da is 0 where the exponent is 0, d/db is 0 where a is 0 and b >= 0; the masked
-        # places compute with a harmless 1 instead, so that no 0 * inf (nan) is ever formed
-        grad_a = grad_b = None
-        if ctx.needs_input_grad[0]:
-            exponent_is_0 = b == 0
-            safe_b = where(exponent_is_0, 1.0, b)
-            grad_a = where(exponent_is_0, 0.0, grad * safe_b * a ** (safe_b - 1))
-        if ctx.needs_input_grad[1]:
-            base_is_0 = (a == 0) & (b >= 0)
-            grad_b = where(base_is_0, 0.0, grad * result * where(base_is_0, 1.0, a).log())
+        # PyTorch's formulas and masks: d/da is 0 where the exponent is 0, d/db is 0 where a is 0 and b >= 0
+        # (the masked places still compute 0 * inf underneath, so a second derivative there is nan, as in PyTorch)
+        grad_a = where(b == 0, 0.0, grad * b * a ** (b - 1)) if ctx.needs_input_grad[0] else None
+        grad_b = where((a == 0) & (b >= 0), 0.0, grad * result * a.log()) if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
 
 
