@@ -604,3 +604,13 @@ def test_every_markdown_page_of_the_course_is_on_the_site(site_pages):
             course_map = page.parent / "index.html"
             assert f'href="{path.stem}.html"' in course_map.read_text(encoding="utf-8"), path
     assert 'class="binder" href="https://mybinder.org/v2/gh/' in index
+
+
+def test_the_chinese_first_cells_are_read_like_the_english_ones():
+    """The zh course map shows each notebook's goals and time, read from the Chinese headings."""
+    for path in notebook_paths(NOTEBOOKS / "zh"):
+        english = notebook_intro(read_notebook(NOTEBOOKS / path.name), path.stem)
+        intro = notebook_intro(read_notebook(path), path.stem)
+        assert intro.question and intro.number == english.number, path.name
+        assert len(intro.learn) == len(english.learn), f"{path.name}: the 你将学到 bullets were not found"
+        assert re.fullmatch(r"约 \d+ 分钟", intro.time), f"{path.name}: time {intro.time!r}"
