@@ -3,11 +3,11 @@
 Compared, on the same random graph (N nodes, nnz = 10 N edges, d features, float32):
 
 - ``spmm``             minigrad.sparse.spmm: the values' gradient on the nnz edges only, O(nnz * d);
-- ``seed (minigrad)``  pyGAT's SpecialSpmmFunction run on minigrad: its backward builds the dense
+- ``pyGAT (minigrad)``  pyGAT's SpecialSpmmFunction run on minigrad: its backward builds the dense
                        N x N matrix ``grad_output @ b.t()`` and reads nnz entries off it;
 - ``a @ b (minigrad)`` ``sparse_coo_tensor(indices, values) @ b`` in minigrad (dense N x N backward,
                        like PyTorch's);
-- ``torch.sparse.mm``  PyTorch with values requiring grad, and ``seed (torch)``: pyGAT's Function on
+- ``torch.sparse.mm``  PyTorch with values requiring grad, and ``pyGAT (torch)``: pyGAT's Function on
                        PyTorch. Both only when ``import torch`` works.
 - ``gather (torch)``   the best plain-PyTorch formulation, no sparse tensor at all:
                        ``zeros(N, d).index_add_(0, rows, values[:, None] * b[cols])``; its backward
@@ -89,17 +89,17 @@ def special_spmm_function(torch):
 
 def forward_builders(torch, library: str) -> dict:
     """For each method of this library: ``forward(indices, values, n, b) -> out``."""
-    seed = special_spmm_function(torch)
+    special = special_spmm_function(torch)
     if library == "minigrad":
         from minigrad.sparse import spmm
         return {
             "spmm": lambda i, v, n, b: spmm(i, v, (n, n), b),
-            "seed (minigrad)": lambda i, v, n, b: seed.apply(i, v, torch.Size([n, n]), b),
+            "pyGAT (minigrad)": lambda i, v, n, b: special.apply(i, v, torch.Size([n, n]), b),
             "a @ b (minigrad)": lambda i, v, n, b: torch.sparse_coo_tensor(i, v, (n, n)) @ b,
         }
     return {
         "torch.sparse.mm": lambda i, v, n, b: torch.sparse.mm(torch.sparse_coo_tensor(i, v, (n, n)), b),
-        "seed (torch)": lambda i, v, n, b: seed.apply(i, v, torch.Size([n, n]), b),
+        "pyGAT (torch)": lambda i, v, n, b: special.apply(i, v, torch.Size([n, n]), b),
         "gather (torch)": lambda i, v, n, b: gather_index_add(torch, i, v, n, b),
     }
 
@@ -111,9 +111,9 @@ def gather_index_add(torch, indices, values, n: int, b):
     return torch.zeros(n, b.shape[1], dtype=b.dtype).index_add_(0, rows, values[:, None] * b[cols])
 
 
-METHODS = {"spmm": "minigrad", "seed (minigrad)": "minigrad", "a @ b (minigrad)": "minigrad",
-           "torch.sparse.mm": "torch", "seed (torch)": "torch", "gather (torch)": "torch"}
-DENSE_BACKWARD = {"seed (minigrad)", "a @ b (minigrad)", "torch.sparse.mm", "seed (torch)"}
+METHODS = {"spmm": "minigrad", "pyGAT (minigrad)": "minigrad", "a @ b (minigrad)": "minigrad",
+           "torch.sparse.mm": "torch", "pyGAT (torch)": "torch", "gather (torch)": "torch"}
+DENSE_BACKWARD = {"pyGAT (minigrad)", "a @ b (minigrad)", "torch.sparse.mm", "pyGAT (torch)"}
 
 
 def graph(n: int, nnz: int, d: int):

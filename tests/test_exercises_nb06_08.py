@@ -357,8 +357,8 @@ def test_nb08_your_turn_1_says_which_gradient_is_wrong(answer, problem, hint, ca
 
 
 # =========================================================================== notebook 08, Your turn 2
-class SeedCustomFunction(Function):
-    """The seed's code: no @staticmethod, backward reads a tensor forward never saved."""
+class BlogCustomFunction(Function):
+    """The blog post's code: no @staticmethod, backward reads a tensor forward never saved."""
 
     def forward(ctx, input):
         output = input * 2
@@ -438,7 +438,7 @@ def test_nb08_your_turn_3_accepts_both_fixes(answer, capsys):
 
 
 @pytest.mark.parametrize("answer, problem", [
-    (SeedCustomFunction, "forward is a plain function in the class body, not a static method"),
+    (BlogCustomFunction, "forward is a plain function in the class body, not a static method"),
     (StaticForwardOnly, "backward is a plain function in the class body, not a static method"),
     (StaticButUnsaved, "backward unpacks ctx.saved_tensors, which does not hold what it expects: "
                        "ValueError: not enough values to unpack (expected 1, got 0)"),
@@ -459,7 +459,7 @@ def test_nb08_your_turn_3_says_what_is_wrong(answer, problem, capsys):
 def test_nb08_the_seed_function_fails_exactly_as_the_notebook_says():
     # The premise of the exercise: forward works through apply, backward fails on unpacking.
     x = torch.tensor([1.0], requires_grad=True)
-    z = SeedCustomFunction.apply(x) * 3
+    z = BlogCustomFunction.apply(x) * 3
     assert np.asarray(z.detach()._data).tolist() == [6.0]
     with pytest.raises(ValueError, match=r"not enough values to unpack \(expected 1, got 0\)"):
         z.backward()

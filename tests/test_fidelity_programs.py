@@ -1,6 +1,6 @@
 """PyTorch programs run unchanged on minigrad and print exactly what PyTorch printed.
 
-Each ``programs/NAME.py`` is a small PyTorch program (tutorial code, the course's seed documents,
+Each ``programs/NAME.py`` is a small PyTorch program (tutorial code, the questions the course answers,
 node names, error texts). ``programs/NAME.expected`` is its standard output under real PyTorch 2.13
 (regenerate with ``python tests/programs/record.py /path/to/python-with-torch``).
 

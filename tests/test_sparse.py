@@ -79,7 +79,7 @@ def run(function, indices, values, shape, b, upstream):
 SPMM_VARIANTS = {"SpecialSpmmFunction": SpecialSpmmFunction.apply, "spmm": spmm}
 
 
-# --------------------------------------------------------------------------- the seed and spmm on known numbers
+# --------------------------------------------------------------------------- SpecialSpmmFunction and spmm on known numbers
 @pytest.mark.parametrize("name", SPMM_VARIANTS)
 def test_worked_example_matches_pytorch(name):
     indices, values, b = example()

@@ -82,9 +82,11 @@ def convention_problems(nb) -> list[str]:
         if solution.cell_type != "code" or "solution" not in tags(solution):
             problems.append(f"{where}: cell {index + 3} should be a code cell tagged 'solution'")
         else:
-            if solution.metadata.get("jupyter", {}).get("source_hidden") is not True:
+            hidden = solution.metadata.get("jupyter", {})
+            if hidden.get("source_hidden") is not True or hidden.get("outputs_hidden") is not True:
                 problems.append(f"{where}: solution cell {index + 3} needs \"jupyter\": "
-                                "{\"source_hidden\": true} metadata")
+                                "{\"source_hidden\": true, \"outputs_hidden\": true} metadata "
+                                "(its printed output would give the answer away)")
             if f"✓ Your turn {number}" not in text_of(solution):
                 problems.append(f"{where}: solution cell {index + 3} should end with the check, "
                                 f"printing '✓ Your turn {number} … correct.'")

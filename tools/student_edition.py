@@ -25,7 +25,7 @@ Usage, from the repository's root (``make student`` does this)::
 ...     nbformat.v4.new_code_cell("check.your_turn_1(double)", outputs=[nbformat.v4.new_output(
 ...         "stream", text="✗ Your turn 1: double it — not yet.\\n  Hint: return 2 * x\\n")]),
 ...     nbformat.v4.new_code_cell("def double(x):\\n    return 2 * x",
-...                               metadata={"tags": ["solution"], "jupyter": {"source_hidden": True}}),
+...                               metadata={"tags": ["solution"], "jupyter": {"source_hidden": True, "outputs_hidden": True}}),
 ... ])
 >>> student, titles = student_notebook(nb)
 >>> titles

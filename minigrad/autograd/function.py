@@ -479,9 +479,10 @@ def once_differentiable(backward: Callable) -> Callable:
     """Decorate a backward that cannot itself be differentiated (for example one written in numpy).
 
     It runs without recording a graph. When a graph is being recorded (``create_graph=True``), each
-    gradient it returns is passed through an ``Error`` node, so that asking for a gradient of it raises
-    instead of silently returning a wrong second derivative. As in PyTorch, the Error node's edges
-    point at detached copies of the gradients (``None`` for a gradient that is None).
+    gradient it returns is passed through an ``Error`` node: a backward pass that reaches that node
+    raises instead of silently using a wrong second derivative. As in PyTorch, the Error node's edges
+    point at detached copies of the gradients (``None`` for a gradient that is None), so a pass that
+    asks only for the gradient with respect to the original inputs never reaches it and finds no path.
     """
     @functools.wraps(backward)
     def wrapper(ctx, *grad_outputs):

@@ -1,7 +1,7 @@
 """gradcheck: compare a Function's backward with central differences, as PyTorch's does.
 
 For every input element ``x[i]`` the numerical derivative is ``(f(x + eps) - f(x - eps)) / (2 eps)``;
-backward gives the analytical one, row by row of the Jacobian. They must agree within
+backward gives the analytical one, one output element at a time. They must agree within
 ``atol + rtol * |numerical|``. Use float64 inputs: in float32 the rounding error of ``f`` divided by
 ``2 eps`` swamps the derivative.
 
@@ -85,7 +85,8 @@ def _check_inputs_do_not_overlap(inputs: tuple, differentiable: list) -> None:
 
 
 def _analytical_jacobian(output: Tensor, inputs: tuple, differentiable: list) -> list:
-    """One Jacobian per differentiable input, built row by row: one backward per output element."""
+    """One Jacobian per differentiable input (rows: input elements, columns: output elements, as
+    PyTorch prints it), built column by column: one backward per output element."""
     from .engine import run_backward
     wanted = tuple(inputs[i] for i in differentiable)
     jacobians = [np.zeros((x.numel(), output.numel()), dtype=x._data.dtype) for x in wanted]

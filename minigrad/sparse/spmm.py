@@ -59,7 +59,7 @@ class Spmm(Function):
         return Tensor._make(kernels.scatter_add(rows, cols, values._data, b._data, n_out=n_rows))
 
     @staticmethod
-    @once_differentiable   # backward is numpy: differentiating it again raises instead of lying
+    @once_differentiable   # backward is numpy: a second backward through it raises, never lies
     def backward(ctx, grad_output: Tensor):
         indices, values, b = ctx.saved_tensors
         rows, cols = indices._data

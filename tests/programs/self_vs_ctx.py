@@ -1,4 +1,4 @@
-"""The seed article on self vs ctx: a Module keeps state on self; a Function gets a ctx per call.
+"""Self vs ctx, as the forum question asks it: a Module keeps state on self; a Function gets a ctx per call.
 
 The article's CustomFunction reads ctx.saved_tensors without saving anything and lacks
 @staticmethod; the fixed version below saves its input. Random inputs are only used for shapes.
