@@ -83,10 +83,12 @@ def convention_problems(nb) -> list[str]:
             problems.append(f"{where}: cell {index + 3} should be a code cell tagged 'solution'")
         else:
             hidden = solution.metadata.get("jupyter", {})
-            if hidden.get("source_hidden") is not True or hidden.get("outputs_hidden") is not True:
+            if hidden.get("source_hidden") is not True or hidden.get("outputs_hidden") is not True \
+                    or solution.metadata.get("collapsed") is not True:
                 problems.append(f"{where}: solution cell {index + 3} needs \"jupyter\": "
-                                "{\"source_hidden\": true, \"outputs_hidden\": true} metadata "
-                                "(its printed output would give the answer away)")
+                                "{\"source_hidden\": true, \"outputs_hidden\": true} and "
+                                "\"collapsed\": true metadata (its printed output would give the "
+                                "answer away; JupyterLab writes collapsed for hidden outputs)")
             if f"✓ Your turn {number}" not in text_of(solution):
                 problems.append(f"{where}: solution cell {index + 3} should end with the check, "
                                 f"printing '✓ Your turn {number} … correct.'")
