@@ -46,7 +46,8 @@ NN_TARGETS = {"torch": 1.3}
 
 
 def load_dezero():
-    """DeZero if installed, else None. DeZero 0.0.13 still names ``numpy.int`` (gone in numpy 2)."""
+    """DeZero if it imports, else None. DeZero 0.0.13 still names ``numpy.int`` (gone in numpy 2),
+    and it imports matplotlib at start-up, so that must be installed too."""
     if not hasattr(np, "int"):
         np.int = int   # only so that DeZero 0.0.13 imports; nothing else here uses it
     try:
@@ -54,7 +55,10 @@ def load_dezero():
         import dezero.functions
         import dezero.layers
         import dezero.optimizers
-    except ImportError:
+    except ImportError as error:
+        if error.name != "dezero":
+            print(f"dezero is installed but does not import: {error} "
+                  "(DeZero 0.0.13 needs matplotlib: pip install matplotlib)")
         return None
     return dezero
 
