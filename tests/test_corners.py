@@ -223,6 +223,13 @@ CASES = [
      'RuntimeError: permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = 2 is not equal to len(dims) = 1'),
     ('(torch.tensor([0.0, 2.0], requires_grad=True) ** torch.tensor([0.0, 1.0], requires_grad=True)).sum()',
      "tensor(3., grad_fn=<SumBackward0>) ['SumBackward0', 'PowBackward1', 'AccumulateGrad', 'AccumulateGrad']"),
+    # PyTorch counts NaN as the largest value: last in ascending order, first in descending order
+    ("torch.tensor([0.5, float('nan'), 2.0, float('inf'), float('nan'), -1.0]).sort(descending=True)",
+     'torch.return_types.sort(\nvalues=tensor([    nan,     nan,     inf,  2.0000,  0.5000, -1.0000]),\n'
+     'indices=tensor([1, 4, 3, 2, 0, 5]))'),
+    ("torch.tensor([0.5, float('nan'), 2.0, float('inf'), float('nan'), -1.0]).sort()",
+     'torch.return_types.sort(\nvalues=tensor([-1.0000,  0.5000,  2.0000,     inf,     nan,     nan]),\n'
+     'indices=tensor([5, 0, 2, 3, 1, 4]))'),
 ]
 
 

@@ -289,6 +289,16 @@ def argmin(a: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     return wrap(np.argmin(a._data, axis=dim, keepdims=keepdim).astype(np.int64))
 
 
+def _descending_order(x: np.ndarray, dim: int) -> np.ndarray:
+    """Indices that sort ``x`` from largest to smallest. PyTorch counts NaN as larger than
+    everything, so NaNs come first (numpy's argsort of ``-x`` would put them last)."""
+    order = np.argsort(-x, axis=dim, kind="stable")
+    if np.issubdtype(x.dtype, np.floating):
+        is_number = ~np.isnan(np.take_along_axis(x, order, axis=dim))
+        order = np.take_along_axis(order, np.argsort(is_number, axis=dim, kind="stable"), axis=dim)
+    return order
+
+
 class Sort(Builtin):
     _node_name = "SortBackward0"
 
@@ -297,7 +307,7 @@ class Sort(Builtin):
         x = a._data
         if x.ndim == 0:   # one element: it is already sorted
             x, dim = x.reshape(1), 0
-        order = np.argsort(-x if descending else x, axis=dim, kind="stable")
+        order = _descending_order(x, dim) if descending else np.argsort(x, axis=dim, kind="stable")
         values = np.take_along_axis(x, order, axis=dim)
         if a._data.ndim == 0:
             values, order = values.reshape(()), order.reshape(())
