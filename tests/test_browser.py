@@ -300,7 +300,9 @@ def test_jupyterlab_shows_the_stored_graph_before_anything_runs(chromium, jupyte
     assert any("jp-OutputArea-output" in classes for classes in rendered), \
         "the graph is in the page but not inside a notebook output area"
 
-    shot = screenshot(chromium, url, tmp_path / "profile", f"jupyterlab_{notebook.stem}.png", "1400,2400")
+    # A tall window: JupyterLab scrolls to the heading before every cell above it has its final
+    # height, so on a slow machine the heading can land near the bottom of a shorter window.
+    shot = screenshot(chromium, url, tmp_path / "profile", f"jupyterlab_{notebook.stem}.png", "1400,4000")
     assert_not_blank(shot)
     found = find_picture(shot, graph)
     assert found is not None, f"the stored graph under '{heading}' is not visible in {shot.relative_to(ROOT)}"
