@@ -641,7 +641,9 @@ def _operand(value) -> Tensor:
     if isinstance(value, Tensor):
         return value
     if type(value) is float or type(value) is int or isinstance(value, (bool, np.number)):
-        t = Tensor._make(np.asarray(value))
+        t = object.__new__(Tensor)   # Tensor._make, inlined: numbers in arithmetic are frequent
+        t._data = np.asarray(value)
+        t._version_counter = VersionCounter()
         t._wrapped_number = True
         return t
     if isinstance(value, np.ndarray):

@@ -147,11 +147,18 @@ class BackwardCFunction(Node, FunctionCtx):
         """What the user's forward or setup_context stored on ctx, e.g. ``{'constant': 10}``."""
         return {k: v for k, v in vars(self).items() if not k.startswith("_") and k not in _CTX_MEMBERS}
 
-    def __getattr__(self, name: str) -> Any:
-        # Builtin nodes expose their saved tensors as _saved_self, _saved_other, _saved_result...
-        if name.startswith("_saved_") and name[7:] in type(self)._forward_cls._saved_names:
-            return self.saved_tensors[type(self)._forward_cls._saved_names.index(name[7:])]
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+class _SavedTensorAttribute:
+    """``node._saved_self`` and friends: one saved tensor of a builtin node, by PyTorch's name.
+
+    Only ``__get__`` is defined, so a value an op stores on the node under the same name wins.
+    """
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def __get__(self, node, owner=None):
+        return self if node is None else node.saved_tensors[self.index]
 
 
 def _builtin_node_repr(self) -> str:
@@ -166,6 +173,9 @@ class FunctionMeta(type):
         node_name = attrs.get("_node_name") or name + "Backward"
         namespace = {"_forward_cls": cls, "__module__": "minigrad.autograd.function",
                      "__qualname__": node_name}
+        # Builtin nodes expose their saved tensors as _saved_self, _saved_other, _saved_result...
+        for index, saved_name in enumerate(getattr(cls, "_saved_names", ())):
+            namespace["_saved_" + saved_name] = _SavedTensorAttribute(index)
         if getattr(cls, "_is_builtin", False):
             namespace["__repr__"] = _builtin_node_repr   # PyTorch prints <MulBackward0 object at ...>
         # A builtin node that receives no gradient at all sends none on (no zeros are invented).
@@ -340,13 +350,16 @@ def _apply_without_graph(cls, args: tuple, kwargs: dict) -> Any:
         # minigrad's own forwards read needs_input_grad only to choose what to save for a backward
         # that will not run here: telling them that nothing needs a gradient saves work.
         ctx.needs_input_grad = (False,) * len(args)
+        output = cls.forward(ctx, *args, **kwargs) if kwargs else cls.forward(ctx, *args)
+        if type(output) is Tensor and ctx.dirty_tensors is None and (not args or output is not args[0]):
+            return output   # the common case: a new tensor (a builtin's view needs no marking)
     else:
         # As in apply: True for a tensor with a grad_fn or requiring grad (a view's grad_fn is a
         # property that may bring it up to date; other tensors' is read directly, which is faster).
         ctx.needs_input_grad = tuple([isinstance(arg, Tensor) and (
             arg._requires_grad or (arg._grad_fn if arg._base is None else arg.grad_fn) is not None)
             for arg in args])
-    output = cls.forward(ctx, *args, **kwargs)
+        output = cls.forward(ctx, *args, **kwargs)
     if type(output) is Tensor and ctx.non_differentiable is None:
         dirty = ctx.dirty_tensors
         if dirty is None:
@@ -459,7 +472,7 @@ def _save(ctx, tensor, index: int, raw: tuple, wrapped: tuple) -> SavedTensor | 
         raise TypeError(f"save_for_backward can only save variables, but argument {index} is of type "
                         f"{type(tensor).__name__}")
     for output_nr, out in enumerate(raw):
-        if tensor is out and wrapped[output_nr].grad_fn is ctx:
+        if tensor is out and wrapped[output_nr]._grad_fn is ctx:   # just set: no view update needed
             return SavedTensor(wrapped[output_nr], is_output=True, output_nr=output_nr)
     return SavedTensor(tensor, is_output=False)
 

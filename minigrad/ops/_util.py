@@ -64,7 +64,7 @@ def binary_arrays(a: Tensor, b: Tensor, elementwise: bool = True) -> tuple:
     For element-wise operations the shapes must broadcast (matrix products pass ``elementwise=False``).
     """
     x, y = a._data, b._data
-    if x.shape != y.shape and elementwise and not _trailing(y.shape, x.shape):
+    if x.shape != y.shape and elementwise and y.ndim and not _trailing(y.shape, x.shape):
         check_broadcast(x.shape, y.shape)
     if x.dtype == y.dtype:
         return x, y
