@@ -54,10 +54,7 @@ def _warn_once(message: str) -> None:
 class VersionCounter:
     """Counts in-place changes. Views of a tensor share their base's counter."""
 
-    __slots__ = ("value",)
-
-    def __init__(self) -> None:
-        self.value = 0
+    value = 0   # a class default, so that making a counter runs no Python code (tensors make many)
 
 
 class Tensor:
@@ -199,7 +196,7 @@ class Tensor:
     @property
     def grad(self) -> "Tensor | None":
         """The gradient accumulated by backward (leaves, and tensors that called retain_grad)."""
-        if self.grad_fn is not None and not self._retains_grad:
+        if (self._grad_fn if self._base is None else self.grad_fn) is not None and not self._retains_grad:
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 

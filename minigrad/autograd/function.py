@@ -140,7 +140,7 @@ class BackwardCFunction(Node, FunctionCtx):
     def _release_saved(self) -> None:
         if self._saved:
             # Which slots held a tensor, so a picture can name what was freed (not the None slots).
-            self._freed_slots = tuple(s is not None for s in self._saved)
+            self._freed_slots = tuple([s is not None for s in self._saved])
             self._saved = None
 
     def _ctx_attributes(self) -> dict:
@@ -277,9 +277,10 @@ class Function(metaclass=FunctionMeta):
             if isinstance(arg, Tensor):
                 positions.append(i)
                 input_info.append((arg._data.shape, arg._data.dtype))
-                if arg.grad_fn is not None:
+                grad_fn = arg._grad_fn if arg._base is None else arg.grad_fn   # a view's may need updating
+                if grad_fn is not None:
                     needs_input_grad.append(True)
-                    edges.append((arg.grad_fn, arg._output_nr))
+                    edges.append((grad_fn, arg._output_nr))
                 elif arg._requires_grad:
                     needs_input_grad.append(True)
                     edges.append((arg._grad_accumulator() if grad_enabled else None, 0))
@@ -335,10 +336,16 @@ def _apply_without_graph(cls, args: tuple, kwargs: dict) -> Any:
     saved records are made, since no node will be recorded. Dirty inputs still get their version bumped.
     """
     ctx = cls._backward_cls()
-    # As in apply: True for a tensor with a grad_fn or requiring grad (a view's grad_fn is a property
-    # that may bring it up to date; other tensors' is read directly, which is faster).
-    ctx.needs_input_grad = tuple([isinstance(arg, Tensor) and (
-        arg._requires_grad or (arg._grad_fn if arg._base is None else arg.grad_fn) is not None) for arg in args])
+    if cls._is_builtin:
+        # minigrad's own forwards read needs_input_grad only to choose what to save for a backward
+        # that will not run here: telling them that nothing needs a gradient saves work.
+        ctx.needs_input_grad = (False,) * len(args)
+    else:
+        # As in apply: True for a tensor with a grad_fn or requiring grad (a view's grad_fn is a
+        # property that may bring it up to date; other tensors' is read directly, which is faster).
+        ctx.needs_input_grad = tuple([isinstance(arg, Tensor) and (
+            arg._requires_grad or (arg._grad_fn if arg._base is None else arg.grad_fn) is not None)
+            for arg in args])
     output = cls.forward(ctx, *args, **kwargs)
     if type(output) is Tensor and ctx.non_differentiable is None:
         dirty = ctx.dirty_tensors
@@ -349,7 +356,7 @@ def _apply_without_graph(cls, args: tuple, kwargs: dict) -> Any:
             if output._base is not None:
                 _views.mark_custom_function_output(ctx, output)
             return output
-        if len(dirty) == 1 and dirty[0] is output and any(output is arg for arg in args):
+        if len(dirty) == 1 and dirty[0] is output and args and output is args[0]:
             output._version_counter.value += 1   # an in-place operation such as p -= lr * p.grad
             ctx.dirty_tensors = None
             return output
@@ -373,7 +380,10 @@ def _wrap_single_output(ctx: BackwardCFunction, args: tuple, output: Tensor, rec
         _views.mark_custom_function_output(ctx, output)
     if record:
         if output._data.dtype.kind in "fc":   # integer and bool outputs carry no gradient
-            output.grad_fn = ctx
+            if output._base is None and not output._retains_grad:
+                output._grad_fn = ctx   # what the grad_fn setter does for a tensor that is not a view
+            else:
+                output.grad_fn = ctx
         ctx._output_info = ((output._data.shape, output._data.dtype),)
         if ctx.to_save is not None:
             ctx._saved = tuple([_save(ctx, t, i, (output,), (output,)) for i, t in enumerate(ctx.to_save)])

@@ -33,7 +33,9 @@ class Add(Builtin):
 
 def check_bool_subtraction(a: Tensor, b: Tensor) -> None:
     """PyTorch refuses ``-`` when a bool tensor takes part (``~`` or ``^`` is what was meant)."""
-    a_bool, b_bool = a.dtype.name == "bool", b.dtype.name == "bool"
+    a_bool, b_bool = a._data.dtype.kind == "b", b._data.dtype.kind == "b"
+    if not (a_bool or b_bool):
+        return
     if a_bool and b_bool:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
                            "`logical_xor()` operator instead.")
@@ -54,6 +56,8 @@ class Sub(Builtin):
 
     @staticmethod
     def backward(ctx, grad):
+        if not ctx.needs_input_grad[1]:   # y in x - y needs no gradient: skip negating
+            return grad, None, None
         return grad, (-grad if ctx._alpha == 1 else grad * -ctx._alpha), None
 
 
@@ -139,6 +143,8 @@ class Pow(Builtin):
         exponent = ctx._exponent
         if exponent == 0:
             return grad * 0, None
+        if exponent == 2:   # the common square: a ** 1 would only copy a
+            return grad * exponent * a, None
         return grad * exponent * a ** (exponent - 1), None
 
 

@@ -23,7 +23,7 @@ def _check_mm(a: Tensor, b: Tensor) -> None:
         raise RuntimeError(f"{'self' if len(x) != 2 else 'mat2'} must be a matrix")
     if x[1] != y[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({x[0]}x{x[1]} and {y[0]}x{y[1]})")
-    if a.dtype is not b.dtype:
+    if a._data.dtype != b._data.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_CPP_NAMES[a.dtype.name]} != "
                            f"{_CPP_NAMES[b.dtype.name]}")
 
@@ -44,7 +44,7 @@ class Mm(Builtin):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return (grad.mm(b.t()) if ctx.needs_input_grad[0] else None,
+        return (Mm.apply(grad, b.t()) if ctx.needs_input_grad[0] else None,   # shapes already checked
                 _mat2_grad(a, grad, ctx._mat2_transposed) if ctx.needs_input_grad[1] else None)
 
 
@@ -58,8 +58,8 @@ def _mat2_grad(mat1: Tensor, grad: Tensor, mat2_transposed: bool) -> Tensor:
     """``mat1.T @ grad``, computed in mat2's own memory layout (as PyTorch does), so that the
     gradient of a weight used as ``weight.t()`` arrives row-major and needs no slow strided copy."""
     if mat2_transposed:
-        return grad.t().mm(mat1).t()
-    return mat1.t().mm(grad)
+        return Mm.apply(grad.t(), mat1).t()
+    return Mm.apply(mat1.t(), grad)
 
 
 class Addmm(Builtin):

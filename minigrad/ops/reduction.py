@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import grad_mode
 from ..tensor import Tensor
 from ..types import int64
 from ._util import Builtin, normalize_dims, wrap, wrap_dim
@@ -112,7 +113,12 @@ def sum_to_size(a: Tensor, shape) -> Tensor:
     if own == shape:
         return a
     lead = len(own) - len(shape)
-    dims = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and own[lead + i] != 1)
+    stretched = tuple(lead + i for i, n in enumerate(shape) if n == 1 and own[lead + i] != 1)
+    if not stretched and not grad_mode.state.enabled:
+        # Only leading dimensions to drop and nothing is recorded: one sum gives the same values
+        # as PyTorch's two steps below (a bias's gradient in a backward without create_graph).
+        return SumDim.apply(a, tuple(range(lead)), False)
+    dims = tuple(range(lead)) + stretched
     out = SumDim.apply(a, dims, True) if dims else a
     return View.apply(out, shape) if lead else out   # as PyTorch: sum with keepdim, then view
 
