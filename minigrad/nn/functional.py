@@ -141,10 +141,10 @@ class NllLoss(Builtin):
         x = log_probs._data.reshape(1, -1) if log_probs.ndim == 1 else log_probs._data
         target = target.reshape(-1)
         rows = np.arange(x.shape[0])
-        if weight is None and reduction == "mean" and x.shape[0] and not (target == ignore_index).any():
+        if weight is None and reduction == "mean" and x.shape[0] and not np.count_nonzero(target == ignore_index):
             # The common case (cross_entropy's): each row counts once. The same values as the general code.
             total = x.dtype.type(x.shape[0])
-            out = -x[rows, target].sum() / total
+            out = -np.add.reduce(x[rows, target]) / total
         else:
             kept = target != ignore_index
             safe_target = np.where(kept, target, 0)
@@ -193,13 +193,13 @@ class NllLossBackward(Builtin):
         value = -_divide(grad._data, total_weight) if reduction == "mean" else -grad._data
         if reduction == "none":
             value = value.reshape(-1)   # one gradient per row
-        kept = target != ignore_index
-        if kept.all():
-            rows, labels = np.arange(len(target)), target
-        else:
-            rows = np.flatnonzero(kept)
+        ignored = target == ignore_index
+        if np.count_nonzero(ignored):
+            rows = np.flatnonzero(~ignored)
             labels = target[rows]
             value = value[rows] if value.ndim else value
+        else:
+            rows, labels = np.arange(len(target)), target
         out[rows, labels] = value if weight is None else weight.astype(dtype)[labels] * value
         return wrap(out.reshape(shape))
 
@@ -234,9 +234,9 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
         raise ValueError(f"Expected input batch_size ({batch}) to match target batch_size ({target.numel()}).")
     labels = target._data.astype(np.int64).reshape(-1)
     out_of_bounds = (labels < 0) | (labels >= input.shape[-1])
-    if out_of_bounds.any():
+    if np.count_nonzero(out_of_bounds):   # (count_nonzero: quicker than .any() on small arrays)
         out_of_bounds &= labels != ignore_index   # a label equal to ignore_index may be anything
-        if out_of_bounds.any():
+        if np.count_nonzero(out_of_bounds):
             raise IndexError(f"Target {labels[out_of_bounds.argmax()]} is out of bounds.")
     return NllLoss.apply(input, labels, None if weight is None else weight._data, reduction, ignore_index)
 
