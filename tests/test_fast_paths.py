@@ -2,8 +2,10 @@
 
 Expected values were recorded with PyTorch 2.13: the same programs, run on both libraries.
 Covered: ``apply`` in no-grad mode, the dtype shortcuts of binary operations, ``mean`` without
-numpy's Python layer, relu's backward as one ``ThresholdBackwardBackward0`` node, and the sparse
-kernels against a dense product.
+numpy's Python layer, relu's backward as one ``ThresholdBackwardBackward0`` node (and its branch-free
+kernel), the backwards of log_softmax, softmax and nll_loss as one node each (with their double
+backward), nll_loss's vectorized label check and lean common case, and the sparse kernels against a
+dense product.
 """
 from __future__ import annotations
 
@@ -11,9 +13,15 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import minigrad as torch
+import minigrad.nn.functional as F
+from minigrad.autograd import gradcheck, gradgradcheck
 from minigrad.ops._util import result_dtype
+from minigrad.ops.pointwise import _keep_where
 from minigrad.sparse import kernels
 
 
@@ -114,6 +122,233 @@ def test_relu_second_derivative_through_threshold_backward():
     assert g.tolist() == [0.0, 4.0, 6.0]
     g.sum().backward()
     assert x.grad.tolist() == [0.0, 2.0, 2.0]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_relu_backward_kernel_is_np_where_bit_for_bit(dtype):
+    rng = np.random.default_rng(1)
+    grad = rng.standard_normal((7, 9)).astype(dtype)
+    grad[0, :4] = [np.nan, np.inf, -np.inf, -0.0]
+    result = np.maximum(rng.standard_normal((7, 9)), 0).astype(dtype)
+    result[0, :4] = [1.0, 0.0, 2.0, 3.0]
+    result[1, 0] = np.nan
+    bits = f"i{np.dtype(dtype).itemsize}"
+    for g, r in [(grad, result), (grad.T, result.T), (np.broadcast_to(dtype(-2), (7, 9)), result)]:
+        expected = np.where(r > 0, g, dtype(0))
+        got = _keep_where(r > 0, g)
+        assert got.dtype == dtype
+        assert got.view(bits).tolist() == expected.view(bits).tolist()   # -0.0, NaN and inf kept exactly
+
+
+def test_relu_backward_keeps_nan_and_infinite_gradients_where_relu_passes():
+    x = torch.tensor([1.0, -1.0, 2.0, 3.0, -2.0], requires_grad=True)
+    x.relu().backward(torch.tensor([float("nan"), float("nan"), float("inf"), -0.0, -1.0]))
+    assert str(x.grad) == "tensor([nan, 0., inf, -0., 0.])"   # what PyTorch 2.13 prints
+
+
+# --------------------------------------------------------------------------- log_softmax, softmax, nll_loss
+def _tree(node) -> list:
+    """A node's name and, recursively, its next functions (None for an edge to nowhere)."""
+    if node is None:
+        return None
+    return [node.name(), [_tree(n) for n, _ in node.next_functions]]
+
+
+ACC = ["torch::autograd::AccumulateGrad", []]
+LABELS = torch.tensor([1, 0, 3, 4])
+
+
+def _x():
+    return torch.tensor(np.random.default_rng(0).standard_normal((4, 5)), requires_grad=True)
+
+
+def test_log_softmax_and_softmax_backwards_are_one_node_each_as_in_pytorch():
+    for name, op in [("LogSoftmax", lambda t: t.log_softmax(1)), ("Softmax", lambda t: t.softmax(1))]:
+        x = _x()
+        y = op(x)
+        grad_y = torch.ones(4, 5, dtype=torch.float64, requires_grad=True)
+        g, = torch.autograd.grad(y, x, grad_y, create_graph=True)
+        # The trees PyTorch 2.13 gives
+        assert _tree(g.grad_fn) == [f"{name}BackwardDataBackward0", [ACC, [f"{name}Backward0", [ACC]]]]
+        assert g.grad_fn._saved_grad_output is grad_y
+        # as in PyTorch: a saved output comes back as a new tensor object with the same values
+        assert g.grad_fn._saved_output is not y and g.grad_fn._saved_output.tolist() == y.tolist()
+
+
+def test_nll_loss_backward_is_one_node_as_in_pytorch():
+    x = _x()
+    g, = torch.autograd.grad(F.cross_entropy(x, LABELS), x, create_graph=True)
+    log_softmax = ["LogSoftmaxBackward0", [ACC]]
+    assert _tree(g.grad_fn) == ["LogSoftmaxBackwardDataBackward0",
+                                [["NllLossBackwardBackward0", [None, log_softmax]], log_softmax]]
+    loss = F.nll_loss(x, LABELS)
+    assert loss.grad_fn._saved_self is x
+    g, = torch.autograd.grad(loss, x, create_graph=True)
+    assert _tree(g.grad_fn) == ["NllLossBackwardBackward0", [None, ACC]]
+    assert g.requires_grad   # as in PyTorch, although nll_loss's gradient does not depend on x
+    grad_loss = torch.ones(4, dtype=torch.float64, requires_grad=True)
+    g, = torch.autograd.grad(F.nll_loss(x, LABELS, reduction="none"), x, grad_loss, create_graph=True)
+    assert _tree(g.grad_fn) == ["NllLossBackwardBackward0", [ACC, ACC]]
+
+
+def test_nll_loss_saves_its_input_so_changing_it_in_place_is_caught():
+    x = _x()
+    log_probs = x * 1
+    loss = F.nll_loss(log_probs, LABELS)
+    log_probs.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        loss.backward()
+    assert x.grad is None
+
+
+NLL_CASES = [dict(), dict(reduction="sum"), dict(reduction="none"), dict(weight=True), dict(weight=True, reduction="sum"),
+             dict(weight=True, reduction="none"), dict(ignore=True), dict(ignore=True, reduction="none"),
+             dict(weight=True, ignore=True), dict(one_row=True), dict(one_row=True, reduction="none")]
+
+
+def _nll_case(case: dict, x: np.ndarray, labels: np.ndarray, weight: np.ndarray):
+    """The minigrad function of one nll_loss case, and the same loss written in numpy."""
+    ignore_index = 2 if case.get("ignore") else -100
+    reduction = case.get("reduction", "mean")
+    w = weight if case.get("weight") else np.ones_like(weight)
+    kwargs = dict(reduction=reduction, ignore_index=ignore_index,
+                  weight=torch.tensor(weight) if case.get("weight") else None)
+    if case.get("one_row"):
+        labels = labels[:1].reshape(())
+
+    def op(t):
+        log_probs = t[0].log_softmax(0) if case.get("one_row") else t.log_softmax(1)
+        return F.nll_loss(log_probs, torch.tensor(labels), **kwargs)
+
+    def reference(z):
+        z = z[:1] if case.get("one_row") else z
+        log_p = z - z.max(1, keepdims=True)
+        log_p = log_p - np.log(np.exp(log_p).sum(1, keepdims=True))
+        rows, flat = np.arange(len(z)), labels.reshape(-1)
+        row_weight = w[flat] * (flat != ignore_index)
+        losses = -log_p[rows, flat] * row_weight
+        if reduction == "none":
+            return losses.reshape(labels.shape)
+        return losses.sum() / row_weight.sum() if reduction == "mean" else losses.sum()
+
+    return op, reference
+
+
+def _central_differences(reference, x: np.ndarray, upstream: np.ndarray, eps: float = 1e-6) -> np.ndarray:
+    grad = np.zeros_like(x)
+    for index in np.ndindex(x.shape):
+        up, down = x.copy(), x.copy()
+        up[index] += eps
+        down[index] -= eps
+        grad[index] = np.sum((reference(up) - reference(down)) * upstream) / (2 * eps)
+    return grad
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.sampled_from(NLL_CASES), st.integers(1, 5), st.integers(3, 5), st.data())
+def test_nll_loss_and_log_softmax_gradients_match_central_differences(case, batch, classes, data):
+    x = data.draw(hnp.arrays(np.float64, (batch, classes), elements=st.floats(-3, 3)))
+    labels = np.array(data.draw(st.lists(st.integers(0, classes - 1), min_size=batch, max_size=batch)))
+    weight = data.draw(hnp.arrays(np.float64, classes, elements=st.floats(0.1, 2)))
+    if case.get("ignore") and labels[0] == 2:
+        labels[0] = 0   # keep one counted row (the first, for one_row): a mean over none is nan
+    op, reference = _nll_case(case, x, labels, weight)
+    t = torch.tensor(x, requires_grad=True)
+    out = op(t)
+    np.testing.assert_allclose(out.detach().numpy(), reference(x), rtol=1e-12, atol=1e-12)
+    upstream = np.random.default_rng(batch).standard_normal(out.shape)
+    g, = torch.autograd.grad(out, t, torch.tensor(upstream))
+    np.testing.assert_allclose(g.numpy(), _central_differences(reference, x, upstream), atol=1e-6, rtol=1e-5)
+    # second derivatives: the create_graph backward against central differences of the first
+    assert gradgradcheck(op, (t,))
+
+
+@settings(max_examples=8, deadline=None)
+@given(hnp.arrays(np.float64, hnp.array_shapes(min_dims=0, max_dims=3, min_side=1, max_side=4),
+                  elements=st.floats(-3, 3)), st.data())
+def test_softmax_and_log_softmax_second_derivatives_match_central_differences(x, data):
+    dim = data.draw(st.integers(-max(x.ndim, 1), max(x.ndim, 1) - 1))
+    t = torch.tensor(x, requires_grad=True)
+    for op in (lambda a: a.log_softmax(dim), lambda a: a.softmax(dim),
+               lambda a: F.cross_entropy(a.reshape(1, -1), torch.tensor([0]))):
+        assert gradcheck(op, (t,)) and gradgradcheck(op, (t,))
+    # third order: the double backward of the BackwardData nodes is itself differentiable
+    grad_y = torch.tensor(np.random.default_rng(0).standard_normal(x.shape), requires_grad=True)
+    for op in (lambda a: a.log_softmax(dim), lambda a: a.softmax(dim)):
+        assert gradgradcheck(lambda a, g: torch.autograd.grad(op(a), a, g, create_graph=True)[0], (t, grad_y))
+
+
+def test_nll_loss_common_case_is_bit_for_bit_the_general_code():
+    rng = np.random.default_rng(3)
+    x = torch.tensor(rng.standard_normal((64, 10)).astype(np.float32), requires_grad=True)
+    labels = torch.tensor(rng.integers(0, 10, 64))
+    lean = F.cross_entropy(x, labels)                                  # no weight, nothing ignored, mean
+    general = F.nll_loss(x.log_softmax(1), labels, weight=torch.ones(10))   # the general code, same values
+    assert lean.item() == general.item() and lean.dtype is torch.float32
+    lean_grad, = torch.autograd.grad(lean, x)
+    general_grad, = torch.autograd.grad(general, x)
+    assert lean_grad.numpy().tobytes() == general_grad.numpy().tobytes()
+
+
+def test_log_softmax_and_softmax_forward_values_are_unchanged():
+    x = np.random.default_rng(4).standard_normal((6, 7)).astype(np.float32)
+    shifted = x - x.max(axis=1, keepdims=True)
+    e = np.exp(shifted)
+    assert torch.tensor(x).log_softmax(1).numpy().tobytes() == (shifted - np.log(e.sum(1, keepdims=True))).tobytes()
+    assert torch.tensor(x).softmax(1).numpy().tobytes() == (e / e.sum(1, keepdims=True)).tobytes()
+
+
+def test_cross_entropy_matches_pytorch_to_float32_rounding():
+    x = torch.tensor([[0.3, -1.2, 2.5, 0.1], [1.0, 1.0, -3.0, 0.5], [-0.7, 0.2, 0.0, 4.0]], requires_grad=True)
+    loss = F.cross_entropy(x, torch.tensor([2, 0, 3]))
+    loss.backward()
+    # PyTorch 2.13 gave these (its exp and its order of summation differ from numpy's by an ulp)
+    assert loss.item() == pytest.approx(0.40585359930992126, rel=1e-6)
+    np.testing.assert_allclose(x.grad.numpy(), [
+        [0.030119916424155235, 0.006720661651343107, -0.0615006685256958, 0.024660101160407066],
+        [-0.20634177327156067, 0.12699156999588013, 0.0023259322624653578, 0.07702428102493286],
+        [0.0028879910241812468, 0.0071033090353012085, 0.005815698765218258, -0.01580699346959591]], rtol=1e-5, atol=1e-8)
+
+
+def test_nll_loss_over_only_ignored_rows_is_nan_with_zero_gradients_and_no_warning():
+    x = torch.zeros(3, 4, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # PyTorch warns about nothing here
+        loss = F.nll_loss(x, torch.tensor([-100, -100, -100]))
+        loss.backward()
+    assert np.isnan(loss.item()) and x.grad.tolist() == [[0.0] * 4] * 3   # PyTorch 2.13: nan, zeros
+
+
+@pytest.mark.parametrize("labels, kwargs, text", [
+    # PyTorch 2.13 names the first bad label in order (on one thread), negatives included
+    ([0, 5, -1], {}, "Target 5 is out of bounds."),
+    ([0, -1, 5], {}, "Target -1 is out of bounds."),
+    ([0, 5, -1], dict(reduction="none"), "Target 5 is out of bounds."),
+    ([0, 4, 2], dict(reduction="sum"), "Target 4 is out of bounds."),
+    ([-100, -5, 2], {}, "Target -5 is out of bounds."),     # -100 is ignored, -5 is not
+    ([7, 1, 9], dict(ignore_index=7), "Target 9 is out of bounds."),
+    ([1, 9, 1], dict(ignore_index=1), "Target 9 is out of bounds."),
+])
+def test_nll_loss_out_of_bounds_error_names_the_first_bad_label(labels, kwargs, text):
+    x = torch.zeros(3, 4, requires_grad=True)
+    with pytest.raises(IndexError) as info:
+        F.nll_loss(x, torch.tensor(labels), **kwargs)
+    assert str(info.value) == text
+    with pytest.raises(IndexError) as info:
+        F.cross_entropy(x, torch.tensor(labels), **kwargs) if not kwargs.get("ignore_index") else \
+            F.nll_loss(x.log_softmax(1), torch.tensor(labels), **kwargs)
+    assert str(info.value) == text
+
+
+def test_nll_loss_accepts_labels_equal_to_ignore_index_whatever_their_value():
+    x = torch.zeros(3, 4)
+    assert F.nll_loss(x, torch.tensor([-100, 2, 1])).item() == 0.0
+    assert F.nll_loss(x - 1, torch.tensor([7, 1, 7]), ignore_index=7).item() == 1.0
+    for label, text in [(4, "Target 4 is out of bounds."), (-1, "Target -1 is out of bounds.")]:
+        with pytest.raises(IndexError) as info:
+            F.nll_loss(torch.zeros(4), torch.tensor(label))
+        assert str(info.value) == text
+    assert np.isnan(F.nll_loss(torch.zeros(4), torch.tensor(-100)).item())
 
 
 def _dense(rows, cols, values, n_rows, n_cols):

@@ -127,39 +127,97 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
 
 
 class NllLoss(Builtin):
-    """Negative log-likelihood of the target classes, from log-probabilities of shape ``[N, C]`` (or ``[C]``)."""
+    """Negative log-likelihood of the target classes, from log-probabilities of shape ``[N, C]`` (or ``[C]``).
+
+    ``target`` (int64 labels, each in range or ``ignore_index``: ``nll_loss`` checked) and ``weight``
+    are numpy arrays: like PyTorch's node, the node has no next_functions entries for them.
+    """
 
     _node_name = "NllLossBackward0"
+    _saved_names = ("self",)
 
     @staticmethod
     def forward(ctx, log_probs, target, weight, reduction, ignore_index):
-        # target and weight are numpy arrays: like PyTorch's node, no next_functions entries for them
         x = log_probs._data.reshape(1, -1) if log_probs.ndim == 1 else log_probs._data
         target = target.reshape(-1)
         rows = np.arange(x.shape[0])
-        kept = target != ignore_index
-        safe_target = np.where(kept, target, 0)
-        row_weight = (np.ones(x.shape[1], x.dtype) if weight is None else weight.astype(x.dtype))[safe_target] * kept
-        losses = -x[rows, safe_target] * row_weight
-        coefficients = np.zeros(x.shape, dtype=x.dtype)   # d loss_i / d x[i, target_i]
-        coefficients[rows, safe_target] = -row_weight
-        if reduction == "mean":
-            total = row_weight.sum()
-            coefficients /= total
-            out = losses.sum() / total
-        elif reduction == "sum":
-            out = losses.sum()
+        if weight is None and reduction == "mean" and x.shape[0] and not np.count_nonzero(target == ignore_index):
+            # The common case (cross_entropy's): each row counts once. The same values as the general code.
+            total = x.dtype.type(x.shape[0])
+            out = -np.add.reduce(x[rows, target]) / total
         else:
-            out = losses if log_probs.ndim == 2 else losses.reshape(())
-        ctx._coefficients = coefficients.reshape(log_probs._data.shape)
-        ctx._reduction = reduction
+            kept = target != ignore_index
+            safe_target = np.where(kept, target, 0)
+            row_weight = (np.ones(x.shape[1], x.dtype) if weight is None else weight.astype(x.dtype))[safe_target]
+            row_weight *= kept
+            losses = -x[rows, safe_target] * row_weight
+            total = row_weight.sum()   # PyTorch's total_weight
+            if reduction == "mean":
+                out = _divide(losses.sum(), total)
+            elif reduction == "sum":
+                out = losses.sum()
+            else:
+                out = losses if log_probs.ndim == 2 else losses.reshape(())
+        ctx.save_for_backward(log_probs)
+        ctx._target, ctx._weight, ctx._reduction, ctx._ignore_index = target, weight, reduction, ignore_index
+        ctx._total_weight = total
         return wrap(np.asarray(out, dtype=x.dtype))
 
     @staticmethod
     def backward(ctx, grad):
-        if ctx._reduction == "none" and grad.ndim == 1:
-            grad = grad.unsqueeze(1)
-        return grad * wrap(ctx._coefficients), None, None, None, None
+        log_probs, = ctx.saved_tensors
+        grad_input = NllLossBackward.apply(grad, log_probs, ctx._target, ctx._weight, ctx._reduction,
+                                           ctx._ignore_index, ctx._total_weight)
+        return grad_input, None, None, None, None
+
+
+class NllLossBackward(Builtin):
+    """NllLoss's backward as one operation, as in PyTorch (``nll_loss_backward``): zeros shaped like
+    the log-probabilities, and ``-grad * weight[label]`` (divided by the total weight for a mean) at
+    each counted row's label. Being a Function, it can itself be differentiated (double backward).
+
+    >>> import minigrad as torch
+    >>> x = torch.zeros(2, 3, requires_grad=True)
+    >>> g, = torch.autograd.grad(torch.nn.functional.nll_loss(x, torch.tensor([2, 0])), x, create_graph=True)
+    >>> g.tolist(), g.grad_fn.name()
+    ([[0.0, 0.0, -0.5], [-0.5, 0.0, 0.0]], 'NllLossBackwardBackward0')
+    """
+
+    _node_name = "NllLossBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, log_probs, target, weight, reduction, ignore_index, total_weight):
+        ctx._target, ctx._weight, ctx._reduction, ctx._ignore_index = target, weight, reduction, ignore_index
+        shape, dtype = log_probs._data.shape, log_probs._data.dtype
+        out = np.zeros((1, shape[0]) if len(shape) == 1 else shape, dtype)
+        value = -_divide(grad._data, total_weight) if reduction == "mean" else -grad._data
+        if reduction == "none":
+            value = value.reshape(-1)   # one gradient per row
+        ignored = target == ignore_index
+        if np.count_nonzero(ignored):
+            rows = np.flatnonzero(~ignored)
+            labels = target[rows]
+            value = value[rows] if value.ndim else value
+        else:
+            rows, labels = np.arange(len(target)), target
+        out[rows, labels] = value if weight is None else weight.astype(dtype)[labels] * value
+        return wrap(out.reshape(shape))
+
+    @staticmethod
+    def backward(ctx, grad):
+        wrt_grad = None
+        if ctx.needs_input_grad[0]:   # nll_loss_backward is linear in grad: its derivative is nll_loss
+            wrt_grad = NllLoss.apply(grad, ctx._target, ctx._weight, ctx._reduction, ctx._ignore_index)
+        wrt_log_probs = wrap(np.zeros_like(grad._data)) if ctx.needs_input_grad[1] else None   # PyTorch: zeros_like
+        return wrt_grad, wrt_log_probs, None, None, None, None, None
+
+
+def _divide(a, b):
+    """``a / b``, quietly inf or nan when ``b`` is 0 (a mean over no counted rows), as in PyTorch."""
+    if b != 0:
+        return a / b
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return a / b
 
 
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None, ignore_index: int = -100,
@@ -174,11 +232,12 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     batch = input.shape[0] if input.ndim == 2 else 1
     if target.numel() != batch or (input.ndim == 1 and target.ndim != 0):
         raise ValueError(f"Expected input batch_size ({batch}) to match target batch_size ({target.numel()}).")
-    labels = target._data.astype(np.int64)
-    classes = input.shape[-1]
-    for label in labels.reshape(-1):
-        if label != ignore_index and not 0 <= label < classes:
-            raise IndexError(f"Target {label} is out of bounds.")
+    labels = target._data.astype(np.int64).reshape(-1)
+    out_of_bounds = (labels < 0) | (labels >= input.shape[-1])
+    if np.count_nonzero(out_of_bounds):   # (count_nonzero: quicker than .any() on small arrays)
+        out_of_bounds &= labels != ignore_index   # a label equal to ignore_index may be anything
+        if np.count_nonzero(out_of_bounds):
+            raise IndexError(f"Target {labels[out_of_bounds.argmax()]} is out of bounds.")
     return NllLoss.apply(input, labels, None if weight is None else weight._data, reduction, ignore_index)
 
 

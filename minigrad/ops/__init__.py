@@ -9,8 +9,9 @@ from .inplace import (AddInplace, CopyInplace, DivInplace, FillInplace, FillTens
                       ZeroInplace, inplace)
 from .linalg import Addmm, BatchedMatmul, Dot, Mm, Mv, matmul, mm
 from .pointwise import Abs, Clamp, Cos, Exp, Log, Relu, Sigmoid, Sign, Sin, Sqrt, Tanh, ThresholdBackward, Where, where
-from .reduction import (Gather, LogSoftmax, MaxAll, MaxDim, Mean, MeanDim, MinAll, MinDim, ScatterAdd, Softmax,
-                        Sort, Sum, SumDim, argmax, argmin, max, mean, min, sort, sum, sum_to_size)
+from .reduction import (Gather, LogSoftmax, LogSoftmaxBackwardData, MaxAll, MaxDim, Mean, MeanDim, MinAll, MinDim,
+                        ScatterAdd, Softmax, SoftmaxBackwardData, Sort, Sum, SumDim, argmax, argmin, max, mean, min, sort,
+                        sum, sum_to_size)
 from .shape import (Cat, Clone, Expand, Permute, ReshapeAlias, Squeeze, Stack, T, ToCopy, Transpose, UnsafeView,
                     Unsqueeze, View, ViewFunction, cat, expand, flatten, permute, reshape, squeeze, stack, t, view)
 from .activation import Elu, LeakyRelu

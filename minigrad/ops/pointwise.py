@@ -141,14 +141,32 @@ class ThresholdBackward(Builtin):
     def forward(ctx, grad, result, threshold):
         ctx.save_for_backward(result)
         ctx._threshold = threshold
-        g = grad._data
-        return wrap(np.where(result._data > threshold, g, g.dtype.type(0)))
+        return wrap(_keep_where(result._data > threshold, grad._data))
 
     @staticmethod
     def backward(ctx, grad):
         result, = ctx.saved_tensors
         zeros = wrap(np.zeros_like(grad._data)) if ctx.needs_input_grad[1] else None   # PyTorch: zeros_like
         return ThresholdBackward.apply(grad, result, ctx._threshold), zeros, None
+
+
+def _keep_where(mask: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``np.where(mask, values, 0)``, for floating-point values without a choice per element.
+
+    np.where branches at every element, which is slow (10x here) when the mask is random, as relu's
+    is. Instead each number's bits are ANDed with all ones (kept) or all zeros (which is 0.0): the
+    same result, NaN and infinity included.
+
+    >>> _keep_where(np.array([True, False, True]), np.array([1.5, np.nan, -np.inf]))
+    array([ 1.5,  0. , -inf])
+    """
+    if values.dtype.kind != "f" or mask.shape != values.shape:
+        return np.where(mask, values, values.dtype.type(0))
+    bits = values.view(f"i{values.itemsize}")   # the same memory, read as integers
+    keep = np.array(mask, dtype=bits.dtype)     # 1 or 0
+    np.negative(keep, out=keep)                 # -1 (every bit set) or 0
+    np.bitwise_and(bits, keep, out=keep)
+    return keep.view(values.dtype)
 
 
 class Sqrt(Builtin):

@@ -1,4 +1,4 @@
-"""Reductions (sum, mean, max, min), sort, softmax and log_softmax."""
+"""Reductions (sum, mean, max, min), sort, softmax and log_softmax (with their backwards as operations)."""
 from __future__ import annotations
 
 import numpy as np
@@ -340,8 +340,13 @@ class Softmax(Builtin):
     @staticmethod
     def forward(ctx, a, dim):
         x, axis = a._data, _softmax_axis(a, dim, "softmax")
-        e = np.exp(x - x.max(axis=axis, keepdims=True) if x.size else x)
-        out = wrap(e / e.sum(axis=axis, keepdims=True))
+        if x.size:
+            e = np.subtract(x, np.maximum.reduce(x, axis=axis, keepdims=True), out=np.empty_like(x))
+            np.exp(e, out=e)   # of x minus its maximum: it cannot overflow
+            e /= np.add.reduce(e, axis=axis, keepdims=True)
+        else:
+            e = x.copy()
+        out = wrap(e)
         ctx._dim = dim
         ctx.save_for_backward(out)
         return out
@@ -349,7 +354,38 @@ class Softmax(Builtin):
     @staticmethod
     def backward(ctx, grad):
         y, = ctx.saved_tensors
-        return y * (grad - (grad * y).sum(ctx._dim, keepdim=True)), None
+        return SoftmaxBackwardData.apply(grad, y, ctx._dim), None
+
+
+class SoftmaxBackwardData(Builtin):
+    """Softmax's backward as one operation, as in PyTorch (``_softmax_backward_data``):
+    ``y * (grad - (grad * y).sum(dim))`` for the softmax output ``y``. Being a Function, it can
+    itself be differentiated (double backward)."""
+
+    _node_name = "SoftmaxBackwardDataBackward0"
+    _saved_names = ("grad_output", "output")
+
+    @staticmethod
+    def forward(ctx, grad, y, dim):
+        g, out = grad._data, y._data
+        axis = dim if out.ndim else None
+        product = np.multiply(g, out, out=np.empty_like(out))   # out=: an array even when 0-dim
+        np.subtract(g, np.add.reduce(product, axis=axis, keepdims=True), out=product)
+        product *= out
+        ctx._dim = dim
+        ctx.save_for_backward(grad, y)
+        return wrap(product)
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad_output, output = ctx.saved_tensors
+        dim = ctx._dim
+        wrt_grad_output = SoftmaxBackwardData.apply(grad, output, dim) if ctx.needs_input_grad[0] else None
+        wrt_output = None
+        if ctx.needs_input_grad[1]:   # PyTorch's softmax_double_backward
+            wrt_output = (grad_output * grad - (output * grad_output).sum(dim, keepdim=True) * grad
+                          - grad_output * (output * grad).sum(dim, keepdim=True))
+        return wrt_grad_output, wrt_output, None
 
 
 class LogSoftmax(Builtin):
@@ -359,17 +395,58 @@ class LogSoftmax(Builtin):
     @staticmethod
     def forward(ctx, a, dim):
         x, axis = a._data, _softmax_axis(a, dim, "log_softmax")
-        shifted = x - x.max(axis=axis, keepdims=True) if x.size else x
-        with np.errstate(divide="ignore"):
-            out = wrap(shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True)))
+        if x.size:
+            out = np.subtract(x, np.maximum.reduce(x, axis=axis, keepdims=True), out=np.empty_like(x))
+            log_sum = np.log(np.add.reduce(np.exp(out), axis=axis, keepdims=True))   # exp of x minus its max: no overflow
+            np.subtract(out, log_sum, out=out)
+        else:
+            out = x.copy()
+        result = wrap(out)
         ctx._dim = dim
-        ctx.save_for_backward(out)
-        return out
+        ctx.save_for_backward(result)
+        return result
 
     @staticmethod
     def backward(ctx, grad):
         y, = ctx.saved_tensors
-        return grad - y.exp() * grad.sum(ctx._dim, keepdim=True), None
+        return LogSoftmaxBackwardData.apply(grad, y, ctx._dim), None
+
+
+class LogSoftmaxBackwardData(Builtin):
+    """LogSoftmax's backward as one operation, as in PyTorch (``_log_softmax_backward_data``):
+    ``grad - exp(y) * grad.sum(dim)`` for the log_softmax output ``y``. Being a Function, it can
+    itself be differentiated (double backward).
+
+    >>> import minigrad as torch
+    >>> x = torch.tensor([1.0, 2.0], requires_grad=True)
+    >>> g, = torch.autograd.grad(x.log_softmax(0)[0], x, create_graph=True)
+    >>> g.grad_fn.name()
+    'LogSoftmaxBackwardDataBackward0'
+    """
+
+    _node_name = "LogSoftmaxBackwardDataBackward0"
+    _saved_names = ("grad_output", "output")
+
+    @staticmethod
+    def forward(ctx, grad, y, dim):
+        g, out = grad._data, y._data
+        result = np.exp(out, out=np.empty_like(out))   # out=: an array even when 0-dim
+        result *= np.add.reduce(g, axis=dim if out.ndim else None, keepdims=True)
+        np.subtract(g, result, out=result)
+        ctx._dim = dim
+        ctx.save_for_backward(grad, y)
+        return wrap(result)
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad_output, output = ctx.saved_tensors
+        dim = ctx._dim
+        wrt_grad_output = wrt_output = None
+        if ctx.needs_input_grad[0]:   # the formulas of PyTorch's derivatives.yaml
+            wrt_grad_output = grad - (grad * output.exp()).sum(dim, keepdim=True)
+        if ctx.needs_input_grad[1]:
+            wrt_output = -grad_output.sum(dim, keepdim=True) * output.exp() * grad
+        return wrt_grad_output, wrt_output, None
 
 
 def _softmax_axis(a: Tensor, dim: int, name: str):
