@@ -341,9 +341,8 @@ class Softmax(Builtin):
     def forward(ctx, a, dim):
         x, axis = a._data, _softmax_axis(a, dim, "softmax")
         if x.size:
-            e = np.subtract(x, np.maximum.reduce(x, axis=axis, keepdims=True), out=np.empty_like(x))
-            np.exp(e, out=e)   # of x minus its maximum: it cannot overflow
-            e /= np.add.reduce(e, axis=axis, keepdims=True)
+            e = np.exp(x - np.maximum.reduce(x, axis=axis, keepdims=True))   # x minus its max: exp cannot overflow
+            e /= np.add.reduce(e, axis=axis, keepdims=True)   # in place (a 0-dim numpy scalar is just replaced)
         else:
             e = x.copy()
         out = wrap(e)
@@ -369,12 +368,11 @@ class SoftmaxBackwardData(Builtin):
     def forward(ctx, grad, y, dim):
         g, out = grad._data, y._data
         axis = dim if out.ndim else None
-        product = np.multiply(g, out, out=np.empty_like(out))   # out=: an array even when 0-dim
-        np.subtract(g, np.add.reduce(product, axis=axis, keepdims=True), out=product)
-        product *= out
+        result = g - np.add.reduce(g * out, axis=axis, keepdims=True)
+        result *= out   # in place (a 0-dim numpy scalar is just replaced)
         ctx._dim = dim
         ctx.save_for_backward(grad, y)
-        return wrap(product)
+        return wrap(result)
 
     @staticmethod
     def backward(ctx, grad):
@@ -396,9 +394,8 @@ class LogSoftmax(Builtin):
     def forward(ctx, a, dim):
         x, axis = a._data, _softmax_axis(a, dim, "log_softmax")
         if x.size:
-            out = np.subtract(x, np.maximum.reduce(x, axis=axis, keepdims=True), out=np.empty_like(x))
-            log_sum = np.log(np.add.reduce(np.exp(out), axis=axis, keepdims=True))   # exp of x minus its max: no overflow
-            np.subtract(out, log_sum, out=out)
+            out = x - np.maximum.reduce(x, axis=axis, keepdims=True)   # x minus its max: exp cannot overflow
+            out -= np.log(np.add.reduce(np.exp(out), axis=axis, keepdims=True))   # in place (or, 0-dim, replaced)
         else:
             out = x.copy()
         result = wrap(out)
@@ -430,9 +427,9 @@ class LogSoftmaxBackwardData(Builtin):
     @staticmethod
     def forward(ctx, grad, y, dim):
         g, out = grad._data, y._data
-        result = np.exp(out, out=np.empty_like(out))   # out=: an array even when 0-dim
-        result *= np.add.reduce(g, axis=dim if out.ndim else None, keepdims=True)
-        np.subtract(g, result, out=result)
+        result = np.exp(out)
+        result *= -np.add.reduce(g, axis=dim if out.ndim else None, keepdims=True)
+        result += g   # g - exp(y) * sum(g), exactly, computed in place (a 0-dim numpy scalar is just replaced)
         ctx._dim = dim
         ctx.save_for_backward(grad, y)
         return wrap(result)
