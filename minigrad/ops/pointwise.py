@@ -154,8 +154,8 @@ def _keep_where(mask: np.ndarray, values: np.ndarray) -> np.ndarray:
     """``np.where(mask, values, 0)``, for floating-point values without a choice per element.
 
     np.where branches at every element, which is slow (10x here) when the mask is random, as relu's
-    is. Instead each number's bits are ANDed with all ones (kept) or all zeros (which is 0.0): the
-    same result, NaN and infinity included.
+    is. Instead each number's bits, read as an integer, are multiplied by 1 (kept) or by 0 (the bits
+    of 0.0): the same result, NaN, infinity and -0.0 included.
 
     >>> _keep_where(np.array([True, False, True]), np.array([1.5, np.nan, -np.inf]))
     array([ 1.5,  0. , -inf])
@@ -163,10 +163,7 @@ def _keep_where(mask: np.ndarray, values: np.ndarray) -> np.ndarray:
     if values.dtype.kind != "f" or mask.shape != values.shape:
         return np.where(mask, values, values.dtype.type(0))
     bits = values.view(f"i{values.itemsize}")   # the same memory, read as integers
-    keep = np.array(mask, dtype=bits.dtype)     # 1 or 0
-    np.negative(keep, out=keep)                 # -1 (every bit set) or 0
-    np.bitwise_and(bits, keep, out=keep)
-    return keep.view(values.dtype)
+    return np.multiply(bits, mask).view(values.dtype)
 
 
 class Sqrt(Builtin):
