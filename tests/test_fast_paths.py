@@ -310,6 +310,16 @@ def test_cross_entropy_matches_pytorch_to_float32_rounding():
         [0.0028879910241812468, 0.0071033090353012085, 0.005815698765218258, -0.01580699346959591]], rtol=1e-5, atol=1e-8)
 
 
+def test_cross_entropy_of_one_sample_takes_log_softmax_over_dim_0():
+    x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    loss = F.cross_entropy(x, torch.tensor(2))
+    loss.backward()
+    assert loss.grad_fn.name() == "NllLossBackward0" and loss.shape == ()
+    assert loss.grad_fn.next_functions[0][0].name() == "LogSoftmaxBackward0"
+    # PyTorch 2.13: tensor(0.2413) and tensor([ 0.1753,  0.0391, -0.2144])
+    assert str(loss.detach()) == "tensor(0.2413)" and str(x.grad) == "tensor([ 0.1753,  0.0391, -0.2144])"
+
+
 def test_nll_loss_over_only_ignored_rows_is_nan_with_zero_gradients_and_no_warning():
     x = torch.zeros(3, 4, requires_grad=True)
     with warnings.catch_warnings():

@@ -242,8 +242,9 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
 
 
 def cross_entropy(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
-    """``nll_loss(log_softmax(input, 1), target)``: class scores against integer labels."""
+    """``nll_loss(log_softmax(input, 1), target)``: class scores against integer labels (for one
+    sample of shape ``[C]``, log_softmax over dim 0, as PyTorch does)."""
     if target.dtype.is_floating_point:
         raise NotImplementedError("minigrad: cross_entropy with class probabilities is not implemented; "
                                   "pass integer class labels")
-    return nll_loss(input.log_softmax(1), target, reduction=reduction)
+    return nll_loss(input.log_softmax(0 if input.ndim == 1 else 1), target, reduction=reduction)
