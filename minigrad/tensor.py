@@ -478,8 +478,8 @@ class Tensor:
     def sub_(self, other, *, alpha=1): return _ops.inplace(_ops.SubInplace, self, other, alpha)
     def mul_(self, other): return _ops.inplace(_ops.MulInplace, self, other)
     def div_(self, other): return _ops.inplace(_ops.DivInplace, self, other)
-    def __iadd__(self, other): return self.add_(other)
-    def __isub__(self, other): return self.sub_(other)
+    def __iadd__(self, other): return _ops.inplace(_ops.AddInplace, self, other, 1)   # self.add_(other)
+    def __isub__(self, other): return _ops.inplace(_ops.SubInplace, self, other, 1)   # self.sub_(other)
     def __imul__(self, other): return self.mul_(other)
     def __itruediv__(self, other): return self.div_(other)
 

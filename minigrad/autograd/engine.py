@@ -226,7 +226,7 @@ def _execute(roots, retain_graph, create_graph, captures, inputs, observer, accu
                     captured[index] = grad
                     if accumulate and type(node) is not AccumulateGrad:
                         staged.append((inputs[index], grad, None))   # a non-leaf input: like retain_grad
-        elif node._tensor_pre_hooks or type(node) is AccumulateGrad:
+        elif node._tensor_pre_hooks or (type(node) is AccumulateGrad and node.variable._backward_hooks):
             _run_tensor_pre_hooks(node, grad_outputs)
         if type(node) is AccumulateGrad:
             if captures is None or (accumulate and node in wanted):
@@ -263,8 +263,9 @@ def _execute(roots, retain_graph, create_graph, captures, inputs, observer, accu
                 buffer = buffers[next_node] = [None] * len(next_node._output_info)
             if grad is not None:
                 buffer[input_nr] = grad if buffer[input_nr] is None else buffer[input_nr] + grad
-            dependencies[next_node] -= 1
-            if dependencies[next_node] == 0:
+            remaining = dependencies[next_node] - 1
+            dependencies[next_node] = remaining
+            if remaining == 0:
                 heapq.heappush(ready, (-next_node._sequence_nr, next(tie), next_node))
 
     if captures is not None and not accumulate:

@@ -351,8 +351,13 @@ def _apply_without_graph(cls, args: tuple, kwargs: dict) -> Any:
         # that will not run here: telling them that nothing needs a gradient saves work.
         ctx.needs_input_grad = (False,) * len(args)
         output = cls.forward(ctx, *args, **kwargs) if kwargs else cls.forward(ctx, *args)
-        if type(output) is Tensor and ctx.dirty_tensors is None and (not args or output is not args[0]):
-            return output   # the common case: a new tensor (a builtin's view needs no marking)
+        if type(output) is Tensor and args:
+            dirty = ctx.dirty_tensors
+            if dirty is None and output is not args[0]:
+                return output   # the common case: a new tensor (a builtin's view needs no marking)
+            if dirty is not None and len(dirty) == 1 and dirty[0] is output and output is args[0]:
+                output._version_counter.value += 1   # an in-place operation such as p -= lr * p.grad
+                return output
     else:
         # As in apply: True for a tensor with a grad_fn or requiring grad (a view's grad_fn is a
         # property that may bring it up to date; other tensors' is read directly, which is faster).
@@ -399,7 +404,9 @@ def _wrap_single_output(ctx: BackwardCFunction, args: tuple, output: Tensor, rec
                 output.grad_fn = ctx
         ctx._output_info = ((output._data.shape, output._data.dtype),)
         if ctx.to_save is not None:
-            ctx._saved = tuple([_save(ctx, t, i, (output,), (output,)) for i, t in enumerate(ctx.to_save)])
+            outputs = (output,)
+            ctx._saved = tuple([None if t is None else _save(ctx, t, i, outputs, outputs)
+                                for i, t in enumerate(ctx.to_save)])
             ctx.to_save = None
     return output
 
@@ -473,8 +480,8 @@ def _save(ctx, tensor, index: int, raw: tuple, wrapped: tuple) -> SavedTensor | 
                         f"{type(tensor).__name__}")
     for output_nr, out in enumerate(raw):
         if tensor is out and wrapped[output_nr]._grad_fn is ctx:   # just set: no view update needed
-            return SavedTensor(wrapped[output_nr], is_output=True, output_nr=output_nr)
-    return SavedTensor(tensor, is_output=False)
+            return SavedTensor(wrapped[output_nr], True, output_nr)   # is_output=True
+    return SavedTensor(tensor, False)   # is_output=False
 
 
 class _DelayedError(Function):
