@@ -19,7 +19,7 @@ from hypothesis.extra import numpy as hnp
 
 import minigrad as torch
 import minigrad.nn.functional as F
-from minigrad.autograd import gradcheck, gradgradcheck
+from minigrad.autograd import engine, gradcheck, gradgradcheck
 from minigrad.ops._util import result_dtype
 from minigrad.ops.pointwise import _keep_where
 from minigrad.sparse import kernels
@@ -389,3 +389,75 @@ def test_sampled_dot_reads_a_broadcast_gradient():
     ones = np.broadcast_to(np.float32(1), (2, 3))   # what out.sum() sends back
     b = np.arange(6, dtype=np.float32).reshape(2, 3)
     assert kernels.sampled_dot(rows, cols, ones, b).tolist() == [12.0, 3.0, 12.0]
+
+
+# ----------------------------------------------------------------- AccumulateGrad keeps a gradient nobody holds
+class PassThrough(torch.autograd.Function):
+    """Hands the incoming gradient on unchanged (the same tensor object)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class KeepsItsGradient(torch.autograd.Function):
+    """Returns, as the gradient, a tensor sharing memory with one it keeps on ctx."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.kept = torch.zeros(3)
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ctx.kept.detach()
+
+
+@pytest.mark.skipif(not engine._COUNTS_KNOWN, reason="reference counts are only trusted on CPython <= 3.13")
+def test_a_gradient_nobody_else_holds_becomes_grad_without_a_copy():
+    a = torch.ones(3, requires_grad=True)
+    seen = {}
+
+    def note_id(grad):   # keeps the gradient's id, not the tensor
+        seen["id"] = id(grad)
+
+    a.register_hook(note_id)
+    (a * 2).sum().backward()
+    assert id(a.grad) == seen["id"] and a.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_one_gradient_sent_to_two_leaves_gives_each_its_own_copy():
+    a, b = torch.ones(3, requires_grad=True), torch.ones(3, requires_grad=True)
+    ((a + b) * 2).sum().backward()   # AddBackward0 sends the same tensor to both leaves
+    assert a.grad is not b.grad
+    a.grad.add_(1)
+    assert b.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_a_gradient_a_hook_keeps_is_copied_and_never_changed_later():
+    c = torch.ones(3, requires_grad=True)
+    kept = []
+    c.register_hook(kept.append)
+    (c * 2).sum().backward()
+    (c * 2).sum().backward()   # adds into c.grad in place
+    assert kept[0] is not c.grad and kept[0].tolist() == [2.0, 2.0, 2.0] and c.grad.tolist() == [4.0, 4.0, 4.0]
+
+
+def test_the_callers_gradient_handed_straight_to_a_leaf_is_copied():
+    x = torch.ones(3, requires_grad=True)
+    gradient = torch.full((3,), 5.0)
+    PassThrough.apply(x).backward(gradient)
+    x.grad.add_(1)
+    assert gradient.tolist() == [5.0, 5.0, 5.0] and x.grad.tolist() == [6.0, 6.0, 6.0]
+
+
+def test_a_gradient_sharing_memory_with_a_kept_tensor_is_copied():
+    x = torch.ones(3, requires_grad=True)
+    y = KeepsItsGradient.apply(x)
+    y.sum().backward()
+    x.grad.add_(1)
+    assert y.grad_fn.kept.tolist() == [0.0, 0.0, 0.0] and x.grad.tolist() == [1.0, 1.0, 1.0]

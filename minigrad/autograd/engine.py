@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import sys
 import threading
 from typing import Callable, Sequence
 
@@ -270,14 +271,31 @@ def _execute(roots, retain_graph, create_graph, captures, inputs, observer, accu
 
     if captures is not None and not accumulate:
         return tuple(captured)
+    grad_outputs = grad_inputs = buffer = None   # drop the last node's references (see _held_only_here)
     for tensor, grad, node in staged:
         if node is None:   # a non-leaf that called retain_grad(), or a non-leaf input of backward(inputs=...)
             AccumulateGrad(tensor).accumulate(grad, create_graph)
             continue
-        node.accumulate(grad, create_graph)
+        sole_owner = _held_only_here(grad)   # asked first: an argument list being built holds grad too
+        node.accumulate(grad, create_graph, sole_owner)
         if node._post_hooks:   # AccumulateGrad's own hooks see no grad_inputs: a leaf sends nothing on
             _run_post_hooks(node, (), [grad])
     return None
+
+
+def _held_only_here(grad: Tensor) -> bool:
+    """True if no one but this backward pass holds ``grad`` or its memory, so that it may become a
+    leaf's ``.grad`` without a copy. PyTorch's AccumulateGrad asks the same of the reference counts.
+
+    The expected references are ``staged``'s tuple, the loop variable in ``_execute``, this
+    parameter and ``getrefcount``'s own argument; the array is held by the tensor alone. Those
+    counts are CPython's up to 3.13 (3.14 may borrow references): elsewhere the answer is False.
+    """
+    return (_COUNTS_KNOWN and grad._base is None and grad._data.base is None
+            and sys.getrefcount(grad) == 4 and sys.getrefcount(grad._data) == 2)
+
+
+_COUNTS_KNOWN = sys.implementation.name == "cpython" and sys.version_info < (3, 14)
 
 
 def _apply_watched(node, grad_outputs: list) -> tuple:

@@ -104,18 +104,22 @@ class AccumulateGrad(Node):
     def __repr__(self) -> str:
         return f"<AccumulateGrad object at {hex(id(self))}>"
 
-    def accumulate(self, grad, create_graph: bool) -> None:
+    def accumulate(self, grad, create_graph: bool, sole_owner: bool = False) -> None:
         """Add ``grad`` into ``variable.grad`` (the engine calls this once backward has succeeded).
 
-        The first gradient is stored as a copy: the same gradient tensor may have been handed to
-        several leaves, and ``.grad`` is later updated in place. With ``create_graph=True`` that copy
-        is itself recorded (a ``CopyBackwards`` node, as in PyTorch), so ``.grad`` stays differentiable,
-        and later gradients are added out of place.
+        The first gradient is kept as it is when the engine says nothing else holds it
+        (``sole_owner``); otherwise it is stored as a copy, because the same gradient tensor may have
+        been handed to several leaves, or kept by a hook, and ``.grad`` is later updated in place.
+        With ``create_graph=True`` the copy is itself recorded (a ``CopyBackwards`` node, as in
+        PyTorch), so ``.grad`` stays differentiable, and later gradients are added out of place.
         """
         variable = self.variable
         old = variable._grad
         if old is None:
-            variable._grad = _recorded_copy(grad) if create_graph else grad._detached_copy()
+            if create_graph:
+                variable._grad = _recorded_copy(grad)
+            else:
+                variable._grad = grad if sole_owner else grad._detached_copy()
         elif create_graph or old.requires_grad:
             variable._grad = old + grad
         else:
