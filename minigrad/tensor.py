@@ -461,8 +461,8 @@ class Tensor:
     def pow(self, exponent): return _ops.pow(self, exponent)
 
     # comparisons give bool tensors and are not differentiable
-    def __eq__(self, other): return _ops.compare(np.equal, self, other)
-    def __ne__(self, other): return _ops.compare(np.not_equal, self, other)
+    def __eq__(self, other): return False if other is None else _ops.compare(np.equal, self, other)   # t == None: False
+    def __ne__(self, other): return True if other is None else _ops.compare(np.not_equal, self, other)
     def __lt__(self, other): return _ops.compare(np.less, self, other)
     def __le__(self, other): return _ops.compare(np.less_equal, self, other)
     def __gt__(self, other): return _ops.compare(np.greater, self, other)

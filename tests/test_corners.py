@@ -298,3 +298,9 @@ def test_assigning_into_a_0_dim_tensor_by_int_or_slice_is_refused_as_in_pytorch(
     assert str(caught.value) == message and x.item() == 2.0
     x[...] = 1.0   # what works in PyTorch works here
     assert x.item() == 1.0
+
+
+def test_comparing_a_tensor_with_none_gives_false_or_true_as_in_pytorch():
+    t = torch.ones(2)
+    assert (t == None) is False and (t != None) is True   # noqa: E711 - the comparison is the point
+    assert (None == t) is False and (None != t) is True   # noqa: E711

@@ -161,6 +161,10 @@ class _SavedTensorAttribute:
         return self if node is None else node.saved_tensors[self.index]
 
 
+# Longer than any builtin's argument list; a recorded node gets its own tuple from apply.
+_NOTHING_NEEDED = (False,) * 16
+
+
 def _builtin_node_repr(self) -> str:
     return f"<{type(self).__name__} object at {hex(id(self))}>"
 
@@ -178,6 +182,8 @@ class FunctionMeta(type):
             namespace["_saved_" + saved_name] = _SavedTensorAttribute(index)
         if getattr(cls, "_is_builtin", False):
             namespace["__repr__"] = _builtin_node_repr   # PyTorch prints <MulBackward0 object at ...>
+        if getattr(cls, "_is_builtin", False):   # what a builtin's forward reads under no_grad
+            namespace["needs_input_grad"] = _NOTHING_NEEDED
         # A builtin node that receives no gradient at all sends none on (no zeros are invented).
         namespace["_skips_without_gradients"] = getattr(cls, "_is_builtin", False) and \
             not getattr(cls, "_runs_without_gradients", False)
@@ -348,8 +354,8 @@ def _apply_without_graph(cls, args: tuple, kwargs: dict) -> Any:
     ctx = cls._backward_cls()
     if cls._is_builtin:
         # minigrad's own forwards read needs_input_grad only to choose what to save for a backward
-        # that will not run here: telling them that nothing needs a gradient saves work.
-        ctx.needs_input_grad = (False,) * len(args)
+        # that will not run here. Their node classes answer "nothing needs a gradient" with a class
+        # attribute (see FunctionMeta), so no tuple is made here.
         output = cls.forward(ctx, *args, **kwargs) if kwargs else cls.forward(ctx, *args)
         if type(output) is Tensor and args:
             dirty = ctx.dirty_tensors

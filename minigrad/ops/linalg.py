@@ -36,7 +36,7 @@ class Mm(Builtin):
     @staticmethod
     def forward(ctx, a, b):
         x, y = binary_arrays(a, b, elementwise=False)
-        needs_mat1_grad, needs_mat2_grad = ctx.needs_input_grad
+        needs_mat1_grad, needs_mat2_grad = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
         ctx.save_for_backward(a if needs_mat2_grad else None, b if needs_mat1_grad else None)
         ctx._mat2_transposed = needs_mat2_grad and _is_transposed(b)   # read for mat2's gradient only
         return wrap(x @ y)
