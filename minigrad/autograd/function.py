@@ -182,8 +182,7 @@ class FunctionMeta(type):
             namespace["_saved_" + saved_name] = _SavedTensorAttribute(index)
         if getattr(cls, "_is_builtin", False):
             namespace["__repr__"] = _builtin_node_repr   # PyTorch prints <MulBackward0 object at ...>
-        if getattr(cls, "_is_builtin", False):   # what a builtin's forward reads under no_grad
-            namespace["needs_input_grad"] = _NOTHING_NEEDED
+            namespace["needs_input_grad"] = _NOTHING_NEEDED   # what its forward reads under no_grad
         # A builtin node that receives no gradient at all sends none on (no zeros are invented).
         namespace["_skips_without_gradients"] = getattr(cls, "_is_builtin", False) and \
             not getattr(cls, "_runs_without_gradients", False)
