@@ -5,7 +5,7 @@ import numpy as np
 
 from ..tensor import Tensor, _operand
 from ._util import Builtin, binary_arrays, check_broadcast, wrap
-from .shape import SqueezeInplaceDim, UnsafeView, expand, reshape, squeeze
+from .shape import T, SqueezeInplaceDim, UnsafeView, expand, reshape, squeeze
 
 
 # PyTorch names dtypes the C++ way in some matrix-product errors and the "Float" way in others.
@@ -44,7 +44,7 @@ class Mm(Builtin):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return (Mm.apply(grad, b.t()) if ctx.needs_input_grad[0] else None,   # shapes already checked
+        return (Mm.apply(grad, T.apply(b)) if ctx.needs_input_grad[0] else None,   # grad.mm(b.t()), checked
                 _mat2_grad(a, grad, ctx._mat2_transposed) if ctx.needs_input_grad[1] else None)
 
 
@@ -58,8 +58,8 @@ def _mat2_grad(mat1: Tensor, grad: Tensor, mat2_transposed: bool) -> Tensor:
     """``mat1.T @ grad``, computed in mat2's own memory layout (as PyTorch does), so that the
     gradient of a weight used as ``weight.t()`` arrives row-major and needs no slow strided copy."""
     if mat2_transposed:
-        return Mm.apply(grad.t(), mat1).t()
-    return Mm.apply(mat1.t(), grad)
+        return T.apply(Mm.apply(T.apply(grad), mat1))   # (grad.t() @ mat1).t()
+    return Mm.apply(T.apply(mat1), grad)                 # mat1.t() @ grad
 
 
 class Addmm(Builtin):

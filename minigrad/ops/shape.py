@@ -19,9 +19,12 @@ class ViewFunction(Builtin):
     @classmethod
     def apply(cls, a: Tensor, *args):
         in_no_grad = not grad_mode.state.enabled
-        out = super().apply(a, *args)
+        out = _function_apply(cls, a, *args)   # Function.apply
         views.remember_creation(out, a, in_no_grad)
         return out
+
+
+_function_apply = Builtin.apply.__func__
 
 
 def _shape_arg(shape: tuple) -> tuple:
