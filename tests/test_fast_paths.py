@@ -461,3 +461,33 @@ def test_a_gradient_sharing_memory_with_a_kept_tensor_is_copied():
     y.sum().backward()
     x.grad.add_(1)
     assert y.grad_fn.kept.tolist() == [0.0, 0.0, 0.0] and x.grad.tolist() == [1.0, 1.0, 1.0]
+
+
+class KeepsATransposedGradient(torch.autograd.Function):
+    """Returns, as the gradient, a transposed view of a tensor it keeps on ctx."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.kept = torch.zeros(3, 2)
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ctx.kept.t()
+
+
+def test_a_view_of_a_kept_tensor_is_copied():
+    x = torch.ones(2, 3, requires_grad=True)
+    y = KeepsATransposedGradient.apply(x)
+    y.sum().backward()
+    x.grad.add_(1)
+    assert y.grad_fn.kept.tolist() == [[0.0, 0.0]] * 3 and x.grad.tolist() == [[1.0] * 3] * 2
+
+
+def test_a_transposed_weight_gradient_is_kept_as_a_plain_tensor_with_the_right_values():
+    weight = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)   # (out, in), as nn.Linear
+    x = torch.tensor([[1.0, 0.0, 2.0]])
+    (x @ weight.t()).sum().backward()
+    assert weight.grad._base is None and weight.grad.tolist() == [[1.0, 0.0, 2.0], [1.0, 0.0, 2.0]]
+    (x @ weight.t()).sum().backward()   # the second gradient is added in place
+    assert weight.grad.tolist() == [[2.0, 0.0, 4.0], [2.0, 0.0, 4.0]]

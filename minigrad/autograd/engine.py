@@ -288,11 +288,20 @@ def _held_only_here(grad: Tensor) -> bool:
     leaf's ``.grad`` without a copy. PyTorch's AccumulateGrad asks the same of the reference counts.
 
     The expected references are ``staged``'s tuple, the loop variable in ``_execute``, this
-    parameter and ``getrefcount``'s own argument; the array is held by the tensor alone. Those
-    counts are CPython's up to 3.13 (3.14 may borrow references): elsewhere the answer is False.
+    parameter and ``getrefcount``'s own argument; the array is held by the tensor alone. A view
+    qualifies too when its base is held by the view alone (``nn.Linear``'s weight gradient is the
+    transpose of a transposed product). Those counts are CPython's up to 3.13 (3.14 may borrow
+    references): elsewhere the answer is False.
     """
-    return (_COUNTS_KNOWN and grad._base is None and grad._data.base is None
-            and sys.getrefcount(grad) == 4 and sys.getrefcount(grad._data) == 2)
+    if not (_COUNTS_KNOWN and sys.getrefcount(grad) == 4 and sys.getrefcount(grad._data) == 2):
+        return False
+    base = grad._base
+    if base is None:
+        return grad._data.base is None
+    # References to the base: the view's _base, the local name, getrefcount's argument; to its
+    # array: the base itself, the view array's .base, getrefcount's argument.
+    return (base._base is None and base._data.base is None and grad._data.base is base._data
+            and sys.getrefcount(base) == 3 and sys.getrefcount(base._data) == 3)
 
 
 _COUNTS_KNOWN = sys.implementation.name == "cpython" and sys.version_info < (3, 14)

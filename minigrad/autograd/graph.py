@@ -118,8 +118,10 @@ class AccumulateGrad(Node):
         if old is None:
             if create_graph:
                 variable._grad = _recorded_copy(grad)
+            elif sole_owner:   # kept as it is (a view of memory nobody else holds becomes a plain tensor)
+                variable._grad = grad if grad._base is None else grad.detach()
             else:
-                variable._grad = grad if sole_owner else grad._detached_copy()
+                variable._grad = grad._detached_copy()
         elif create_graph or old.requires_grad:
             variable._grad = old + grad
         else:
