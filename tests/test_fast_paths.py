@@ -491,3 +491,16 @@ def test_a_transposed_weight_gradient_is_kept_as_a_plain_tensor_with_the_right_v
     assert weight.grad._base is None and weight.grad.tolist() == [[1.0, 0.0, 2.0], [1.0, 0.0, 2.0]]
     (x @ weight.t()).sum().backward()   # the second gradient is added in place
     assert weight.grad.tolist() == [[2.0, 0.0, 4.0], [2.0, 0.0, 4.0]]
+
+
+def test_a_read_only_broadcast_gradient_is_copied_so_later_backwards_can_add_into_it():
+    # Found by the differential fuzzer: the gradient of a 0-dim sum is a read-only broadcast view.
+    x0 = torch.tensor(-3.0, requires_grad=True)
+    x4 = torch.sum(x0)
+    (x4 * x4).mean().backward(retain_graph=True)
+    x0.sum().backward(retain_graph=True)
+    assert x0.grad.item() == -5.0
+    v = torch.ones(3, requires_grad=True)
+    v.sum().backward()
+    v.sum().backward()   # the first gradient was an expanded (stride 0) view of one number
+    assert v.grad.tolist() == [2.0, 2.0, 2.0]

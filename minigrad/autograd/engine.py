@@ -295,6 +295,9 @@ def _held_only_here(grad: Tensor) -> bool:
     """
     if not (_COUNTS_KNOWN and sys.getrefcount(grad) == 4 and sys.getrefcount(grad._data) == 2):
         return False
+    flags = grad._data.flags   # .grad is added into in place: no read-only or broadcast memory
+    if not flags.writeable or not (flags.c_contiguous or flags.f_contiguous):
+        return False
     base = grad._base
     if base is None:
         return grad._data.base is None
