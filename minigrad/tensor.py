@@ -196,7 +196,7 @@ class Tensor:
     @property
     def grad(self) -> "Tensor | None":
         """The gradient accumulated by backward (leaves, and tensors that called retain_grad)."""
-        if (self._grad_fn if self._base is None else self.grad_fn) is not None and not self._retains_grad:
+        if self.grad_fn is not None and not self._retains_grad:
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 
@@ -478,8 +478,8 @@ class Tensor:
     def sub_(self, other, *, alpha=1): return _ops.inplace(_ops.SubInplace, self, other, alpha)
     def mul_(self, other): return _ops.inplace(_ops.MulInplace, self, other)
     def div_(self, other): return _ops.inplace(_ops.DivInplace, self, other)
-    def __iadd__(self, other): return _ops.inplace(_ops.AddInplace, self, other, 1)   # self.add_(other)
-    def __isub__(self, other): return _ops.inplace(_ops.SubInplace, self, other, 1)   # self.sub_(other)
+    def __iadd__(self, other): return self.add_(other)
+    def __isub__(self, other): return self.sub_(other)
     def __imul__(self, other): return self.mul_(other)
     def __itruediv__(self, other): return self.div_(other)
 
@@ -641,9 +641,7 @@ def _operand(value) -> Tensor:
     if isinstance(value, Tensor):
         return value
     if type(value) is float or type(value) is int or isinstance(value, (bool, np.number)):
-        t = object.__new__(Tensor)   # Tensor._make, inlined: numbers in arithmetic are frequent
-        t._data = np.asarray(value)
-        t._version_counter = VersionCounter()
+        t = Tensor._make(np.asarray(value))
         t._wrapped_number = True
         return t
     if isinstance(value, np.ndarray):

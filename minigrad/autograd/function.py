@@ -161,9 +161,6 @@ class _SavedTensorAttribute:
         return self if node is None else node.saved_tensors[self.index]
 
 
-# Longer than any builtin's argument list; a recorded node gets its own tuple from apply.
-_NOTHING_NEEDED = (False,) * 16
-
 
 def _builtin_node_repr(self) -> str:
     return f"<{type(self).__name__} object at {hex(id(self))}>"
@@ -182,7 +179,6 @@ class FunctionMeta(type):
             namespace["_saved_" + saved_name] = _SavedTensorAttribute(index)
         if getattr(cls, "_is_builtin", False):
             namespace["__repr__"] = _builtin_node_repr   # PyTorch prints <MulBackward0 object at ...>
-            namespace["needs_input_grad"] = _NOTHING_NEEDED   # what its forward reads under no_grad
         # A builtin node that receives no gradient at all sends none on (no zeros are invented).
         namespace["_skips_without_gradients"] = getattr(cls, "_is_builtin", False) and \
             not getattr(cls, "_runs_without_gradients", False)
@@ -292,7 +288,7 @@ class Function(metaclass=FunctionMeta):
             if isinstance(arg, Tensor):
                 positions.append(i)
                 input_info.append((arg._data.shape, arg._data.dtype))
-                grad_fn = arg._grad_fn if arg._base is None else arg.grad_fn   # a view's may need updating
+                grad_fn = arg.grad_fn
                 if grad_fn is not None:
                     needs_input_grad.append(True)
                     edges.append((grad_fn, arg._output_nr))
@@ -353,16 +349,11 @@ def _apply_without_graph(cls, args: tuple, kwargs: dict) -> Any:
     ctx = cls._backward_cls()
     if cls._is_builtin:
         # minigrad's own forwards read needs_input_grad only to choose what to save for a backward
-        # that will not run here. Their node classes answer "nothing needs a gradient" with a class
-        # attribute (see FunctionMeta), so no tuple is made here.
-        output = cls.forward(ctx, *args, **kwargs) if kwargs else cls.forward(ctx, *args)
-        if type(output) is Tensor and args:
-            dirty = ctx.dirty_tensors
-            if dirty is None and output is not args[0]:
-                return output   # the common case: a new tensor (a builtin's view needs no marking)
-            if dirty is not None and len(dirty) == 1 and dirty[0] is output and output is args[0]:
-                output._version_counter.value += 1   # an in-place operation such as p -= lr * p.grad
-                return output
+        # that will not run here: telling them that nothing needs a gradient saves work.
+        ctx.needs_input_grad = (False,) * len(args)
+        output = cls.forward(ctx, *args, **kwargs)
+        if type(output) is Tensor and ctx.dirty_tensors is None and (not args or output is not args[0]):
+            return output   # the common case: a new tensor (a builtin's view needs no marking)
     else:
         # As in apply: True for a tensor with a grad_fn or requiring grad (a view's grad_fn is a
         # property that may bring it up to date; other tensors' is read directly, which is faster).
@@ -403,15 +394,10 @@ def _wrap_single_output(ctx: BackwardCFunction, args: tuple, output: Tensor, rec
         _views.mark_custom_function_output(ctx, output)
     if record:
         if output._data.dtype.kind in "fc":   # integer and bool outputs carry no gradient
-            if output._base is None and not output._retains_grad:
-                output._grad_fn = ctx   # what the grad_fn setter does for a tensor that is not a view
-            else:
-                output.grad_fn = ctx
+            output.grad_fn = ctx
         ctx._output_info = ((output._data.shape, output._data.dtype),)
         if ctx.to_save is not None:
-            outputs = (output,)
-            ctx._saved = tuple([None if t is None else _save(ctx, t, i, outputs, outputs)
-                                for i, t in enumerate(ctx.to_save)])
+            ctx._saved = tuple([_save(ctx, t, i, (output,), (output,)) for i, t in enumerate(ctx.to_save)])
             ctx.to_save = None
     return output
 
@@ -484,9 +470,9 @@ def _save(ctx, tensor, index: int, raw: tuple, wrapped: tuple) -> SavedTensor | 
         raise TypeError(f"save_for_backward can only save variables, but argument {index} is of type "
                         f"{type(tensor).__name__}")
     for output_nr, out in enumerate(raw):
-        if tensor is out and wrapped[output_nr]._grad_fn is ctx:   # just set: no view update needed
-            return SavedTensor(wrapped[output_nr], True, output_nr)   # is_output=True
-    return SavedTensor(tensor, False)   # is_output=False
+        if tensor is out and wrapped[output_nr].grad_fn is ctx:
+            return SavedTensor(wrapped[output_nr], is_output=True, output_nr=output_nr)
+    return SavedTensor(tensor, is_output=False)
 
 
 class _DelayedError(Function):

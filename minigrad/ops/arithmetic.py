@@ -34,8 +34,6 @@ class Add(Builtin):
 def check_bool_subtraction(a: Tensor, b: Tensor) -> None:
     """PyTorch refuses ``-`` when a bool tensor takes part (``~`` or ``^`` is what was meant)."""
     a_bool, b_bool = a._data.dtype.kind == "b", b._data.dtype.kind == "b"
-    if not (a_bool or b_bool):
-        return
     if a_bool and b_bool:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
                            "`logical_xor()` operator instead.")
@@ -49,8 +47,7 @@ class Sub(Builtin):
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
-        if a._data.dtype.kind == "b" or b._data.dtype.kind == "b":
-            check_bool_subtraction(a, b)
+        check_bool_subtraction(a, b)
         x, y = binary_arrays(a, b)
         ctx._alpha = alpha
         return wrap(x - y if alpha == 1 else x - alpha * y)

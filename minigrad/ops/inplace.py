@@ -50,8 +50,7 @@ class SubInplace(AddInplace):
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
-        if a._data.dtype.kind == "b" or b._data.dtype.kind == "b":
-            check_bool_subtraction(a, b)
+        check_bool_subtraction(a, b)
         ctx._alpha = -alpha
         _write(np.subtract, a, b._data if alpha == 1 else alpha * b._data)
         ctx.mark_dirty(a)

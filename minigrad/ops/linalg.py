@@ -5,7 +5,7 @@ import numpy as np
 
 from ..tensor import Tensor, _operand
 from ._util import Builtin, binary_arrays, check_broadcast, wrap
-from .shape import T, SqueezeInplaceDim, UnsafeView, expand, reshape, squeeze
+from .shape import SqueezeInplaceDim, UnsafeView, expand, reshape, squeeze
 
 
 # PyTorch names dtypes the C++ way in some matrix-product errors and the "Float" way in others.
@@ -36,7 +36,7 @@ class Mm(Builtin):
     @staticmethod
     def forward(ctx, a, b):
         x, y = binary_arrays(a, b, elementwise=False)
-        needs_mat1_grad, needs_mat2_grad = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+        needs_mat1_grad, needs_mat2_grad = ctx.needs_input_grad
         ctx.save_for_backward(a if needs_mat2_grad else None, b if needs_mat1_grad else None)
         ctx._mat2_transposed = needs_mat2_grad and _is_transposed(b)   # read for mat2's gradient only
         return wrap(x @ y)
@@ -44,7 +44,7 @@ class Mm(Builtin):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return (Mm.apply(grad, T.apply(b)) if ctx.needs_input_grad[0] else None,   # grad.mm(b.t()), checked
+        return (grad.mm(b.t()) if ctx.needs_input_grad[0] else None,
                 _mat2_grad(a, grad, ctx._mat2_transposed) if ctx.needs_input_grad[1] else None)
 
 
@@ -58,8 +58,8 @@ def _mat2_grad(mat1: Tensor, grad: Tensor, mat2_transposed: bool) -> Tensor:
     """``mat1.T @ grad``, computed in mat2's own memory layout (as PyTorch does), so that the
     gradient of a weight used as ``weight.t()`` arrives row-major and needs no slow strided copy."""
     if mat2_transposed:
-        return T.apply(Mm.apply(T.apply(grad), mat1))   # (grad.t() @ mat1).t()
-    return Mm.apply(T.apply(mat1), grad)                 # mat1.t() @ grad
+        return grad.t().mm(mat1).t()
+    return mat1.t().mm(grad)
 
 
 class Addmm(Builtin):
@@ -220,9 +220,8 @@ def matmul(a: Tensor, b) -> Tensor:
     if b.is_sparse:
         return b.__rmatmul__(a)
     d1, d2 = a._data.ndim, b._data.ndim
-    if d1 == 2 and d2 == 2:   # the common case first (b is not sparse: mm's own test is not needed)
-        _check_mm(a, b)
-        return Mm.apply(a, b)
+    if d1 == 2 and d2 == 2:   # the common case first
+        return mm(a, b)
     if d1 == 0 or d2 == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {d1}D and {d2}D")
     if d1 == 1 and d2 == 1:

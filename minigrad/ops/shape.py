@@ -19,12 +19,9 @@ class ViewFunction(Builtin):
     @classmethod
     def apply(cls, a: Tensor, *args):
         in_no_grad = not grad_mode.state.enabled
-        out = _function_apply(cls, a, *args)   # Function.apply
+        out = super().apply(a, *args)
         views.remember_creation(out, a, in_no_grad)
         return out
-
-
-_function_apply = Builtin.apply.__func__
 
 
 def _shape_arg(shape: tuple) -> tuple:
