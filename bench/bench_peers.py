@@ -13,10 +13,15 @@ Learners rarely start with ``nn.Linear`` and ``optim.SGD``; they write the step 
         for p in params: p -= 0.01 * p.grad
 
 That is the *plain* step: batch 64, width 64, two hidden layers, three weight matrices and three
-biases. The same code runs with ``import minigrad as torch`` and with PyTorch (one thread). DeZero
+biases, all float32. The same code runs with ``import minigrad as torch`` and with PyTorch (one thread). DeZero
 (the numpy-based framework of the book "Deep Learning from Scratch 3") runs the same computation in
-its own spelling (``F.relu(F.matmul(x, W1) + b1)``, ``F.sum(d ** 2) / d.size``, ``p.cleargrad()``,
-``p.data -= lr * p.grad.data``). The script also times the ``nn.Linear`` + ``optim.SGD`` step of
+its own spelling (``F.relu(F.matmul(x, W1) + b1)``, ``F.sum(d * d) / np.float32(d.size)``,
+``p.cleargrad()``, ``p.data -= lr * p.grad.data``). That spelling keeps DeZero in float32. DeZero
+turns a Python number into a 0-dim numpy array (int64 or float64), and numpy 2 no longer lets such an
+array keep the other operand's float32: ``F.sum(d ** 2) / d.size`` makes the loss float64, and
+``d ** 2``'s backward (``2 * x``) makes every gradient float64, so DeZero's whole backward pass would
+run double-precision matrix products, about 10% more work than the other libraries do. The script
+checks the dtype of every loss and gradient and warns if one is not float32. The script also times the ``nn.Linear`` + ``optim.SGD`` step of
 ``bench_mlp.py`` (MSE loss) in all three libraries (DeZero: ``L.Linear``, ``optimizers.SGD``).
 
 Every library starts from the same weights; the script checks that all compute the same first
@@ -112,7 +117,7 @@ def dezero_plain_step(dezero, weights, x: np.ndarray, y: np.ndarray):
         h = F.relu(F.matmul(h, W2) + b2)
         out = F.matmul(h, W3) + b3
         diff = out - target
-        loss = F.sum(diff ** 2) / diff.size
+        loss = F.sum(diff * diff) / np.float32(diff.size)   # float32 throughout (see above)
         for p in params:
             p.cleargrad()
         loss.backward()
@@ -143,7 +148,7 @@ def dezero_nn_step(dezero, weights, x: np.ndarray, y: np.ndarray):
         for layer in layers[:-1]:
             h = F.relu(layer(h))
         diff = layers[-1](h) - target
-        loss = F.sum(diff ** 2) / diff.size   # F.mean_squared_error divides by the batch only
+        loss = F.sum(diff * diff) / np.float32(diff.size)   # F.mean_squared_error divides by the batch only
         model.cleargrads()
         loss.backward()
         optimizer.update()
@@ -157,13 +162,26 @@ def _value(loss) -> float:
     return float(data) if isinstance(data, np.ndarray) else loss.item()
 
 
+def _dtype_names(loss, params) -> set:
+    """The dtypes of a loss and of the parameters' gradients (DeZero keeps numpy arrays in ``.data``)."""
+    values = [loss] + [p.grad for p in params]
+    return {str(getattr(v, "data", v).dtype).replace("torch.", "") for v in values}
+
+
 def compare(case: str, candidates: dict, repeats: int, number: int, warmup: int,
             targets: dict, clock=time.perf_counter) -> dict:
-    """Check that the candidates agree on the first loss, time them in pairs, print ratio lines."""
-    first = {name: _value(step()) for name, step in candidates.items()}
+    """Check that the candidates agree on the first loss and compute in float32, time them in pairs,
+    print ratio lines. ``candidates`` maps a name to ``(step, parameters)``."""
+    losses = {name: step() for name, (step, _) in candidates.items()}
+    first = {name: _value(loss) for name, loss in losses.items()}
     print(f"{case}: step-1 losses " + ", ".join(f"{n} {v:.6f}" for n, v in first.items()))
     if max(first.values()) - min(first.values()) > 1e-4 * max(1.0, abs(first["minigrad"])):
         print("  WARNING: the libraries disagree on the loss; the timings below compare different work")
+    for name, (_, params) in candidates.items():
+        dtypes = _dtype_names(losses[name], params)
+        if dtypes != {"float32"}:
+            print(f"  WARNING: {name} computes in {', '.join(sorted(dtypes))}, not only float32")
+    candidates = {name: step for name, (step, _) in candidates.items()}
     samples = _timing.paired(candidates, repeats, number, warmup, clock)
     medians = {name: _timing.median(s) for name, s in samples.items()}
     print("  middle half of the samples: " + ", ".join(f"{n} {_timing.spread(s)}" for n, s in samples.items()))
@@ -180,6 +198,11 @@ def compare(case: str, candidates: dict, repeats: int, number: int, warmup: int,
         print(f"  RATIO {case}: minigrad / {peer} = {ratio:.2f}x (median of paired ratios "
               f"{per_pair:.2f}x){verdict}")
     return medians
+
+
+def _with_parameters(step_and_model: tuple) -> tuple:
+    step, model = step_and_model
+    return step, list(model.parameters())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -201,16 +224,17 @@ def main(argv: list[str] | None = None) -> int:
           f"dezero {getattr(dezero, '__version__', '?')} (numpy-based, pure Python)")
     weights, x, y = problem()
 
-    plain = {"minigrad": plain_step(minigrad, weights, x, y)[0]}
+    plain = {"minigrad": plain_step(minigrad, weights, x, y)}
     if torch is not None:
-        plain["torch"] = plain_step(torch, weights, x, y)[0]
+        plain["torch"] = plain_step(torch, weights, x, y)
     if dezero is not None:
-        plain["dezero"] = dezero_plain_step(dezero, weights, x, y)[0]
-    nn_steps = {"minigrad": library_step(minigrad, weights, x, y, "mse")[0]}
+        plain["dezero"] = dezero_plain_step(dezero, weights, x, y)
+    nn_steps = {"minigrad": _with_parameters(library_step(minigrad, weights, x, y, "mse"))}
     if torch is not None:
-        nn_steps["torch"] = library_step(torch, weights, x, y, "mse")[0]
+        nn_steps["torch"] = _with_parameters(library_step(torch, weights, x, y, "mse"))
     if dezero is not None:
-        nn_steps["dezero"] = dezero_nn_step(dezero, weights, x, y)[0]
+        step, model = dezero_nn_step(dezero, weights, x, y)
+        nn_steps["dezero"] = (step, list(model.params()))
 
     name = f"plain step (batch {BATCH}, width {WIDTH})"
     clock = time.thread_time if args.cpu_time else time.perf_counter
@@ -222,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
     ])
     if args.profile:
         print("\ncProfile of minigrad's plain step:")
-        _timing.profile(plain["minigrad"], 2000)
+        _timing.profile(plain["minigrad"][0], 2000)
     return 0
 
 

@@ -288,7 +288,8 @@ class Function(metaclass=FunctionMeta):
             if isinstance(arg, Tensor):
                 positions.append(i)
                 input_info.append((arg._data.shape, arg._data.dtype))
-                grad_fn = arg.grad_fn
+                # A view's grad_fn is a property that may bring it up to date; other tensors' is read directly.
+                grad_fn = arg._grad_fn if arg._base is None else arg.grad_fn
                 if grad_fn is not None:
                     needs_input_grad.append(True)
                     edges.append((grad_fn, arg._output_nr))
@@ -470,7 +471,7 @@ def _save(ctx, tensor, index: int, raw: tuple, wrapped: tuple) -> SavedTensor | 
         raise TypeError(f"save_for_backward can only save variables, but argument {index} is of type "
                         f"{type(tensor).__name__}")
     for output_nr, out in enumerate(raw):
-        if tensor is out and wrapped[output_nr].grad_fn is ctx:
+        if tensor is out and wrapped[output_nr]._grad_fn is ctx:   # just set: no view update to ask for
             return SavedTensor(wrapped[output_nr], is_output=True, output_nr=output_nr)
     return SavedTensor(tensor, is_output=False)
 

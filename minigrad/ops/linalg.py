@@ -39,7 +39,7 @@ class Mm(Builtin):
         needs_mat1_grad, needs_mat2_grad = ctx.needs_input_grad
         ctx.save_for_backward(a if needs_mat2_grad else None, b if needs_mat1_grad else None)
         ctx._mat2_transposed = needs_mat2_grad and _is_transposed(b)   # read for mat2's gradient only
-        return wrap(x @ y)
+        return wrap(x.dot(y))   # for matrices, ndarray.dot is x @ y with less call overhead (same BLAS call)
 
     @staticmethod
     def backward(ctx, grad):
@@ -75,7 +75,7 @@ class Addmm(Builtin):
                               mat2 if ctx.needs_input_grad[1] else None)
         ctx._bias_is_vector = bias.ndim == 1
         ctx._mat2_transposed = _is_transposed(mat2)
-        out = mat1._data @ mat2._data
+        out = mat1._data.dot(mat2._data)   # x @ y, with less call overhead (see Mm.forward)
         out += bias._data
         return wrap(out)
 
