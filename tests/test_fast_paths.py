@@ -191,6 +191,33 @@ def test_nll_loss_backward_is_one_node_as_in_pytorch():
     assert _tree(g.grad_fn) == ["NllLossBackwardBackward0", [ACC, ACC]]
 
 
+def test_mse_loss_backward_is_one_node_per_input_as_in_pytorch():
+    x, target = _x(), torch.zeros(4, 5, dtype=torch.float64, requires_grad=True)
+    for reduction in ("mean", "sum", "none"):
+        loss = F.mse_loss(x, target, reduction=reduction)
+        grad_loss = torch.ones_like(loss) if reduction == "none" else None
+        g_x, g_target = torch.autograd.grad(loss, (x, target), grad_loss, create_graph=True)
+        # PyTorch 2.13: the target's gradient is the same operation with input and target swapped
+        assert _tree(g_x.grad_fn) == ["MseLossBackwardBackward0", [None, ACC, ACC]]
+        assert _tree(g_target.grad_fn) == ["MseLossBackwardBackward0", [None, ACC, ACC]]
+        assert g_x.grad_fn.next_functions[1][0].variable is x
+        assert g_target.grad_fn.next_functions[1][0].variable is target
+        assert g_x.grad_fn._saved_self is x and g_target.grad_fn._saved_self is target
+        assert np.allclose(g_x.detach().numpy(), -g_target.detach().numpy())
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_mse_loss_double_backward_matches_finite_differences(reduction):
+    rng = np.random.default_rng(1)
+    x = torch.tensor(rng.standard_normal((3, 2)), requires_grad=True)
+    row = torch.tensor(rng.standard_normal(2), requires_grad=True)   # broadcast against x's rows
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # PyTorch warns when mse_loss broadcasts
+        for a, b in [(x, row), (row, x)]:
+            assert gradcheck(lambda p, q: F.mse_loss(p, q, reduction=reduction), (a, b))
+            assert gradgradcheck(lambda p, q: F.mse_loss(p, q, reduction=reduction), (a, b))
+
+
 def test_nll_loss_saves_its_input_so_changing_it_in_place_is_caught():
     x = _x()
     log_probs = x * 1

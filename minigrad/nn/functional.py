@@ -113,10 +113,50 @@ class MseLoss(Builtin):
     @staticmethod
     def backward(ctx, grad):
         input, target = ctx.saved_tensors
-        scale = 2.0 / input.numel() if ctx._reduction == "mean" else 2.0
-        grad_input = grad * scale * (input - target)
-        return (grad_input if ctx.needs_input_grad[0] else None,
-                -grad_input if ctx.needs_input_grad[1] else None, None)
+        reduction = ctx._reduction
+        # As in PyTorch, the target's gradient is the same operation with input and target swapped.
+        return (MseLossBackward.apply(grad, input, target, reduction) if ctx.needs_input_grad[0] else None,
+                MseLossBackward.apply(grad, target, input, reduction) if ctx.needs_input_grad[1] else None,
+                None)
+
+
+class MseLossBackward(Builtin):
+    """MseLoss's backward as one operation, as in PyTorch (``mse_loss_backward``): ``2 * (input -
+    target) * grad``, divided by the number of elements for a mean. Being a Function, it can itself
+    be differentiated (double backward).
+
+    >>> import minigrad as torch
+    >>> x = torch.tensor([1.0, 3.0], requires_grad=True)
+    >>> g, = torch.autograd.grad(torch.nn.functional.mse_loss(x, torch.zeros(2)), x, create_graph=True)
+    >>> g.tolist(), g.grad_fn.name()
+    ([1.0, 3.0], 'MseLossBackwardBackward0')
+    """
+
+    _node_name = "MseLossBackwardBackward0"
+    _saved_names = ("grad_output", "self", "target")
+
+    @staticmethod
+    def forward(ctx, grad, input, target, reduction):
+        x, y = binary_arrays(input, target)
+        diff = x - y   # the mean was over the broadcast shape: divide by its size
+        ctx._scale = 2 / diff.size if reduction == "mean" and diff.size else 2
+        ctx._reduction = reduction
+        ctx.save_for_backward(grad, input, target)
+        diff *= grad._data * ctx._scale
+        return wrap(diff)
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad_output, input, target = ctx.saved_tensors
+        wrt_grad_output = wrt_input = wrt_target = None
+        if ctx.needs_input_grad[0]:   # linear in grad_output; a reduced loss had one number of it
+            wrt_grad_output = grad * (input - target) * ctx._scale
+            if ctx._reduction != "none":
+                wrt_grad_output = wrt_grad_output.sum()
+        if ctx.needs_input_grad[1] or ctx.needs_input_grad[2]:
+            wrt_input = grad * grad_output * ctx._scale
+            wrt_target = -wrt_input if ctx.needs_input_grad[2] else None
+        return wrt_grad_output, wrt_input if ctx.needs_input_grad[1] else None, wrt_target, None
 
 
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
