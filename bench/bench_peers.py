@@ -1,6 +1,7 @@
 """Time a small MLP training step written the plain way: minigrad against PyTorch and DeZero.
 
-Run it with ``python bench/bench_peers.py`` (``--profile`` adds a cProfile of minigrad's step).
+Run it with ``python bench/bench_peers.py`` (``--phases`` adds the time of the step's forward,
+backward and update in each library; ``--profile`` adds a cProfile of minigrad's step).
 Learners rarely start with ``nn.Linear`` and ``optim.SGD``; they write the step out::
 
     h = (x @ W1 + b1).relu()
@@ -77,8 +78,9 @@ def problem(seed: int = 0):
     return weights, x, y
 
 
-def plain_step(lib, weights, x: np.ndarray, y: np.ndarray):
-    """The plain-written step in ``lib`` (minigrad or torch: the same code), and its parameters."""
+def plain_phases(lib, weights, x: np.ndarray, y: np.ndarray):
+    """The plain-written step in ``lib`` (minigrad or torch: the same code) as its three phases,
+    ``forward() -> loss``, ``backward(loss)`` and ``update()``, and its parameters."""
     params = []
     for w, b in weights:
         params.append(lib.from_numpy(w.T.copy()).requires_grad_())   # (in, out): x @ W
@@ -86,24 +88,27 @@ def plain_step(lib, weights, x: np.ndarray, y: np.ndarray):
     W1, b1, W2, b2, W3, b3 = params
     inputs, target = lib.from_numpy(x.copy()), lib.from_numpy(y.copy())
 
-    def step():
+    def forward():
         h = (inputs @ W1 + b1).relu()
         h = (h @ W2 + b2).relu()
         out = h @ W3 + b3
-        loss = ((out - target) ** 2).mean()
+        return ((out - target) ** 2).mean()
+
+    def backward(loss):
         for p in params:
             p.grad = None
         loss.backward()
+
+    def update():
         with lib.no_grad():
             for p in params:
                 p -= LEARNING_RATE * p.grad
-        return loss
 
-    return step, params
+    return (forward, backward, update), params
 
 
-def dezero_plain_step(dezero, weights, x: np.ndarray, y: np.ndarray):
-    """The same step in DeZero's own spelling (it has no ``@`` and no ``.mean()``)."""
+def dezero_plain_phases(dezero, weights, x: np.ndarray, y: np.ndarray):
+    """The same phases in DeZero's own spelling (it has no ``@`` and no ``.mean()``)."""
     F = dezero.functions
     params = []
     for w, b in weights:
@@ -112,20 +117,45 @@ def dezero_plain_step(dezero, weights, x: np.ndarray, y: np.ndarray):
     W1, b1, W2, b2, W3, b3 = params
     inputs, target = dezero.Variable(x.copy()), dezero.Variable(y.copy())
 
-    def step():
+    def forward():
         h = F.relu(F.matmul(inputs, W1) + b1)
         h = F.relu(F.matmul(h, W2) + b2)
         out = F.matmul(h, W3) + b3
         diff = out - target
-        loss = F.sum(diff * diff) / np.float32(diff.size)   # float32 throughout (see above)
+        return F.sum(diff * diff) / np.float32(diff.size)   # float32 throughout (see above)
+
+    def backward(loss):
         for p in params:
             p.cleargrad()
         loss.backward()
+
+    def update():
         for p in params:
             p.data -= LEARNING_RATE * p.grad.data
+
+    return (forward, backward, update), params
+
+
+def _whole_step(phases_and_params):
+    (forward, backward, update), params = phases_and_params
+
+    def step():
+        loss = forward()
+        backward(loss)
+        update()
         return loss
 
     return step, params
+
+
+def plain_step(lib, weights, x: np.ndarray, y: np.ndarray):
+    """The plain-written step in ``lib`` (minigrad or torch), and its parameters."""
+    return _whole_step(plain_phases(lib, weights, x, y))
+
+
+def dezero_plain_step(dezero, weights, x: np.ndarray, y: np.ndarray):
+    """The same step in DeZero's own spelling."""
+    return _whole_step(dezero_plain_phases(dezero, weights, x, y))
 
 
 def dezero_nn_step(dezero, weights, x: np.ndarray, y: np.ndarray):
@@ -200,6 +230,34 @@ def compare(case: str, candidates: dict, repeats: int, number: int, warmup: int,
     return medians
 
 
+def compare_phases(phases: dict, repeats: int, clock=time.perf_counter) -> None:
+    """Time the plain step's forward, backward and update separately, paired and interleaved as in
+    ``compare``, and print each phase's median per library and its ratio to minigrad's."""
+    names = list(phases)
+    samples = {name: ([], [], []) for name in names}
+    for rep in range(3 + repeats):
+        shift = rep % len(names)
+        for name in names[shift:] + names[:shift]:
+            forward, backward, update = phases[name]
+            start = clock()
+            loss = forward()
+            after_forward = clock()
+            backward(loss)
+            after_backward = clock()
+            update()
+            end = clock()
+            if rep >= 3:
+                for phase, seconds in zip(samples[name], (after_forward - start, after_backward - after_forward,
+                                                          end - after_backward)):
+                    phase.append(seconds)
+    print("plain step by phase (medians; the ratio is minigrad / that library):")
+    for index, phase in enumerate(("forward", "backward", "update")):
+        medians = {name: _timing.median(samples[name][index]) for name in names}
+        print(f"  {phase:8s} " + ", ".join(
+            f"{name} {_timing.format_time(t)}" + ("" if name == "minigrad" else f" ({medians['minigrad'] / t:.2f}x)")
+            for name, t in medians.items()))
+
+
 def _with_parameters(step_and_model: tuple) -> tuple:
     step, model = step_and_model
     return step, list(model.parameters())
@@ -214,6 +272,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cpu-time", action="store_true", help="time with the thread's CPU time "
                         "(time.thread_time) instead of the wall clock: steadier on a busy machine")
     parser.add_argument("--profile", action="store_true", help="also profile minigrad's plain step")
+    parser.add_argument("--phases", action="store_true", help="also time the plain step's forward, "
+                        "backward and update separately in every library")
     args = parser.parse_args(argv)
     torch = _timing.load_torch()
     dezero = load_dezero()
@@ -244,6 +304,13 @@ def main(argv: list[str] | None = None) -> int:
         lambda: compare(f"nn.Linear + optim.SGD step (batch {BATCH}, width {WIDTH})", nn_steps,
                         args.repeats, args.number, 3, NN_TARGETS, clock),
     ])
+    if args.phases:
+        phases = {"minigrad": plain_phases(minigrad, weights, x, y)[0]}
+        if torch is not None:
+            phases["torch"] = plain_phases(torch, weights, x, y)[0]
+        if dezero is not None:
+            phases["dezero"] = dezero_plain_phases(dezero, weights, x, y)[0]
+        compare_phases(phases, args.repeats, clock)
     if args.profile:
         print("\ncProfile of minigrad's plain step:")
         _timing.profile(plain["minigrad"][0], 2000)
