@@ -304,3 +304,14 @@ def test_comparing_a_tensor_with_none_gives_false_or_true_as_in_pytorch():
     t = torch.ones(2)
     assert (t == None) is False and (t != None) is True   # noqa: E711 - the comparison is the point
     assert (None == t) is False and (None != t) is True   # noqa: E711
+
+
+def test_backward_formulas_make_inf_and_nan_without_numpy_warnings_as_in_pytorch():
+    # |x| ** x at x = 0: the exponent's formula multiplies 0 by log(0) = -inf inside backward.
+    x = torch.tensor([[0.5, -1.5, 0.0], [-0.001, 2.5, 0.0]], requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # a numpy RuntimeWarning would fail the test
+        (x.abs() ** x).backward(torch.ones(2, 3))
+    # PyTorch 2.13 gives these values, and no warning
+    expected = [0.2170, 0.7650, 0.0, -5.9487, 18.9370, 0.0]
+    assert x.grad.reshape(-1).tolist() == pytest.approx(expected, abs=1e-4)

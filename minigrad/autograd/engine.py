@@ -65,7 +65,9 @@ def run_backward(tensors: Sequence[Tensor], grad_tensors: Sequence[Tensor | None
     try:
         roots = _root_gradients(tensors, grad_tensors)
         captures = _capture_points(inputs) if inputs is not None else None
-        result = _execute(roots, retain_graph, create_graph, captures, inputs, observer, accumulate)
+        # PyTorch makes inf and nan silently (0 * inf in a backward formula); numpy would warn.
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            result = _execute(roots, retain_graph, create_graph, captures, inputs, observer, accumulate)
         while callbacks:      # queue_callback: run once this graph task is done, in order
             callbacks.pop(0)()
         return result
