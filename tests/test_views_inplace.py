@@ -529,6 +529,53 @@ def test_expanded_views_cannot_be_written():
     assert message(lambda: leaf().clone()[0].expand(3, 2).add_(1)) == text
 
 
+def test_fill_and_zero_may_write_into_an_expanded_tensor_as_in_pytorch():
+    base = torch.ones(2)
+    expanded = base.expand(3, 2)
+    assert expanded.zero_().tolist() == [[0.0, 0.0]] * 3 and base.tolist() == [0.0, 0.0]
+    assert expanded.fill_(5).tolist() == [[5.0, 5.0]] * 3 and base.tolist() == [5.0, 5.0]
+    assert expanded._version == 2 and base._version == 2
+    # the gradient of a sum is the incoming gradient expanded (every stride 0): it can be zeroed too
+    x = torch.zeros(2, 3, requires_grad=True)
+    g, = torch.autograd.grad(x.sum(), [x])
+    assert g.zero_().tolist() == [[0.0] * 3] * 2
+
+
+def test_empty_views_may_be_changed_in_place_as_in_pytorch():
+    x = torch.tensor([[-0.5, 2.5, -1.5]], requires_grad=True)
+    y = x * 1
+    empty = y[1:]
+    empty.mul_(2)
+    assert empty.grad_fn.name() == "AsStridedBackward0" and y.grad_fn.name() == "torch::autograd::CopySlices"
+    y.sum().backward()
+    assert x.grad.tolist() == [[1.0, 1.0, 1.0]]
+    with torch.no_grad():
+        empty *= empty
+    assert empty.shape == (0, 3)
+
+
+def test_vector_times_matrix_is_not_a_view_as_in_pytorch():
+    # PyTorch squeezes its temporary product in place: the result is that product, at version 1
+    w = torch.tensor([[0.5, 3.0], [-3.0, -1.5], [-2.0, 1.5]], requires_grad=True)
+    y = torch.tensor([3.0, 3.0, -1.0]) @ w
+    assert y._base is None and y._version == 1 and y.grad_fn.name() == "SqueezeBackward4"
+    view = y[...]
+    assert view._base is y
+    y.div_(2.0)
+    assert y.grad_fn.name() == "DivBackward0" and view.grad_fn.name() == "AsStridedBackward0"
+    (y.sum() + view.sum()).backward()
+    assert w.grad.tolist() == [[3.0, 3.0], [3.0, 3.0], [-1.0, -1.0]]   # PyTorch 2.13's numbers
+
+
+def test_an_in_place_change_of_a_0_dim_tensor_seen_through_a_view_is_refused_clearly():
+    x = torch.tensor(1.0, requires_grad=True)
+    expanded = x.expand(2)
+    with torch.no_grad():
+        x.zero_()
+    with pytest.raises(NotImplementedError, match="0-dim tensor in place while a view of it"):
+        expanded * 2
+
+
 def test_saved_tensor_changed_through_a_view_and_grad_left_untouched():
     a = torch.tensor([1.0, 2.0], requires_grad=True)
     a.grad = torch.tensor([7.0, 7.0])

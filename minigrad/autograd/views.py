@@ -112,10 +112,14 @@ def _refusal(view: Tensor, indirect: bool) -> str | None:
     return message + (_NO_GRAD_ADVICE if creation == NO_GRAD else _CUSTOM_FUNCTION_ADVICE)
 
 
-def check_inplace(tensor: Tensor, *others) -> None:
-    """PyTorch's checks before an in-place operation writes into ``tensor`` (``others``: its other inputs)."""
+def check_inplace(tensor: Tensor, *others, overlap_allowed: bool = False) -> None:
+    """PyTorch's checks before an in-place operation writes into ``tensor`` (``others``: its other inputs).
+
+    ``overlap_allowed``: the operation may write into an expanded tensor (fill_ and zero_ may: they
+    write one value, so every element sharing a memory cell gets the same).
+    """
     strides = tensor._data.strides
-    if 0 in strides and any(s == 0 and n > 1 for s, n in zip(strides, tensor._data.shape)):
+    if not overlap_allowed and 0 in strides and any(s == 0 and n > 1 for s, n in zip(strides, tensor._data.shape)):
         raise RuntimeError(OVERLAPPING_WRITE)   # an expanded tensor: one memory cell, several elements
     if not grad_mode.state.enabled:
         return
@@ -151,6 +155,11 @@ def positions_in_base(view: Tensor) -> tuple:
            [2, 5]])
     """
     base = view._base._data
+    if base.ndim == 0:   # numpy cannot index a 0-dim array with index arrays
+        raise NotImplementedError("minigrad: changing a 0-dim tensor in place while a view of it is used in the "
+                                  "graph (e.g. after expand()) is not supported; clone() the view first")
+    if view._data.size == 0:   # an empty view shows no element (numpy says it shares no memory)
+        return np.unravel_index(np.zeros(view._data.shape, np.intp), base.shape)
     if not np.may_share_memory(view._data, base):
         raise NotImplementedError("minigrad: this view does not share memory with its base (its data was "
                                   "replaced); an in-place change through it cannot be tracked")

@@ -96,6 +96,16 @@ class DivInplace(Builtin):
                 -grad * a / (b * b) if ctx.needs_input_grad[1] else None)
 
 
+def _memory_cells(array: np.ndarray) -> np.ndarray:
+    """``array``'s memory with each cell once, writeable. An expanded array repeats cells along its
+    0-stride dimensions, and numpy makes it read-only; fill_ and zero_ may write into it anyway."""
+    if array.flags.writeable:
+        return array
+    cells = array[tuple(slice(0, 1) if stride == 0 else slice(None) for stride in array.strides)]
+    cells.flags.writeable = True   # numpy refuses if the memory itself is read-only
+    return cells
+
+
 class FillInplace(Builtin):
     """``x.fill_(number)``."""
 
@@ -103,7 +113,7 @@ class FillInplace(Builtin):
 
     @staticmethod
     def forward(ctx, a, value):
-        a._data.fill(value)
+        _memory_cells(a._data).fill(value)
         ctx.mark_dirty(a)
         return a
 
@@ -125,7 +135,7 @@ class FillTensorInplace(Builtin):
 
     @staticmethod
     def forward(ctx, a, value):
-        a._data.fill(value._data.item())
+        _memory_cells(a._data).fill(value._data.item())
         ctx.mark_dirty(a)
         return a
 
@@ -157,8 +167,9 @@ def inplace(function: type, a: Tensor, other, *extra) -> Tensor:
     When ``a`` is a view, the same Function runs: ``mark_dirty`` then rewrites the histories of ``a``
     and of its base (``CopySlices``, see ``autograd/views.py``).
     """
-    check_inplace(a, other)
-    if function is FillInplace or function is ZeroInplace:
+    filling = function is FillInplace or function is ZeroInplace
+    check_inplace(a, other, overlap_allowed=filling)
+    if filling:
         if isinstance(other, Tensor):
             return FillTensorInplace.apply(a, other)
         return function.apply(a, other)

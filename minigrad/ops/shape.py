@@ -215,9 +215,17 @@ class SqueezeDim(Squeeze):
 
 
 class SqueezeInplaceDim(Squeeze):
-    """The squeeze inside ``vector @ matrix`` (PyTorch squeezes in place there, hence another name)."""
+    """The squeeze inside ``vector @ matrix``. PyTorch squeezes its temporary product in place there
+    (hence another name), so the result is that product itself, not a view of it."""
 
     _node_name = "SqueezeBackward4"
+
+    @classmethod
+    def apply(cls, a: Tensor, *args):
+        out = super().apply(a, *args)
+        out._base = None   # nothing else can see the temporary product: the result is no view
+        out._version_counter.value += 1   # squeeze_ is an in-place change: PyTorch's result is at version 1
+        return out
 
 
 def squeeze(a: Tensor, dim=None) -> Tensor:
