@@ -576,6 +576,20 @@ def test_an_in_place_change_of_a_0_dim_tensor_seen_through_a_view_is_refused_cle
         expanded * 2
 
 
+def test_an_in_place_operation_may_not_read_part_of_what_it_writes():
+    text = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
+            "memory location. Please clone() the tensor before performing the operation.")
+    y = torch.arange(4.0).view(2, 2)
+    assert message(lambda: y.add_(y.t())) == text          # the same memory, read in another order
+    assert message(lambda: y.add_(y[0])) == text           # part of it
+    assert message(lambda: y.copy_(y.t())) == text
+    # allowed, as in PyTorch 2.13: exactly the memory written, disjoint parts, a value to fill with,
+    # and columns (not one block of memory: PyTorch does not judge those)
+    y.mul_(y), y.add_(y.view(2, 2)), y[0].add_(y[1]), y.fill_(y[0, 0]), y[:, 0].add_(y[:, 1])
+    x = torch.tensor([2.0, 3.0])
+    assert message(lambda: x.mul_(x[0])) == text
+
+
 def test_saved_tensor_changed_through_a_view_and_grad_left_untouched():
     a = torch.tensor([1.0, 2.0], requires_grad=True)
     a.grad = torch.tensor([7.0, 7.0])

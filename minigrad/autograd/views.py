@@ -54,6 +54,8 @@ LEAF_IN_PLACE = "a leaf Variable that requires grad is being used in an in-place
 VIEW_OF_LEAF_IN_PLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
 OVERLAPPING_WRITE = ("unsupported operation: more than one element of the written-to tensor refers to a single "
                      "memory location. Please clone() the tensor before performing the operation.")
+PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+                   "single memory location. Please clone() the tensor before performing the operation.")
 MULTIPLE_OUTPUTS = (
     "If your Function modifies inplace an input that is a view of another Tensor, your Function cannot return "
     "more than one Tensor. This is not supported by the current autograd engine. You should either make sure the "
@@ -134,6 +136,34 @@ def check_inplace(tensor: Tensor, *others, overlap_allowed: bool = False) -> Non
             raise RuntimeError(VIEW_OF_LEAF_IN_PLACE)
     if requires_grad and tensor.is_leaf:
         raise RuntimeError(LEAF_IN_PLACE)
+
+
+def check_no_partial_overlap(written: Tensor, read) -> None:
+    """PyTorch refuses an in-place operation that reads part of the memory it writes
+    (``x.add_(x.t())``, ``x.mul_(x[0])``), and allows one that reads exactly what it writes
+    (``x.mul_(x)``). Like PyTorch, it only judges tensors whose elements fill one block of memory."""
+    if not isinstance(read, Tensor) or read is written or read._version_counter is not written._version_counter:
+        return   # different memory: only views of one tensor share its version counter
+    a, b = written._data, read._data
+    if a.size == 0 or b.size == 0 or not (_dense(a) and _dense(b)):
+        return   # PyTorch calls this "too hard" to tell, and lets the operation run
+    a_begin, b_begin = a.__array_interface__["data"][0], b.__array_interface__["data"][0]
+    a_end, b_end = a_begin + a.nbytes, b_begin + b.nbytes
+    same_block = (a_begin, a_end) == (b_begin, b_end)
+    if (same_block and a.strides != b.strides) or (not same_block and a_begin < b_end and b_begin < a_end):
+        raise RuntimeError(PARTIAL_OVERLAP)
+
+
+def _dense(array: np.ndarray) -> bool:
+    """PyTorch's ``is_non_overlapping_and_dense``: the elements fill one block of memory, in any order."""
+    expected = array.itemsize
+    for stride, size in sorted(zip(array.strides, array.shape)):
+        if size == 1:
+            continue
+        if stride != expected:
+            return False
+        expected *= size
+    return True
 
 
 # ---------------------------------------------------------------------------- geometry

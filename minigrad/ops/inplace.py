@@ -6,7 +6,7 @@ import numpy as np
 
 from ..tensor import Tensor, _operand
 from ._util import Builtin, qualify_node_name, wrap
-from ..autograd.views import check_inplace
+from ..autograd.views import check_inplace, check_no_partial_overlap
 from .arithmetic import check_bool_subtraction
 
 
@@ -173,5 +173,6 @@ def inplace(function: type, a: Tensor, other, *extra) -> Tensor:
         if isinstance(other, Tensor):
             return FillTensorInplace.apply(a, other)
         return function.apply(a, other)
+    check_no_partial_overlap(a, other)
     return function.apply(a, _operand(other), *extra)
 

@@ -230,9 +230,13 @@ def matmul(a: Tensor, b) -> Tensor:
         return Mv.apply(a, b)
     if d1 == 1 and d2 == 2:
         return SqueezeInplaceDim.apply(mm(a.unsqueeze(0), b), (0,))
-    if d1 == 3 and d2 == 3 and a.shape[0] != b.shape[0] and 1 in (a.shape[0], b.shape[0]):
-        # one stack holds a single matrix: PyTorch squeezes it and multiplies by a matrix
-        return matmul(squeeze(a, 0), b) if a.shape[0] == 1 else matmul(a, squeeze(b, 0))
+    if d1 == 3 and d2 == 3 and a.shape[0] != b.shape[0]:
+        # one stack holds a single matrix that requires grad: PyTorch squeezes it and multiplies by a
+        # matrix, so that its gradient is never expanded to the other's batch
+        if a.shape[0] == 1 and a.requires_grad:
+            return matmul(squeeze(a, 0), b)
+        if b.shape[0] == 1 and b.requires_grad:
+            return matmul(a, squeeze(b, 0))
     if _should_fold(a, b):
         return _folded_matmul(a, b)
     return _batched_matmul(a, b)
