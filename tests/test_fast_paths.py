@@ -218,6 +218,17 @@ def test_mse_loss_double_backward_matches_finite_differences(reduction):
             assert gradgradcheck(lambda p, q: F.mse_loss(p, q, reduction=reduction), (a, b))
 
 
+def test_the_divisor_gradient_is_pytorchs_formula_so_double_backward_has_its_graph():
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = torch.tensor([3.0, 4.0], requires_grad=True)
+    g, = torch.autograd.grad((a / b).sum(), b, create_graph=True)
+    # PyTorch 2.13: -grad * ((a / b) / b), the negated grad needing no gradient
+    assert _tree(g.grad_fn) == ["MulBackward0", [None, ["DivBackward0", [["DivBackward0", [ACC, ACC]], ACC]]]]
+    assert g.tolist() == pytest.approx([-1 / 9, -2 / 16])
+    g, = torch.autograd.grad((a * 1).div_(b).sum(), b, create_graph=True)   # the in-place form: same formula
+    assert g.grad_fn.name() == "MulBackward0" and g.tolist() == pytest.approx([-1 / 9, -2 / 16])
+
+
 def test_nll_loss_saves_its_input_so_changing_it_in_place_is_caught():
     x = _x()
     log_probs = x * 1

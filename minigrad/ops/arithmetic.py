@@ -97,7 +97,7 @@ class Div(Builtin):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         return (grad / b if ctx.needs_input_grad[0] else None,
-                -grad * a / (b * b) if ctx.needs_input_grad[1] else None)
+                -grad * ((a / b) / b) if ctx.needs_input_grad[1] else None)   # PyTorch's formula, in its order
 
 
 class Neg(Builtin):

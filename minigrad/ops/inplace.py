@@ -93,7 +93,7 @@ class DivInplace(Builtin):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         return (grad / b if ctx.needs_input_grad[0] else None,
-                -grad * a / (b * b) if ctx.needs_input_grad[1] else None)
+                -grad * ((a / b) / b) if ctx.needs_input_grad[1] else None)   # PyTorch's formula, in its order
 
 
 def _memory_cells(array: np.ndarray) -> np.ndarray:
