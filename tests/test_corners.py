@@ -326,3 +326,17 @@ def test_backward_formulas_make_inf_and_nan_without_numpy_warnings_as_in_pytorch
     # PyTorch 2.13 gives these values, and no warning
     expected = [0.2170, 0.7650, 0.0, -5.9487, 18.9370, 0.0]
     assert x.grad.reshape(-1).tolist() == pytest.approx(expected, abs=1e-4)
+
+
+def test_cat_skips_one_dimensional_empty_tensors_as_in_pytorch():
+    empty = torch.zeros(0, requires_grad=True)
+    matrix = torch.ones(2, 3, requires_grad=True)
+    joined = torch.cat([empty, matrix], dim=1)
+    assert joined.shape == (2, 3)
+    joined.sum().backward()
+    assert empty.grad.shape == (0,) and matrix.grad.tolist() == [[1.0] * 3] * 2
+    assert torch.cat([empty, empty]).shape == (0,) and torch.cat([matrix, empty, matrix]).shape == (4, 3)
+    assert torch.cat([empty.double(), matrix]).dtype is torch.float64   # the skipped tensor still counts here
+    with pytest.raises(RuntimeError, match="^Sizes of tensors must match except in dimension 1. Expected size 2 "
+                                           "but got size 3 for tensor number 2 in the list.$"):
+        torch.cat([empty, matrix, torch.ones(3, 2)], dim=1)

@@ -319,19 +319,30 @@ class Cat(Builtin):
     @staticmethod
     def forward(ctx, dim, *tensors):
         ctx._dim = dim
-        ctx._sizes = [t.shape[dim] for t in tensors]
+        arrays = _same_dtype(tensors)   # the dtype counts every tensor, even a skipped one
+        joined = [array for t, array in zip(tensors, arrays) if not _skipped_in_cat(t)] or arrays[:1]
+        ctx._sizes = [None if _skipped_in_cat(t) else t.shape[dim] for t in tensors]
         # numpy keeps its inputs' memory order (a transposed input gives a transposed result); PyTorch's is contiguous
-        return wrap(np.ascontiguousarray(np.concatenate(_same_dtype(tensors), axis=dim)))
+        return wrap(np.ascontiguousarray(np.concatenate(joined, axis=dim)))
 
     @staticmethod
     def backward(ctx, grad):
         grads, start = [None], 0
         index = [slice(None)] * grad.ndim
         for size in ctx._sizes:
+            if size is None:   # a skipped empty tensor gets an empty gradient
+                grads.append(wrap(np.zeros(0, grad._data.dtype)))
+                continue
             index[ctx._dim] = slice(start, start + size)
             grads.append(grad[tuple(index)])
             start += size
         return tuple(grads)
+
+
+def _skipped_in_cat(t: Tensor) -> bool:
+    """PyTorch's cat skips a 1-D empty tensor (shape ``(0,)``), whatever the other tensors' shapes:
+    an old rule, kept so that ``cat([torch.tensor([]), x])`` works."""
+    return t._data.shape == (0,)
 
 
 class Stack(Builtin):
@@ -358,9 +369,10 @@ def cat(tensors, dim: int = 0) -> Tensor:
     for position, t in enumerate(tensors):
         if t.ndim == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {position}) cannot be concatenated")
-    dim = wrap_dim(dim, tensors[0].ndim)
-    first = tensors[0].shape
-    for number, t in enumerate(tensors[1:], start=1):
+    joined = [(number, t) for number, t in enumerate(tensors) if not _skipped_in_cat(t)] or [(0, tensors[0])]
+    dim = wrap_dim(dim, joined[0][1].ndim)
+    first = joined[0][1].shape
+    for number, t in joined[1:]:
         if t.ndim != len(first):
             raise RuntimeError(f"Tensors must have same number of dimensions: got {len(first)} and {t.ndim}")
         for d, (expected, got) in enumerate(zip(first, t.shape)):
