@@ -288,7 +288,7 @@ class Function(metaclass=FunctionMeta):
             if isinstance(arg, Tensor):
                 positions.append(i)
                 input_info.append((arg._data.shape, arg._data.dtype))
-                # A view's grad_fn is a property that may bring it up to date; other tensors' is read directly.
+                # A view's grad_fn is a property, recomputed if its base changed in place; others' is read directly.
                 grad_fn = arg._grad_fn if arg._base is None else arg.grad_fn
                 if grad_fn is not None:
                     needs_input_grad.append(True)
