@@ -196,11 +196,7 @@ class Tensor:
     @property
     def grad(self) -> "Tensor | None":
         """The gradient accumulated by backward (leaves, and tensors that called retain_grad)."""
-        if self._retains_grad:
-            return self._grad
-        # Only a view's grad_fn can change behind its back (an in-place change of its base): only
-        # then is the grad_fn property asked; a leaf's p.grad reads _grad_fn directly, which is faster.
-        if (self._grad_fn if self._base is None else self.grad_fn) is not None:
+        if self.grad_fn is not None and not self._retains_grad:
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 

@@ -161,7 +161,6 @@ class _SavedTensorAttribute:
         return self if node is None else node.saved_tensors[self.index]
 
 
-
 def _builtin_node_repr(self) -> str:
     return f"<{type(self).__name__} object at {hex(id(self))}>"
 
@@ -357,7 +356,7 @@ def _apply_without_graph(cls, args: tuple, kwargs: dict) -> Any:
             return output   # the common case: a new tensor (a builtin's view needs no marking)
     else:
         # As in apply: True for a tensor with a grad_fn or requiring grad (a view's grad_fn is a
-        # property that may bring it up to date; other tensors' is read directly, which is faster).
+        # property, recomputed if its base changed in place; others' is read directly).
         ctx.needs_input_grad = tuple([isinstance(arg, Tensor) and (
             arg._requires_grad or (arg._grad_fn if arg._base is None else arg.grad_fn) is not None)
             for arg in args])

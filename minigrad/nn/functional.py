@@ -154,9 +154,10 @@ class MseLossBackward(Builtin):
             if ctx._reduction != "none":
                 wrt_grad_output = wrt_grad_output.sum()
         if ctx.needs_input_grad[1] or ctx.needs_input_grad[2]:
-            wrt_input = grad * grad_output * ctx._scale
-            wrt_target = -wrt_input if ctx.needs_input_grad[2] else None
-        return wrt_grad_output, wrt_input if ctx.needs_input_grad[1] else None, wrt_target, None
+            scaled = grad * grad_output * ctx._scale
+            wrt_input = scaled if ctx.needs_input_grad[1] else None
+            wrt_target = -scaled if ctx.needs_input_grad[2] else None
+        return wrt_grad_output, wrt_input, wrt_target, None
 
 
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:

@@ -320,8 +320,8 @@ class Cat(Builtin):
     def forward(ctx, dim, *tensors):
         ctx._dim = dim
         arrays = _same_dtype(tensors)   # the dtype counts every tensor, even a skipped one
-        joined = [array for t, array in zip(tensors, arrays) if not _skipped_in_cat(t)] or arrays[:1]
         ctx._sizes = [None if _skipped_in_cat(t) else t.shape[dim] for t in tensors]
+        joined = [array for size, array in zip(ctx._sizes, arrays) if size is not None] or arrays[:1]
         # numpy keeps its inputs' memory order (a transposed input gives a transposed result); PyTorch's is contiguous
         return wrap(np.ascontiguousarray(np.concatenate(joined, axis=dim)))
 
