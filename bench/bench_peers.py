@@ -14,16 +14,18 @@ Learners rarely start with ``nn.Linear`` and ``optim.SGD``; they write the step 
         for p in params: p -= 0.01 * p.grad
 
 That is the *plain* step: batch 64, width 64, two hidden layers, three weight matrices and three
-biases, all float32. The same code runs with ``import minigrad as torch`` and with PyTorch (one thread). DeZero
-(the numpy-based framework of the book "Deep Learning from Scratch 3") runs the same computation in
-its own spelling (``F.relu(F.matmul(x, W1) + b1)``, ``F.sum(d * d) / np.float32(d.size)``,
-``p.cleargrad()``, ``p.data -= lr * p.grad.data``). That spelling keeps DeZero in float32. DeZero
+biases, all float32. The same code runs with ``import minigrad as torch`` and with PyTorch (one
+thread). DeZero (the numpy-based framework of the book "Deep Learning from Scratch 3") runs the
+same computation in its own spelling (``F.relu(F.matmul(x, W1) + b1)``,
+``F.sum(d * d) / np.float32(d.size)``, ``p.cleargrad()``, ``p.data -= lr * p.grad.data``). That
+spelling keeps DeZero in float32. DeZero
 turns a Python number into a 0-dim numpy array (int64 or float64), and numpy 2 no longer lets such an
 array keep the other operand's float32: ``F.sum(d ** 2) / d.size`` makes the loss float64, and
 ``d ** 2``'s backward (``2 * x``) makes every gradient float64, so DeZero's whole backward pass would
 run double-precision matrix products, about 10% more work than the other libraries do. The script
-checks the dtype of every loss and gradient and warns if one is not float32. The script also times the ``nn.Linear`` + ``optim.SGD`` step of
-``bench_mlp.py`` (MSE loss) in all three libraries (DeZero: ``L.Linear``, ``optimizers.SGD``).
+checks the dtype of every loss and gradient and warns if one is not float32. It also times the
+``nn.Linear`` + ``optim.SGD`` step of ``bench_mlp.py`` (MSE loss) in all three libraries (DeZero:
+``L.Linear``, ``optimizers.SGD``).
 
 Every library starts from the same weights; the script checks that all compute the same first
 loss before timing. Runs are paired and interleaved in this one process (see ``_timing.paired``).
@@ -246,6 +248,7 @@ def compare_phases(phases: dict, repeats: int, clock=time.perf_counter) -> None:
             after_backward = clock()
             update()
             end = clock()
+            del loss   # freed outside every phase: otherwise the next library's forward would pay for it
             if rep >= 3:
                 for phase, seconds in zip(samples[name], (after_forward - start, after_backward - after_forward,
                                                           end - after_backward)):
