@@ -98,7 +98,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 
 class MseLoss(Builtin):
-    """f(x, t) = mean((x - t) ** 2) (the sum with reduction="sum"; none: each element's square)
+    """f(x, t) = mean((x - t) ** 2) (reduction="sum": the sum; "none": each element's square)
 
     ∂L/∂x = grad * 2 * (x - t) / N (N, the number of elements, for "mean" only),  ∂L/∂t = -∂L/∂x
     Saves x and t, which both gradients read. Backward is one Function, MseLossBackward (PyTorch's
@@ -232,7 +232,7 @@ class NllLossBackward(Builtin):
 
     f(g, x) = zeros shaped like x, with -g * w[t_i] (divided by the total weight for a mean) at each
     counted row's label
-    ∂L/∂g = nll_loss(grad): f is linear in g;  ∂L/∂x = 0 (zeros, as PyTorch's: f reads only x's shape)
+    ∂L/∂g = nll_loss(grad): f is linear in g;  ∂L/∂x = 0 (zeros, as PyTorch's: f reads only x's shape and dtype)
     Saves nothing: keeps target, weight, reduction and ignore_index. Node: NllLossBackwardBackward0.
 
     >>> import minigrad as torch

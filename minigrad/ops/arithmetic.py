@@ -159,6 +159,7 @@ class Pow(Builtin):
 
     ∂L/∂a = grad * n * a ** (n - 1)
     Saves a, which the derivative reads (n is kept as a number).
+    PyTorch's special case: for n = 0, ∂L/∂a = 0, also at a = 0 (where the formula is 0 * inf = nan).
     """
 
     _node_name = "PowBackward0"
