@@ -98,6 +98,14 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 
 class MseLoss(Builtin):
+    """f(x, t) = mean((x - t) ** 2) (reduction="sum": the sum; "none": each element's square)
+
+    ∂L/∂x = grad * 2 * (x - t) / N (N, the number of elements, for "mean" only),  ∂L/∂t = -∂L/∂x
+    Saves x and t, which both gradients read. Backward is one Function, MseLossBackward (PyTorch's
+    ``mse_loss_backward``), so that it can be differentiated again; as in PyTorch, t's gradient is the
+    same operation with x and t swapped.
+    """
+
     _node_name = "MseLossBackward0"
     _saved_names = ("self", "target")
 
@@ -121,9 +129,12 @@ class MseLoss(Builtin):
 
 
 class MseLossBackward(Builtin):
-    """MseLoss's backward as one operation, as in PyTorch (``mse_loss_backward``): ``2 * (input -
-    target) * grad``, divided by the number of elements for a mean. Being a Function, it can itself
-    be differentiated (double backward).
+    """MseLoss's backward as one operation, as in PyTorch (``mse_loss_backward``).
+
+    f(g, x, t) = g * s * (x - t), with s = 2 / N for a mean (N elements), else 2
+    ∂L/∂g = s * sum(grad * (x - t)) (no sum for reduction="none"),  ∂L/∂x = s * grad * g,
+    ∂L/∂t = -s * grad * g
+    Saves g, x and t. Node: MseLossBackwardBackward0.
 
     >>> import minigrad as torch
     >>> x = torch.tensor([1.0, 3.0], requires_grad=True)
@@ -168,10 +179,14 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
 
 
 class NllLoss(Builtin):
-    """Negative log-likelihood of the target classes, from log-probabilities of shape ``[N, C]`` (or ``[C]``).
+    """f(x, t) = -sum_i w[t_i] * x[i, t_i] / sum_i w[t_i], for log-probabilities x of shape [N, C] (or
+    [C]), labels t and class weights w (all 1 by default); rows whose label is ignore_index count for
+    nothing; reduction="sum" drops the division, "none" gives each row's term
 
-    ``target`` (int64 labels, each in range or ``ignore_index``: ``nll_loss`` checked) and ``weight``
-    are numpy arrays: like PyTorch's node, the node has no next_functions entries for them.
+    ∂L/∂x = zeros shaped like x, with -grad * w[t_i] at each (i, t_i), divided by sum_i w[t_i] for a
+    mean (NllLossBackward, so that it can be differentiated again)
+    Saves x, as PyTorch's node does (backward reads only its shape and dtype); keeps target and weight
+    (numpy arrays: like PyTorch's node, no next_functions entries for them) and the total weight.
     """
 
     _node_name = "NllLossBackward0"
@@ -213,9 +228,12 @@ class NllLoss(Builtin):
 
 
 class NllLossBackward(Builtin):
-    """NllLoss's backward as one operation, as in PyTorch (``nll_loss_backward``): zeros shaped like
-    the log-probabilities, and ``-grad * weight[label]`` (divided by the total weight for a mean) at
-    each counted row's label. Being a Function, it can itself be differentiated (double backward).
+    """NllLoss's backward as one operation, as in PyTorch (``nll_loss_backward``).
+
+    f(g, x) = zeros shaped like x, with -g * w[t_i] (divided by the total weight for a mean) at each
+    counted row's label
+    ∂L/∂g = nll_loss(grad): f is linear in g;  ∂L/∂x = 0 (zeros, as PyTorch's: f reads only x's shape and dtype)
+    Saves nothing: keeps target, weight, reduction and ignore_index. Node: NllLossBackwardBackward0.
 
     >>> import minigrad as torch
     >>> x = torch.zeros(2, 3, requires_grad=True)

@@ -1,5 +1,11 @@
 """minigrad's builtin operations. Every one is a ``Function`` subclass (see ``_util.Builtin``),
-recorded in the graph exactly like a Function you write yourself."""
+recorded in the graph exactly like a Function you write yourself.
+
+Each one's docstring states its math, in the same order: f (the forward); the gradient backward
+returns for each input, written ``∂L/∂a = ...`` in terms of ``grad`` = ∂L/∂f, the gradient backward
+receives (the vector-Jacobian product); what it saves for backward, and why; then PyTorch's special
+cases, and the node's name where it is not the class name followed by ``Backward0``.
+"""
 from ._util import Builtin, wrap_dim
 from .arithmetic import (Add, Div, FloorDivide, Mul, Neg, Pow, PowScalarBase, PowTensor, Reciprocal, Remainder, Rsub,
                          Sub, compare, pow)

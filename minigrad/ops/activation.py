@@ -22,7 +22,11 @@ def _check_floating(a: Tensor, kernel: str) -> None:
 
 
 class LeakyRelu(Builtin):
-    """``x`` where ``x > 0``, else ``negative_slope * x``."""
+    """f(a) = a where a > 0, else negative_slope * a
+
+    ∂L/∂a = grad where a > 0, else negative_slope * grad
+    Saves a, whose sign picks the slope (negative_slope is kept as a number).
+    """
 
     _node_name = "LeakyReluBackward0"
     _saved_names = ("self",)
@@ -43,7 +47,11 @@ class LeakyRelu(Builtin):
 
 
 class Elu(Builtin):
-    """``x`` where ``x > 0``, else ``alpha * (exp(x) - 1)``."""
+    """f(a) = a where a > 0, else alpha * (exp(a) - 1)
+
+    ∂L/∂a = grad where a > 0, else grad * alpha * exp(a)
+    Saves a: the derivative reads its sign, and exp(a) on the negative side.
+    """
 
     _node_name = "EluBackward0"
     _saved_names = ("self",)

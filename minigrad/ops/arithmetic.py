@@ -1,5 +1,6 @@
-"""+ - * / ** and unary minus, each a Function whose backward uses tensor operations
-(so that backward itself can be differentiated when ``create_graph=True``).
+"""Arithmetic: ``+ - * / ** // %``, unary minus, ``number - tensor`` and ``1 / tensor``. Each is a
+Function whose backward uses tensor operations (so that backward itself can be differentiated when
+``create_graph=True``).
 
 Broadcasting needs no code here: when a gradient comes back larger than its input
 (``[3, 4]`` for a bias of shape ``[4]``), the engine sums it down to the input's shape.
@@ -18,17 +19,24 @@ from ._util import Builtin, binary_arrays, result_dtype, wrap
 
 
 class Add(Builtin):
+    """f(a, b) = a + b
+
+    ∂L/∂a = grad,  ∂L/∂b = grad
+    Saves nothing: both derivatives are 1, whatever a and b are.
+    PyTorch's add(a, b, alpha=k) computes a + k * b, so there ∂L/∂b = k * grad.
+    """
+
     _node_name = "AddBackward0"
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         x, y = binary_arrays(a, b)
-        ctx._alpha = alpha
+        ctx._alpha = alpha   # PyTorch's add(a, b, alpha=k): a + k * b
         return wrap(x + y if alpha == 1 else x + alpha * y)
 
     @staticmethod
     def backward(ctx, grad):
-        return grad, (grad if ctx._alpha == 1 else grad * ctx._alpha), None
+        return grad, (grad if ctx._alpha == 1 else grad * ctx._alpha), None   # None: alpha is a number
 
 
 def check_bool_subtraction(a: Tensor, b: Tensor) -> None:
@@ -43,23 +51,42 @@ def check_bool_subtraction(a: Tensor, b: Tensor) -> None:
 
 
 class Sub(Builtin):
+    """f(a, b) = a - b
+
+    ∂L/∂a = grad,  ∂L/∂b = -grad
+    Saves nothing: the derivatives are the constants 1 and -1.
+    PyTorch's sub(a, b, alpha=k) computes a - k * b, so there ∂L/∂b = -k * grad.
+    """
+
     _node_name = "SubBackward0"
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         check_bool_subtraction(a, b)
         x, y = binary_arrays(a, b)
-        ctx._alpha = alpha
+        ctx._alpha = alpha   # PyTorch's sub(a, b, alpha=k): a - k * b
         return wrap(x - y if alpha == 1 else x - alpha * y)
 
     @staticmethod
     def backward(ctx, grad):
-        if not ctx.needs_input_grad[1]:   # y in x - y needs no gradient: skip negating
+        if not ctx.needs_input_grad[1]:   # b in a - b needs no gradient: skip negating
             return grad, None, None
         return grad, (-grad if ctx._alpha == 1 else grad * -ctx._alpha), None
 
 
 class Mul(Builtin):
+    """f(a, b) = a * b
+
+    ∂L/∂a = grad * b,  ∂L/∂b = grad * a
+    Saves a and b, each only when the *other* input needs a gradient: b is read only by a's
+    gradient, and a only by b's.
+
+    >>> import minigrad as torch
+    >>> a, b = torch.tensor([1.0, 2.0], requires_grad=True), torch.tensor([3.0, 4.0], requires_grad=True)
+    >>> (a * b).backward(torch.tensor([1.0, 10.0])); a.grad, b.grad
+    (tensor([ 3., 40.]), tensor([ 1., 20.]))
+    """
+
     _node_name = "MulBackward0"
     _saved_names = ("self", "other")
 
@@ -79,16 +106,22 @@ class Mul(Builtin):
 
 
 class Div(Builtin):
+    """f(a, b) = a / b
+
+    ∂L/∂a = grad / b,  ∂L/∂b = -grad * a / b ** 2  (computed as -grad * ((a / b) / b), PyTorch's order)
+    Saves b, which both gradients read, and a only when b needs a gradient.
+    """
+
     _node_name = "DivBackward0"
     _saved_names = ("self", "other")
 
     @staticmethod
     def forward(ctx, a, b):
         x, y = binary_arrays(a, b)
-        if x.dtype.kind in "biu":   # true division of integers gives the default float dtype
-            x, y = x.astype(np.float32), y.astype(np.float32)
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
-        if b._wrapped_number and y != 0:   # the common x / n: no 0/0 or x/0 possible, skip errstate's cost
+        if x.dtype.kind in "biu":   # PyTorch: true division of integers gives the default float dtype
+            x, y = x.astype(np.float32), y.astype(np.float32)
+        if b._wrapped_number and y != 0:   # speed: the common x / n cannot give 0/0 or x/0, skip errstate's cost
             return wrap(x / y)
         with np.errstate(divide="ignore", invalid="ignore"):   # PyTorch gives inf and nan without a warning
             return wrap(x / y)
@@ -101,6 +134,12 @@ class Div(Builtin):
 
 
 class Neg(Builtin):
+    """f(a) = -a
+
+    ∂L/∂a = -grad
+    Saves nothing: the derivative is the constant -1.
+    """
+
     _node_name = "NegBackward0"
 
     @staticmethod
@@ -116,7 +155,12 @@ class Neg(Builtin):
 
 
 class Pow(Builtin):
-    """``tensor ** number``."""
+    """f(a) = a ** n, for a number n (``tensor ** number``)
+
+    ∂L/∂a = grad * n * a ** (n - 1)
+    Saves a, which the derivative reads (n is kept as a number).
+    PyTorch's special case: for n = 0, ∂L/∂a = 0, also at a = 0 (where the formula is 0 * inf = nan).
+    """
 
     _node_name = "PowBackward0"
     _saved_names = ("self",)
@@ -127,27 +171,33 @@ class Pow(Builtin):
         ctx._exponent = exponent
         x = a._data
         if x.dtype.kind in "biu" and (isinstance(exponent, float) or exponent < 0):
-            x = x.astype(np.float32)
+            x = x.astype(np.float32)   # integer ** float is float32, as in PyTorch (** negative int: PyTorch raises)
         elif x.dtype == np.bool_:   # bool ** int counts in int64, as in PyTorch
             x = x.astype(np.int64)
         if isinstance(exponent, int) and exponent >= 0:   # x ** 2 and friends: no inf or nan from 0 or negatives
             return wrap(x ** exponent)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):   # PyTorch: inf and nan, no warning
             return wrap(x ** exponent)
 
     @staticmethod
     def backward(ctx, grad):
         a, = ctx.saved_tensors
         exponent = ctx._exponent
-        if exponent == 0:
-            return grad * 0, None
-        if exponent == 2:   # the common square: a ** 1 would only copy a
+        if exponent != 0 and exponent != 2:   # the formula; its two special cases follow
+            return grad * exponent * a ** (exponent - 1), None
+        if exponent == 2:   # speed: the common square, where a ** 1 would only copy a
             return grad * exponent * a, None
-        return grad * exponent * a ** (exponent - 1), None
+        return grad * 0, None   # a ** 0 is constant: 0, as PyTorch's, also at a = 0 (the formula: 0 * inf = nan)
 
 
 class PowTensor(Builtin):
-    """``tensor ** tensor`` (and ``number ** tensor``)."""
+    """f(a, b) = a ** b, for two tensors
+
+    ∂L/∂a = grad * b * a ** (b - 1),  ∂L/∂b = grad * f * log(a)
+    Saves a, b and the result f (∂L/∂b reads f rather than computing a ** b again).
+    PyTorch's special cases: ∂L/∂a is 0 where b == 0, and ∂L/∂b is 0 where a == 0 and b >= 0
+    (where the formulas would give nan or inf). Node: PowBackward1.
+    """
 
     _node_name = "PowBackward1"
     _saved_names = ("self", "exponent", "result")
@@ -172,7 +222,12 @@ class PowTensor(Builtin):
 
 
 class Rsub(Builtin):
-    """``number - tensor``: PyTorch's node has one entry, for the tensor."""
+    """f(a) = s - a, for a number s (``number - tensor``)
+
+    ∂L/∂a = -grad
+    Saves nothing: the derivative is the constant -1.
+    Node: RsubBackward1, which, as PyTorch's, has one entry, for the tensor.
+    """
 
     _node_name = "RsubBackward1"
 
@@ -188,7 +243,11 @@ class Rsub(Builtin):
 
 
 class Reciprocal(Builtin):
-    """``1 / tensor``; ``number / tensor`` is ``tensor.reciprocal() * number``, as in PyTorch."""
+    """f(a) = 1 / a (``number / tensor`` is ``tensor.reciprocal() * number``, as in PyTorch)
+
+    ∂L/∂a = -grad * f * f   (the derivative -1 / a ** 2 is -f ** 2)
+    Saves the result f: the derivative reads only f, with no new division.
+    """
 
     _node_name = "ReciprocalBackward0"
     _saved_names = ("result",)
@@ -210,7 +269,12 @@ class Reciprocal(Builtin):
 
 
 class PowScalarBase(Builtin):
-    """``number ** tensor``: the node has one entry, for the exponent."""
+    """f(b) = s ** b, for a number s (``number ** tensor``)
+
+    ∂L/∂b = grad * f * log(s)
+    Saves the result f, which the derivative reads, and b (as PyTorch's node does); keeps s as a number.
+    Node: PowBackward2, which has one entry, for the exponent b.
+    """
 
     _node_name = "PowBackward2"
     _saved_names = ("exponent", "result")
@@ -231,7 +295,11 @@ class PowScalarBase(Builtin):
 
 
 class FloorDivide(Builtin):
-    """``a // b``. PyTorch records it but has no derivative for it, and says so in backward."""
+    """f(a, b) = floor(a / b) (``a // b``)
+
+    No derivative: PyTorch records the node (named ``NotImplemented``) but defines none, and its
+    backward raises "derivative for aten::floor_divide is not implemented". Saves nothing.
+    """
 
     _node_name = "NotImplemented"
 
@@ -246,7 +314,11 @@ class FloorDivide(Builtin):
 
 
 class Remainder(Builtin):
-    """``a % b`` with the sign of ``b`` (Python's rule); d/da = 1, d/db = -floor(a / b)."""
+    """f(a, b) = a - b * floor(a / b): ``a % b``, with the sign of b (Python's rule, as PyTorch's)
+
+    ∂L/∂a = grad,  ∂L/∂b = -grad * floor(a / b)
+    Keeps the quotient floor(a / b) (a numpy array, constant for the derivative) when b needs a gradient.
+    """
 
     _node_name = "RemainderBackward0"
 

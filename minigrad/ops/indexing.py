@@ -35,7 +35,13 @@ def _pytorch_index_error(error: IndexError) -> IndexError:
 
 
 class PutIntoZeros(Builtin):
-    """Backward of reading ``x[key]``: zeros shaped like ``x`` with ``grad`` added at ``key`` (repeats add up)."""
+    """Backward of reading ``x[key]``, as one operation that can itself be differentiated.
+
+    f(g) = zeros shaped like x, with g added at key (repeated indices add up)
+    ∂L/∂g = grad[key]
+    Saves nothing: keeps key and x's shape. Node: IndexPutImplBackward0, the node PyTorch records for
+    the backward of ``x[index]`` (SelectBackward and SliceBackward rename it for ints and slices).
+    """
 
     _node_name = "IndexPutImplBackward0"
 
@@ -63,7 +69,11 @@ class SliceBackward(PutIntoZeros):
 
 
 class Select(ViewFunction):
-    """``x[i]`` along one dimension (``key`` is ``(slice(None),) * dim + (i,)``): a view."""
+    """f(a) = a[..., i] along one dimension: a view (``key`` is ``(slice(None),) * dim + (i,)``)
+
+    ∂L/∂a = zeros shaped like a, with grad at [..., i] (SelectBackward, a Function: differentiable again)
+    Saves nothing: keeps a's shape and the key.
+    """
 
     _node_name = "SelectBackward0"
     _put = SelectBackward
@@ -79,14 +89,22 @@ class Select(ViewFunction):
 
 
 class Slice(Select):
-    """``x[start:stop:step]`` along one dimension: a view."""
+    """f(a) = a[..., start:stop:step] along one dimension: a view
+
+    ∂L/∂a = zeros shaped like a, with grad in the slice (Select's backward, with SliceBackward)
+    Saves nothing: keeps a's shape and the key.
+    """
 
     _node_name = "SliceBackward0"
     _put = SliceBackward
 
 
 class Alias(ViewFunction):
-    """``x[:, :]`` or ``x[...]``: a new view of all of ``x``."""
+    """f(a) = a: ``x[:, :]`` or ``x[...]``, a new view of all of x
+
+    ∂L/∂a = grad
+    Saves nothing: the derivative is 1.
+    """
 
     _node_name = "AliasBackward0"
 
@@ -100,7 +118,12 @@ class Alias(ViewFunction):
 
 
 class Index(Builtin):
-    """Indexing with integer tensors or boolean masks: a copy."""
+    """f(a) = a[key], where key holds integer tensors or boolean masks: a copy
+
+    ∂L/∂a = zeros shaped like a, with grad added at key (an index that repeats gets the sum)
+    Saves the index arrays, as PyTorch does, so that a second backward without retain_graph raises;
+    backward reads the key itself, which it keeps with a's shape.
+    """
 
     _node_name = "IndexBackward0"
 
@@ -194,7 +217,12 @@ def getitem(a: Tensor, key) -> Tensor:
 
 
 class IndexPut(Builtin):
-    """``x[key] = value`` in place, where ``key`` holds integer tensors or masks."""
+    """f(a, v) = a with a[key] = v, in place (key holds integer tensors or masks)
+
+    ∂L/∂a = grad, with 0 at key (the overwritten values no longer count);  ∂L/∂v = grad[key]
+    (summed to v's shape by the engine if v was broadcast)
+    Saves the index arrays, as PyTorch does (see Index); keeps key.
+    """
 
     _node_name = "IndexPutBackward0"
 
@@ -262,7 +290,12 @@ def setitem(a: Tensor, key, value) -> None:
 
 
 class IndexAdd(Builtin):
-    """``x.index_add_(dim, index, source)``: add slices of ``source`` at ``index`` along ``dim``."""
+    """f(a, source) = a with alpha * source added at index along dim, in place (``index_add_``)
+
+    ∂L/∂a = grad,  ∂L/∂source = alpha * grad[..., index] (index along dim)
+    Saves nothing: keeps the key; index is a numpy array, so, like PyTorch's node, this one has no
+    next_functions entry for it.
+    """
 
     _node_name = "IndexAddBackward0"
 

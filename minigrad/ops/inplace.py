@@ -31,6 +31,13 @@ def _write(numpy_function, a: Tensor, y) -> None:
 
 
 class AddInplace(Builtin):
+    """f(a, b) = a + b, written into a (``a.add_(b)``, ``a += b``)
+
+    ∂L/∂a = grad,  ∂L/∂b = grad
+    Saves nothing: both derivatives are 1. With alpha=k (PyTorch's ``add_(b, alpha=k)``: a + k * b),
+    ∂L/∂b = k * grad. Node: AddBackward0, as for ``a + b``.
+    """
+
     _node_name = "AddBackward0"
 
     @staticmethod
@@ -46,6 +53,12 @@ class AddInplace(Builtin):
 
 
 class SubInplace(AddInplace):
+    """f(a, b) = a - b, written into a (``a.sub_(b)``, ``a -= b``)
+
+    ∂L/∂a = grad,  ∂L/∂b = -grad: AddInplace's backward, with alpha -1 (-k for ``sub_(b, alpha=k)``)
+    Saves nothing. Node: SubBackward0, as for ``a - b``.
+    """
+
     _node_name = "SubBackward0"
 
     @staticmethod
@@ -58,6 +71,13 @@ class SubInplace(AddInplace):
 
 
 class MulInplace(Builtin):
+    """f(a, b) = a * b, written into a (``a.mul_(b)``, ``a *= b``)
+
+    ∂L/∂a = grad * b,  ∂L/∂b = grad * a_old (a's values before the write)
+    Saves a_old when b needs a gradient and b when a needs one. The write destroys a's values, so a_old
+    is a copy, and so is b when it shares a's memory (``x.mul_(x)``). Node: MulBackward0.
+    """
+
     _node_name = "MulBackward0"
     _saved_names = ("self", "other")
 
@@ -78,6 +98,13 @@ class MulInplace(Builtin):
 
 
 class DivInplace(Builtin):
+    """f(a, b) = a / b, written into a (``a.div_(b)``, ``a /= b``)
+
+    ∂L/∂a = grad / b,  ∂L/∂b = -grad * a_old / b ** 2 (computed as -grad * ((a_old / b) / b), PyTorch's order)
+    Saves b, which both gradients read (a copy if it shares a's memory), and a copy of a's old values
+    a_old when b needs a gradient. Node: DivBackward0.
+    """
+
     _node_name = "DivBackward0"
     _saved_names = ("self", "other")
 
@@ -107,7 +134,11 @@ def _memory_cells(array: np.ndarray) -> np.ndarray:
 
 
 class FillInplace(Builtin):
-    """``x.fill_(number)``."""
+    """f(a) = a with every element set to a number (``a.fill_(number)``)
+
+    ∂L/∂a = 0, computed as grad * 0: the old values no longer count
+    Saves nothing. Node: FillBackward2.
+    """
 
     _node_name = "FillBackward2"
 
@@ -123,13 +154,21 @@ class FillInplace(Builtin):
 
 
 class ZeroInplace(FillInplace):
-    """``x.zero_()``."""
+    """f(a) = a with every element set to 0 (``a.zero_()``): FillInplace with 0
+
+    ∂L/∂a = 0 (FillInplace's backward)
+    Saves nothing.
+    """
 
     _node_name = "ZeroBackward0"
 
 
 class FillTensorInplace(Builtin):
-    """``x.fill_(value)`` with a one-element tensor (also ``x[:] = number``): the value gets the summed gradient."""
+    """f(a, v) = a with every element set to v, a one-element tensor (``a.fill_(v)``, ``a[:] = number``)
+
+    ∂L/∂a = 0 (grad * 0),  ∂L/∂v = grad.sum(): v was copied to every element
+    Saves nothing. Node: FillBackward3.
+    """
 
     _node_name = "FillBackward3"
 
@@ -145,6 +184,12 @@ class FillTensorInplace(Builtin):
 
 
 class CopyInplace(Builtin):
+    """f(a, source) = a with source's values written into it (``a.copy_(source)``, ``a[i] = t``)
+
+    ∂L/∂a = 0 (grad * 0),  ∂L/∂source = grad (summed to source's shape by the engine if it was broadcast)
+    Saves nothing. Node: ``torch::autograd::CopyBackwards``, PyTorch's C++ name.
+    """
+
     _node_name = "CopyBackwards"
 
     @staticmethod

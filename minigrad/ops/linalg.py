@@ -29,6 +29,21 @@ def _check_mm(a: Tensor, b: Tensor) -> None:
 
 
 class Mm(Builtin):
+    """f(a, b) = a @ b, for matrices a (n x k) and b (k x m)
+
+    ∂L/∂a = grad @ b.T,  ∂L/∂b = a.T @ grad
+    Saves b only when a needs a gradient, and a only when b does: each is read by the other's gradient.
+    When b is a transposed view (``weight.t()``), ∂L/∂b is computed in b's memory layout, as PyTorch
+    does (see _mat2_grad).
+
+    >>> import minigrad as torch
+    >>> a, b = torch.ones(2, 3, requires_grad=True), torch.arange(12.0).view(3, 4).requires_grad_()
+    >>> (a @ b).backward(torch.tensor([[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 10.0]]))
+    >>> a.grad                                       # grad @ b.T
+    tensor([[  0.,   4.,   8.],
+            [ 30.,  70., 110.]])
+    """
+
     _node_name = "MmBackward0"
     _arg_names = ("self", "mat2")   # PyTorch's names for the inputs
     _saved_names = ("self", "mat2")
@@ -63,7 +78,12 @@ def _mat2_grad(mat1: Tensor, grad: Tensor, mat2_transposed: bool) -> Tensor:
 
 
 class Addmm(Builtin):
-    """``bias + mat1 @ mat2``: what ``nn.Linear`` computes for a batch, in one node."""
+    """f(bias, m1, m2) = bias + m1 @ m2: what ``nn.Linear`` computes for a batch, in one node
+
+    ∂L/∂bias = grad.sum(0) (grad itself for a 2-D bias: the engine sums it to its shape),
+    ∂L/∂m1 = grad @ m2.T,  ∂L/∂m2 = m1.T @ grad
+    Saves m2 only when m1 needs a gradient, and m1 only when m2 does.
+    """
 
     _node_name = "AddmmBackward0"
     _saved_names = ("mat1", "mat2")
@@ -88,6 +108,12 @@ class Addmm(Builtin):
 
 
 class Dot(Builtin):
+    """f(a, b) = sum(a * b), for two vectors
+
+    ∂L/∂a = grad * b,  ∂L/∂b = grad * a (grad is a 0-dim tensor)
+    Saves a and b, each read by the other's gradient.
+    """
+
     _node_name = "DotBackward0"
     _arg_names = ("self", "tensor")   # PyTorch's names for the inputs
     _saved_names = ("self", "tensor")
@@ -112,6 +138,12 @@ class Dot(Builtin):
 
 
 class Mv(Builtin):
+    """f(A, v) = A @ v, for a matrix and a vector
+
+    ∂L/∂A = outer(grad, v) (computed as grad.unsqueeze(1) * v.unsqueeze(0)),  ∂L/∂v = A.T @ grad
+    Saves A and v, each read by the other's gradient.
+    """
+
     _node_name = "MvBackward0"
     _arg_names = ("self", "vec")   # PyTorch's names for the inputs
     _saved_names = ("self", "vec")
@@ -135,7 +167,11 @@ class Mv(Builtin):
 
 
 class BatchedMatmul(Builtin):
-    """``bmm``: products of two stacks of matrices of the same length (3-D tensors)."""
+    """f(a, b)[i] = a[i] @ b[i]: ``bmm`` of two stacks of matrices of the same length (3-D tensors)
+
+    ∂L/∂a = grad @ b.transpose(1, 2),  ∂L/∂b = a.transpose(1, 2) @ grad (each a bmm)
+    Saves a and b, each read by the other's gradient. Node: BmmBackward0.
+    """
 
     _node_name = "BmmBackward0"
     _arg_names = ("self", "mat2")   # PyTorch's names for the inputs

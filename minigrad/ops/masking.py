@@ -31,7 +31,12 @@ def _check_mask(mask: Tensor, a: Tensor) -> np.ndarray:
 
 
 class MaskedFill(Builtin):
-    """``value`` where ``mask`` is True, ``a`` elsewhere (``value`` a number)."""
+    """f(a) = value where mask, else a (value a number)
+
+    ∂L/∂a = grad, with 0 where mask
+    Keeps the mask as ``_saved_mask``, like PyTorch's node; it is passed as a numpy array, so, like
+    PyTorch's node, this one has no next_functions entry for it.
+    """
 
     _node_name = "MaskedFillBackward0"
     _saved_names = ("mask",)
@@ -49,7 +54,11 @@ class MaskedFill(Builtin):
 
 
 class MaskedFillTensor(Builtin):
-    """``masked_fill`` with a 0-dim tensor as the value: the value gets a gradient too."""
+    """f(a, value) = value where mask, else a (value a 0-dim tensor)
+
+    ∂L/∂a = grad, with 0 where mask;  ∂L/∂value = the sum of grad where mask
+    Keeps the mask as ``_saved_mask``, like PyTorch's node. Node: MaskedFillBackward1.
+    """
 
     _node_name = "MaskedFillBackward1"
     _saved_names = ("mask",)

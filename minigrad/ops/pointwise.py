@@ -1,4 +1,5 @@
-"""Element-wise functions. Those whose derivative is easiest from the output save the output
+"""Element-wise functions: ``exp``, ``log``, ``sin``, ``cos``, ``tanh``, ``sigmoid``, ``relu``, ``sqrt``,
+``abs``, ``clamp`` and ``where``. Those whose derivative is easiest from the output save the output
 (``exp``, ``tanh``, ``sigmoid``, ``sqrt``, ``relu``), as PyTorch does; the others save the input."""
 from __future__ import annotations
 
@@ -13,6 +14,12 @@ def _float(x: np.ndarray) -> np.ndarray:
 
 
 class Exp(Builtin):
+    """f(a) = exp(a)
+
+    ∂L/∂a = grad * f
+    Saves the result f: exp is its own derivative.
+    """
+
     _node_name = "ExpBackward0"
     _saved_names = ("result",)
 
@@ -30,6 +37,12 @@ class Exp(Builtin):
 
 
 class Log(Builtin):
+    """f(a) = log(a)
+
+    ∂L/∂a = grad / a
+    Saves a, which the derivative reads.
+    """
+
     _node_name = "LogBackward0"
     _saved_names = ("self",)
 
@@ -46,6 +59,12 @@ class Log(Builtin):
 
 
 class Sin(Builtin):
+    """f(a) = sin(a)
+
+    ∂L/∂a = grad * cos(a)
+    Saves a, which the derivative reads.
+    """
+
     _node_name = "SinBackward0"
     _saved_names = ("self",)
 
@@ -62,6 +81,12 @@ class Sin(Builtin):
 
 
 class Cos(Builtin):
+    """f(a) = cos(a)
+
+    ∂L/∂a = -grad * sin(a)
+    Saves a, which the derivative reads.
+    """
+
     _node_name = "CosBackward0"
     _saved_names = ("self",)
 
@@ -78,6 +103,12 @@ class Cos(Builtin):
 
 
 class Tanh(Builtin):
+    """f(a) = tanh(a)
+
+    ∂L/∂a = grad * (1 - f * f)
+    Saves the result f: the derivative 1 - tanh(a) ** 2 reads only f.
+    """
+
     _node_name = "TanhBackward0"
     _saved_names = ("result",)
 
@@ -94,6 +125,12 @@ class Tanh(Builtin):
 
 
 class Sigmoid(Builtin):
+    """f(a) = 1 / (1 + exp(-a))
+
+    ∂L/∂a = grad * f * (1 - f)
+    Saves the result f: the derivative reads only f.
+    """
+
     _node_name = "SigmoidBackward0"
     _saved_names = ("result",)
 
@@ -112,6 +149,13 @@ class Sigmoid(Builtin):
 
 
 class Relu(Builtin):
+    """f(a) = max(a, 0)
+
+    ∂L/∂a = grad where f > 0, else 0 (0 also at a = 0, as in PyTorch)
+    Saves the result f, which is > 0 exactly where a is. Backward is one Function, ThresholdBackward
+    (PyTorch's threshold_backward), so that it can be differentiated again.
+    """
+
     _node_name = "ReluBackward0"
     _saved_names = ("result",)
 
@@ -131,8 +175,13 @@ class Relu(Builtin):
 
 
 class ThresholdBackward(Builtin):
-    """Relu's backward as one operation, as in PyTorch (``threshold_backward``): ``grad`` where
-    ``result > threshold``, else 0. Being a Function, it can itself be differentiated."""
+    """Relu's backward as one operation, as in PyTorch (``threshold_backward``).
+
+    f(g, y) = g where y > threshold, else 0
+    ∂L/∂g = grad where y > threshold, else 0: this same operation, so it can be differentiated again;
+    ∂L/∂y = 0 (f is piecewise constant in y; zeros, as PyTorch's zeros_like)
+    Saves y, to build the mask again. Node: ThresholdBackwardBackward0.
+    """
 
     _node_name = "ThresholdBackwardBackward0"
     _saved_names = ("self",)
@@ -167,6 +216,12 @@ def _keep_where(mask: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 
 class Sqrt(Builtin):
+    """f(a) = sqrt(a)
+
+    ∂L/∂a = grad / (2 * f)
+    Saves the result f: the derivative 1 / (2 * sqrt(a)) reads only f.
+    """
+
     _node_name = "SqrtBackward0"
     _saved_names = ("result",)
 
@@ -184,7 +239,11 @@ class Sqrt(Builtin):
 
 
 class Sign(Builtin):
-    """The sign inside abs's backward; PyTorch computes it with ``sgn``, hence the node's name."""
+    """f(a) = sign(a): -1, 0 or 1 (the sign inside abs's backward)
+
+    ∂L/∂a = 0, computed as grad * 0 (f is piecewise constant)
+    Saves nothing. Node: SgnBackward0 (PyTorch computes this sign with ``sgn``).
+    """
 
     _node_name = "SgnBackward0"
 
@@ -198,6 +257,13 @@ class Sign(Builtin):
 
 
 class Abs(Builtin):
+    """f(a) = |a|
+
+    ∂L/∂a = grad * sign(a) (0 at a = 0, as in PyTorch); sign is a Function, Sign, so that it can be
+    differentiated again.
+    Saves a, whose sign the derivative reads.
+    """
+
     _node_name = "AbsBackward0"
     _saved_names = ("self",)
 
@@ -215,6 +281,12 @@ class Abs(Builtin):
 
 
 class Clamp(Builtin):
+    """f(a) = min(max(a, min), max) (either bound may be None)
+
+    ∂L/∂a = grad where min <= a <= max, else 0 (1 at the bounds themselves, as in PyTorch)
+    Saves a, to find where it lies inside the bounds. Node: ClampBackward1.
+    """
+
     _node_name = "ClampBackward1"
     _saved_names = ("self",)
 
@@ -242,8 +314,13 @@ class Clamp(Builtin):
 
 
 class Where(Builtin):
-    """``where(condition, a, b)``. The condition is passed as a numpy array: like PyTorch's node,
-    this one has next_functions entries for ``a`` and ``b`` only."""
+    """f(condition, a, b) = a where condition, else b
+
+    ∂L/∂a = grad * condition,  ∂L/∂b = grad * ~condition
+    Saves the condition, which both gradients read (saved, rather than kept, so that a second backward
+    is refused as in PyTorch). It is passed as a numpy array: like PyTorch's node, this one has
+    next_functions entries for a and b only.
+    """
 
     _node_name = "WhereBackward0"
     _saved_names = ("condition",)

@@ -1,4 +1,5 @@
-"""Reductions (sum, mean, max, min), sort, softmax and log_softmax (with their backwards as operations)."""
+"""Reductions (sum, mean, max, min), gather and scatter_add, sort, softmax and log_softmax (with their
+backwards as operations)."""
 from __future__ import annotations
 
 import numpy as np
@@ -19,6 +20,12 @@ def _restore_dims(grad: Tensor, dims: tuple, keepdim: bool) -> Tensor:
 
 
 class Sum(Builtin):
+    """f(a) = the sum of all elements of a
+
+    ∂L/∂a = grad expanded to a's shape: each element's derivative is 1
+    Saves nothing: keeps a's shape.
+    """
+
     _node_name = "SumBackward0"
 
     @staticmethod
@@ -37,6 +44,12 @@ class Sum(Builtin):
 
 
 class SumDim(Builtin):
+    """f(a) = a summed over dims (kept as size 1 with keepdim)
+
+    ∂L/∂a = grad, with the summed dims put back as size 1, expanded to a's shape
+    Saves nothing: keeps a's shape, dims and keepdim. Node: SumBackward1.
+    """
+
     _node_name = "SumBackward1"
 
     @staticmethod
@@ -55,6 +68,12 @@ class SumDim(Builtin):
 
 
 class Mean(Builtin):
+    """f(a) = sum(a) / N, for the N elements of a
+
+    ∂L/∂a = grad / N, expanded to a's shape
+    Saves nothing: keeps a's shape.
+    """
+
     _node_name = "MeanBackward0"
 
     @staticmethod
@@ -74,6 +93,12 @@ class Mean(Builtin):
 
 
 class MeanDim(Builtin):
+    """f(a) = a summed over dims, divided by the number n of elements summed
+
+    ∂L/∂a = grad / n, with the reduced dims put back as size 1, expanded to a's shape
+    Saves nothing: keeps a's shape, dims, keepdim and n. Node: MeanBackward1.
+    """
+
     _node_name = "MeanBackward1"
 
     @staticmethod
@@ -124,7 +149,11 @@ def sum_to_size(a: Tensor, shape) -> Tensor:
 
 
 class Gather(Builtin):
-    """``out[i][j] = a[i][index[i][j]]`` along ``dim``; its backward scatters back (ScatterAdd)."""
+    """f(a)[i][j] = a[i][index[i][j]] along dim (dim = 1 shown)
+
+    ∂L/∂a = zeros shaped like a, with grad added at index along dim (ScatterAdd; repeats add up)
+    Saves nothing: keeps dim, a's shape and index, a numpy array (no next_functions entry for it).
+    """
 
     _node_name = "GatherBackward0"
 
@@ -139,7 +168,11 @@ class Gather(Builtin):
 
 
 class ScatterAdd(Builtin):
-    """Add ``grad`` into zeros of ``shape`` at ``index`` along ``dim``; its backward gathers."""
+    """f(g) = zeros of ``shape``, with g added at index along dim: Gather's backward, as an operation
+
+    ∂L/∂g = grad gathered at index along dim (Gather)
+    Saves nothing: keeps dim and index.
+    """
 
     _node_name = "ScatterAddBackward0"
 
@@ -186,7 +219,13 @@ max_return, min_return, sort_return = _return_type("max"), _return_type("min"), 
 
 
 class MaxAll(Builtin):
-    """``x.max()``: the gradient is shared evenly between tied maxima (as in PyTorch)."""
+    """f(a) = max(a) (``x.max()``)
+
+    ∂L/∂a = grad / k at each of the k elements equal to f, 0 elsewhere: tied maxima share the
+    gradient evenly, as in PyTorch (``evenly_distribute_backward``)
+    Saves a and f, which pick the winners; saving a also catches an in-place change of it, as in PyTorch.
+    Node: MaxBackward1.
+    """
 
     _node_name = "MaxBackward1"
     _saved_names = ("self", "result")
@@ -209,12 +248,23 @@ class MaxAll(Builtin):
 
 
 class MinAll(MaxAll):
+    """f(a) = min(a) (``x.min()``)
+
+    ∂L/∂a = grad / k at each of the k elements equal to f, 0 elsewhere, as MaxAll's
+    Saves a and f, as MaxAll. Node: MinBackward1.
+    """
+
     _node_name = "MinBackward1"
     _reduce = staticmethod(np.min)
 
 
 class MaxDim(Builtin):
-    """``x.max(dim)``: values and the (non-differentiable) indices where they were found."""
+    """f(a) = (values, indices): the maximum along dim, and where it was found (``x.max(dim)``)
+
+    ∂L/∂a = grad put at the index of each maximum along dim, 0 elsewhere (ScatterAdd)
+    The indices are marked non-differentiable: their gradient (grad_indices) is ignored.
+    Saves nothing: keeps the indices as a numpy array, and dim, keepdim and a's shape. Node: MaxBackward0.
+    """
 
     _node_name = "MaxBackward0"
     _name = "max"
@@ -248,6 +298,12 @@ class MaxDim(Builtin):
 
 
 class MinDim(MaxDim):
+    """f(a) = (values, indices): the minimum along dim, and where it was found (``x.min(dim)``)
+
+    ∂L/∂a = grad put at the index of each minimum along dim, 0 elsewhere, as MaxDim's
+    Node: MinBackward0.
+    """
+
     _node_name = "MinBackward0"
     _name = "min"
     _arg = staticmethod(np.argmin)
@@ -306,6 +362,12 @@ def _descending_order(x: np.ndarray, dim: int) -> np.ndarray:
 
 
 class Sort(Builtin):
+    """f(a) = (values, indices): a sorted along dim, and where each value came from
+
+    ∂L/∂a = grad sent back to where each value came from (ScatterAdd at the indices)
+    The indices are marked non-differentiable. Saves nothing: keeps the order as a numpy array.
+    """
+
     _node_name = "SortBackward0"
 
     @staticmethod
@@ -334,6 +396,13 @@ def sort(a: Tensor, dim: int = -1, descending: bool = False):
 
 
 class Softmax(Builtin):
+    """f(a) = exp(a) / sum(exp(a)) along dim
+
+    ∂L/∂a = f * (grad - sum(grad * f, dim)): the Jacobian diag(f) - f f.T applied to grad
+    Saves the result f, all the derivative reads. Backward is one Function, SoftmaxBackwardData
+    (PyTorch's ``_softmax_backward_data``), so that it can be differentiated again.
+    """
+
     _node_name = "SoftmaxBackward0"
     _saved_names = ("result",)
 
@@ -357,9 +426,13 @@ class Softmax(Builtin):
 
 
 class SoftmaxBackwardData(Builtin):
-    """Softmax's backward as one operation, as in PyTorch (``_softmax_backward_data``):
-    ``y * (grad - (grad * y).sum(dim))`` for the softmax output ``y``. Being a Function, it can
-    itself be differentiated (double backward)."""
+    """Softmax's backward as one operation, as in PyTorch (``_softmax_backward_data``).
+
+    f(g, y) = y * (g - sum(g * y, dim)), for the softmax output y
+    ∂L/∂g = y * (grad - sum(grad * y, dim)): this same operation, as f is linear in g;
+    ∂L/∂y = g * grad - sum(y * g, dim) * grad - g * sum(y * grad, dim) (PyTorch's softmax_double_backward)
+    Saves g and y, which both gradients read. Node: SoftmaxBackwardDataBackward0.
+    """
 
     _node_name = "SoftmaxBackwardDataBackward0"
     _saved_names = ("grad_output", "output")
@@ -387,6 +460,13 @@ class SoftmaxBackwardData(Builtin):
 
 
 class LogSoftmax(Builtin):
+    """f(a) = a - log(sum(exp(a))) along dim
+
+    ∂L/∂a = grad - exp(f) * sum(grad, dim) (exp(f) is the softmax)
+    Saves the result f, all the derivative reads. Backward is one Function, LogSoftmaxBackwardData
+    (PyTorch's ``_log_softmax_backward_data``), so that it can be differentiated again.
+    """
+
     _node_name = "LogSoftmaxBackward0"
     _saved_names = ("result",)
 
@@ -410,9 +490,12 @@ class LogSoftmax(Builtin):
 
 
 class LogSoftmaxBackwardData(Builtin):
-    """LogSoftmax's backward as one operation, as in PyTorch (``_log_softmax_backward_data``):
-    ``grad - exp(y) * grad.sum(dim)`` for the log_softmax output ``y``. Being a Function, it can
-    itself be differentiated (double backward).
+    """LogSoftmax's backward as one operation, as in PyTorch (``_log_softmax_backward_data``).
+
+    f(g, y) = g - exp(y) * sum(g, dim), for the log_softmax output y
+    ∂L/∂g = grad - sum(grad * exp(y), dim),  ∂L/∂y = -sum(g, dim) * exp(y) * grad
+    (the formulas of PyTorch's derivatives.yaml)
+    Saves g and y, which the gradients read. Node: LogSoftmaxBackwardDataBackward0.
 
     >>> import minigrad as torch
     >>> x = torch.tensor([1.0, 2.0], requires_grad=True)

@@ -1,5 +1,6 @@
-"""Operations that change the shape, not the values. Most return *views*: tensors that share
-memory and the version counter with their input."""
+"""Operations that change the shape, not the values: view and reshape, t, transpose, permute, squeeze,
+unsqueeze, expand, and also clone, to (a dtype copy), cat and stack. Most return *views*: tensors
+that share memory and the version counter with their input."""
 from __future__ import annotations
 
 import numpy as np
@@ -44,6 +45,12 @@ def _infer_shape(shape: tuple, numel: int) -> tuple:
 
 
 class View(ViewFunction):
+    """f(a) = a seen in another shape, the same elements in the same order: a view
+
+    ∂L/∂a = grad.reshape(a's shape)
+    Saves nothing: keeps a's shape.
+    """
+
     _node_name = "ViewBackward0"
 
     @staticmethod
@@ -57,7 +64,12 @@ class View(ViewFunction):
 
 
 class UnsafeView(Builtin):
-    """The reshape of a fresh copy, inside ``reshape`` of a tensor that cannot be viewed: not a view."""
+    """f(a) = a in another shape: the reshape of a fresh copy, inside ``reshape`` of a tensor that
+    cannot be viewed (so not a view)
+
+    ∂L/∂a = grad.reshape(a's shape)
+    Saves nothing: keeps a's shape.
+    """
 
     _node_name = "UnsafeViewBackward0"
 
@@ -72,7 +84,12 @@ class UnsafeView(Builtin):
 
 
 class ReshapeAlias(ViewFunction):
-    """``reshape`` of a non-contiguous tensor whose memory allows a view: a view with new strides."""
+    """f(a) = a in another shape: ``reshape`` of a non-contiguous tensor whose memory allows a
+    view, a view with new strides
+
+    ∂L/∂a = grad.reshape(a's shape)
+    Saves nothing: keeps a's shape.
+    """
 
     _node_name = "ReshapeAliasBackward0"
 
@@ -126,6 +143,12 @@ def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 class T(ViewFunction):
+    """f(a) = a.T, for at most 2 dimensions: a view
+
+    ∂L/∂a = grad.t()
+    Saves nothing.
+    """
+
     _node_name = "TBackward0"
 
     @staticmethod
@@ -144,6 +167,12 @@ def t(a: Tensor) -> Tensor:
 
 
 class Transpose(ViewFunction):
+    """f(a) = a with dims d0 and d1 swapped: a view
+
+    ∂L/∂a = grad.transpose(d0, d1): the swap undoes itself
+    Saves nothing: keeps (d0, d1).
+    """
+
     _node_name = "TransposeBackward0"
 
     @staticmethod
@@ -158,6 +187,12 @@ class Transpose(ViewFunction):
 
 
 class Permute(ViewFunction):
+    """f(a) = a.permute(dims): a view
+
+    ∂L/∂a = grad.permute(the inverse of dims)
+    Saves nothing: keeps the inverse permutation.
+    """
+
     _node_name = "PermuteBackward0"
 
     @staticmethod
@@ -184,6 +219,12 @@ def permute(a: Tensor, dims: tuple) -> Tensor:
 
 
 class Unsqueeze(ViewFunction):
+    """f(a) = a with a new dimension of size 1 at dim: a view
+
+    ∂L/∂a = grad.squeeze(dim)
+    Saves nothing: keeps dim.
+    """
+
     _node_name = "UnsqueezeBackward0"
 
     @staticmethod
@@ -198,6 +239,12 @@ class Unsqueeze(ViewFunction):
 
 
 class Squeeze(ViewFunction):
+    """f(a) = a without its dimensions of size 1 (all, or those listed): a view
+
+    ∂L/∂a = grad.reshape(a's shape)
+    Saves nothing: keeps a's shape.
+    """
+
     _node_name = "SqueezeBackward0"
 
     @staticmethod
@@ -216,7 +263,10 @@ class SqueezeDim(Squeeze):
 
 class SqueezeInplaceDim(Squeeze):
     """The squeeze inside ``vector @ matrix``. PyTorch squeezes its temporary product in place there
-    (hence another name), so the result is that product itself, not a view of it."""
+    (hence another name), so the result is that product itself, not a view of it.
+
+    ∂L/∂a = grad.reshape(a's shape), as Squeeze's. Node: SqueezeBackward4.
+    """
 
     _node_name = "SqueezeBackward4"
 
@@ -238,6 +288,13 @@ def squeeze(a: Tensor, dim=None) -> Tensor:
 
 
 class Expand(ViewFunction):
+    """f(a) = a broadcast to a larger shape, without copying: a view
+
+    ∂L/∂a = grad summed over the expanded dimensions (``sum_to_size``): each element of a was used
+    in several places, and their gradients add up
+    Saves nothing: keeps a's shape.
+    """
+
     _node_name = "ExpandBackward0"
 
     @staticmethod
@@ -281,6 +338,12 @@ def expand(a: Tensor, sizes: tuple) -> Tensor:
 
 
 class Clone(Builtin):
+    """f(a) = a copy of a
+
+    ∂L/∂a = grad
+    Saves nothing: the derivative is 1.
+    """
+
     _node_name = "CloneBackward0"
 
     @staticmethod
@@ -293,6 +356,12 @@ class Clone(Builtin):
 
 
 class ToCopy(Builtin):
+    """f(a) = a converted to another dtype (``a.to(dtype)``, ``a.double()``...)
+
+    ∂L/∂a = grad converted back to a's dtype
+    Saves nothing: keeps a's dtype.
+    """
+
     _node_name = "ToCopyBackward0"
 
     @staticmethod
@@ -314,6 +383,13 @@ def _same_dtype(tensors) -> list:
 
 
 class Cat(Builtin):
+    """f(t1, t2, ...) = the tensors joined along dim (``cat``)
+
+    ∂L/∂ti = the slice of grad along dim where ti was placed (None for dim, the first argument)
+    Saves nothing: keeps dim and each tensor's size along it. PyTorch's legacy rule: a 1-D empty
+    tensor (shape ``(0,)``) is skipped, whatever the other tensors' shapes, and gets an empty gradient.
+    """
+
     _node_name = "CatBackward0"
 
     @staticmethod
@@ -346,6 +422,12 @@ def _skipped_in_cat(t: Tensor) -> bool:
 
 
 class Stack(Builtin):
+    """f(t1, t2, ...) = the tensors joined along a new dimension dim (``stack``)
+
+    ∂L/∂ti = grad[..., i] along dim (None for dim, the first argument)
+    Saves nothing: keeps dim.
+    """
+
     _node_name = "StackBackward0"
 
     @staticmethod

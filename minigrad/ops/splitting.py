@@ -32,7 +32,12 @@ def _wrap_dim(dim: int, ndim: int) -> int:
 
 
 class Split(Builtin):
-    """Views of consecutive pieces of ``a`` along ``dim``, of the given ``sizes``."""
+    """f(a) = (a[s0:s1], a[s1:s2], ...) along dim: views of consecutive pieces of the given sizes
+
+    ∂L/∂a = cat(grads, dim): each piece's gradient back in its place (the engine gives zeros for a
+    piece that was not used)
+    Saves nothing: keeps dim and a's sizes.
+    """
 
     _node_name = "SplitBackward0"
 
@@ -52,6 +57,11 @@ class Split(Builtin):
 
 
 class SplitWithSizes(Split):
+    """f(a) = pieces of the listed sizes along dim: ``split([2, 3])``
+
+    ∂L/∂a = cat(grads, dim), as Split. Node: SplitWithSizesBackward0.
+    """
+
     _node_name = "SplitWithSizesBackward0"
 
 

@@ -50,6 +50,14 @@ def _prod_grad(grad: Tensor, a: Tensor, result: Tensor, axis) -> Tensor:
 
 
 class Prod(Builtin):
+    """f(a) = the product of all elements of a
+
+    ∂L/∂a_i = grad * (the product of the other elements), computed as grad * f / a_i when a has no
+    zeros, else from running products from each side
+    Saves a and f, which the derivative reads. The second derivative where a has zeros is not
+    implemented (a NotImplementedError says so).
+    """
+
     _node_name = "ProdBackward0"
     _saved_names = ("self", "result")
 
@@ -66,6 +74,12 @@ class Prod(Builtin):
 
 
 class ProdDim(Builtin):
+    """f(a) = the product of the elements of a along dim
+
+    ∂L/∂a_i = grad * (the product of the others along dim), as Prod's
+    Saves a and f, which the derivative reads. Node: ProdBackward1.
+    """
+
     _node_name = "ProdBackward1"
     _saved_names = ("self", "result")
 
@@ -106,7 +120,12 @@ def _degrees_of_freedom(a: Tensor, dims: tuple, correction) -> float:
 
 
 class Var(Builtin):
-    """Variance ``sum((x - mean)^2) / (N - correction)`` over ``dims``."""
+    """f(a) = sum((a - mean(a)) ** 2) / (N - correction) over dims, for the N elements reduced
+
+    ∂L/∂a = grad * 2 * (a - mean(a)) / (N - correction) (the mean's own derivative drops out:
+    the deviations sum to 0)
+    Saves a, from which backward computes the deviations again.
+    """
 
     _node_name = "VarBackward0"
     _saved_names = ("self",)
@@ -131,7 +150,11 @@ class Var(Builtin):
 
 
 class Std(Builtin):
-    """Standard deviation: the square root of ``var``."""
+    """f(a) = sqrt(var(a)): the standard deviation over dims
+
+    ∂L/∂a = grad * (a - mean(a)) / (f * (N - correction))
+    Saves a and f, which the derivative reads.
+    """
 
     _node_name = "StdBackward0"
     _saved_names = ("self", "result")

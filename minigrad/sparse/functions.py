@@ -39,7 +39,13 @@ from .coo import UNSUPPORTED, SparseTensor
 
 # ---------------------------------------------------------------------- building and converting
 class SparseCooTensorWithDimsAndTensors(Builtin):
-    """``sparse_coo_tensor``: only ``values`` is differentiable (indices are passed as an array)."""
+    """f(values) = the sparse tensor with values[k] at indices[:, k] (``sparse_coo_tensor``)
+
+    ∂L/∂values[k] = grad[indices[:, k]]: the (dense) gradient read at each stored coordinate; a
+    repeated coordinate gets the full gradient at each of its repeats
+    Saves the result, whose index array backward reads. Only values is differentiable: indices is
+    passed as an array, so the node has no next_functions entry for it.
+    """
 
     _node_name = "SparseCooTensorWithDimsAndTensorsBackward0"
     _saved_names = ("result",)
@@ -71,6 +77,12 @@ def dense_array(a: SparseTensor) -> np.ndarray:
 
 
 class ToDense(Builtin):
+    """f(a) = the dense tensor of the sparse a (repeated coordinates add up)
+
+    ∂L/∂a = grad: the gradient of a sparse input is dense, as in PyTorch
+    Saves nothing.
+    """
+
     _node_name = "ToDenseBackward0"
 
     @staticmethod
@@ -95,6 +107,12 @@ def coalesced_arrays(index: np.ndarray, values: np.ndarray) -> tuple:
 
 
 class Coalesce(Builtin):
+    """f(a) = a with its coordinates sorted and each kept once, the values of repeats summed
+
+    ∂L/∂a = grad (dense): the same matrix, so the derivative is 1
+    Saves nothing.
+    """
+
     _node_name = "CoalesceBackward0"
 
     @staticmethod
@@ -108,7 +126,11 @@ class Coalesce(Builtin):
 
 
 class SparseT(Builtin):
-    """``a.t()``: the same entries with the two index rows swapped (a view, as in PyTorch)."""
+    """f(a) = a.T: the same entries with the two index rows swapped (a view, as in PyTorch)
+
+    ∂L/∂a = grad.t()
+    Saves nothing. Node: TBackward0, as for a dense ``t()``.
+    """
 
     _node_name = "TBackward0"
 
@@ -131,7 +153,12 @@ def _product(a: SparseTensor, dense: np.ndarray) -> np.ndarray:
 
 
 class SparseMm(Builtin):
-    """``sparse @ dense`` (2-D). Its backward for the sparse side is dense, like PyTorch's."""
+    """f(a, b) = a @ b, for a 2-D sparse a and a dense matrix b
+
+    ∂L/∂a = grad @ b.T (dense, n_rows x n_cols, like PyTorch's),  ∂L/∂b = a.T @ grad (a sparse product)
+    Saves b only when a needs a gradient, and a only when b does: each is read by the other's gradient.
+    Node: MmBackward0, as for dense matrices.
+    """
 
     _node_name = "MmBackward0"
     _saved_names = ("self", "mat2")
@@ -149,13 +176,20 @@ class SparseMm(Builtin):
 
 
 class SparseAddmm(SparseMm):
-    """``minigrad.sparse.mm(a, b)``: the same product under the name ``torch.sparse.mm`` gives it."""
+    """f(a, b) = a @ b, as SparseMm, with the node ``torch.sparse.mm`` gives it
+
+    ∂L/∂a = grad @ b.T (dense),  ∂L/∂b = a.T @ grad: SparseMm's backward. Node: SparseAddmmBackward0.
+    """
 
     _node_name = "SparseAddmmBackward0"
 
 
 class SparseMv(Builtin):
-    """``sparse @ vector``."""
+    """f(a, v) = a @ v, for a 2-D sparse a and a vector v
+
+    ∂L/∂a = outer(grad, v) (dense, like PyTorch's),  ∂L/∂v = a.T @ grad (a sparse product)
+    Saves v only when a needs a gradient, and a only when v does. Node: MvBackward0.
+    """
 
     _node_name = "MvBackward0"
     _saved_names = ("self", "vec")
@@ -173,7 +207,13 @@ class SparseMv(Builtin):
 
 
 class DenseSparseMm(Builtin):
-    """``dense @ sparse``, computed as ``(a.t() @ d.t()).t()`` without forming anything dense."""
+    """f(d, a) = d @ a, for a dense matrix d and a 2-D sparse a, computed as (a.T @ d.T).T without
+    forming anything dense
+
+    ∂L/∂d = grad @ a.T (computed as (a @ grad.T).T, a sparse product),  ∂L/∂a = d.T @ grad (dense,
+    like PyTorch's)
+    Saves a only when d needs a gradient, and d only when a does. Node: MmBackward0.
+    """
 
     _node_name = "MmBackward0"
     _saved_names = ("self", "mat2")

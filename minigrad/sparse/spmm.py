@@ -43,6 +43,10 @@ from .coo import check_coo, index_array
 class Spmm(Function):
     """``out = A @ b`` where ``A[indices[0, k], indices[1, k]] += values[k]`` (repeats add up).
 
+    ∂L/∂values[k] = dot(grad_output[i], b[j]) for (i, j) = indices[:, k]: one dot product per stored
+    entry, no N x N matrix; ∂L/∂b = A.T @ grad_output. Forward saves indices, values only when b needs
+    a gradient, and b only when values need one.
+
     Written like any Function you write yourself: ``forward`` saves what ``backward`` needs,
     ``backward`` returns one gradient per forward argument (None for ``indices`` and ``shape``).
     """
