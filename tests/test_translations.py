@@ -299,12 +299,12 @@ def test_a_reference_cycle_is_never_called_just_a_ring():
     assert not offences, "say 循环引用 (GLOSSARY.md):\n" + "\n".join(offences)
 
 
-HEADER_FIELD = re.compile(r"^\*\*(前置|打开|时间)\*\*")   # the title cell's builds-on/opens/time fields
+HEADER_FIELD = re.compile(r"^\*\*(前置|要读的源码|时间)\*\*")   # the title cell's builds-on/opens/time fields
 
 
 def markdown_body(english: Path) -> str:
     """A notebook's translated prose in cell order: its markdown without headings, table rows, the
-    title cell's 前置/打开/时间 paragraphs, and emphasis marks."""
+    title cell's 前置/要读的源码/时间 paragraphs, and emphasis marks."""
     catalog = tr.read_catalog(english)
     order = [cell["id"] for cell in tr.read_json(english)["cells"] if cell["cell_type"] == "markdown"]
     paragraphs = [paragraph for cell_id in order if cell_id in catalog
