@@ -28,7 +28,10 @@ literal of the English cell, replaced wherever it occurs::
 
 A replacement may change only what a string says: the build stops when the English text it names
 is no longer in the cell, or when the replaced cell's code (every name, operator, number and
-f-string field, in order) differs from the English cell's.
+f-string field, in order) differs from the English cell's. An entry for a code cell without
+comments has ``en=da39a3ee5e`` (the hash of no text). Columns padded to a width (``{name:20}``)
+count a Chinese character as one, so labels sharing a padded column keep equal numbers of Chinese
+characters, or stay English.
 
 ``en=`` is the hash of the English markdown source (or of the code cell's comments). When the
 English text changes, the hash no longer matches and ``status`` names the cell
