@@ -18,6 +18,21 @@ each, in the order of the English cell's comments: the code itself always comes 
 cell, so a code change reaches both editions. The set-up cell also gets ``set_language("zh")``,
 so the exercise checkers answer in Chinese.
 
+A code entry can also translate the course's own strings (printed labels, docstrings), one line
+each, written ``"English" → "中文"``: the text between the quotes is source text inside a string
+literal of the English cell, replaced wherever it occurs::
+
+    <!-- 03/14 code id=cell-14 en=cad0884ede -->
+    # next_functions，把每个节点换成它的名字
+    "mul is y.grad_fn:" → "mul 就是 y.grad_fn："
+
+A replacement may change only what a string says: the build stops when the English text it names
+is no longer in the cell, or when the replaced cell's code (every name, operator, number and
+f-string field, in order) differs from the English cell's. An entry for a code cell without
+comments has ``en=da39a3ee5e`` (the hash of no text). Columns padded to a width (``{name:20}``)
+count a Chinese character as one, so labels sharing a padded column keep equal numbers of Chinese
+characters, or stay English.
+
 ``en=`` is the hash of the English markdown source (or of the code cell's comments). When the
 English text changes, the hash no longer matches and ``status`` names the cell
 ("notebooks/04_where_ctx_comes_from.ipynb cell 17 (id cell-17) changed since it was translated");
@@ -37,6 +52,8 @@ Commands (standard library only; run from the repository root)::
 'x = 1  # 一\\n# 二'
 >>> fingerprint("hello")
 'aaf4c61ddc'
+>>> replace_strings('print("x.grad is", x.grad)', [("x.grad is", "x.grad 是")])
+'print("x.grad 是", x.grad)'
 """
 from __future__ import annotations
 
@@ -89,6 +106,62 @@ def with_comments(source: str, translated: list[str]) -> str:
     return "\n".join(lines)
 
 
+REPLACEMENT = re.compile(r'^"(.*)" → "(.*)"$')
+
+
+class ReplacementError(ValueError):
+    """A string replacement that no longer fits its English cell."""
+
+
+def _without_strings(node: ast.AST) -> ast.AST:
+    """``node`` with every string constant emptied and the text parts of f-strings dropped; a
+    field's format (``{name:20}``) is code and stays."""
+    formats = {id(part) for child in ast.walk(node) if isinstance(child, ast.FormattedValue)
+               and child.format_spec is not None for part in ast.walk(child.format_spec)}
+    for child in ast.walk(node):
+        if id(child) in formats:
+            continue
+        if isinstance(child, ast.JoinedStr):
+            child.values = [part for part in child.values if not isinstance(part, ast.Constant)]
+        elif isinstance(child, ast.Constant) and isinstance(child.value, str):
+            child.value = ""
+    return node
+
+
+def code_shape(source: str) -> str:
+    """What must stay identical between the editions: the code without its comments and with the
+    text of its strings left out (names, operators, numbers and f-string fields stay, in order).
+
+    >>> code_shape('print(f"x is {x}")  # one') == code_shape('print(f"x 是 {x}")  # 一')
+    True
+    >>> code_shape('print(f"{a} {b}")') == code_shape('print(f"{b} {a}")')
+    False
+    >>> code_shape('print(f"{a:20}")') == code_shape('print(f"{a:10}")')
+    False
+    """
+    return ast.dump(_without_strings(ast.parse(source)))
+
+
+def replace_strings(source: str, replacements: list[tuple[str, str]]) -> str:
+    """``source`` with each English string text replaced, wherever it occurs, by its translation.
+
+    Raises :class:`ReplacementError` when an English text is not in ``source``, or when the result
+    is other code than ``source`` (a replacement reaching outside a string literal).
+    """
+    result = source
+    for english, chinese in replacements:
+        if english not in result:
+            raise ReplacementError(f'the catalog replaces "{english}", which is no longer in the English cell')
+        result = result.replace(english, chinese)
+    try:
+        same = code_shape(result) == code_shape(source)
+    except SyntaxError as error:
+        raise ReplacementError(f"the string replacements make code that does not parse: {error}") from None
+    if not same:
+        raise ReplacementError("the string replacements change the code, not only what a string says")
+    return result
+
+
 def source_of(cell: dict) -> str:
     source = cell["source"]
     return "".join(source) if isinstance(source, list) else source
@@ -115,6 +188,18 @@ class Entry:
     cell_id: str
     english_hash: str
     text: str
+
+    @property
+    def replacements(self) -> list[tuple[str, str]]:
+        """A code entry's string replacements, (English, Chinese) source text."""
+        if self.kind != "code":
+            return []
+        return [match.groups() for match in map(REPLACEMENT.match, self.text.split("\n")) if match]
+
+    @property
+    def comment_lines(self) -> list[str]:
+        """A code entry's translated comments, in order (every line that is not a replacement)."""
+        return [line for line in self.text.split("\n") if line and not REPLACEMENT.match(line)]
 
     def header(self, notebook_number: str) -> str:
         return (f"<!-- {notebook_number}/{self.number:02d} {self.kind} id={self.cell_id} "
@@ -159,9 +244,10 @@ class Problem:
     path: Path
     number: int
     cell_id: str
-    kind: str   # "missing", "untranslated", "changed" or "orphan"
+    kind: str   # "missing", "untranslated", "changed", "orphan" or "strings"
     english: str = ""
     current_hash: str = ""
+    detail: str = ""   # for "strings": what is wrong with the string replacements
 
     def __str__(self) -> str:
         where = f"notebooks/{self.path.name} cell {self.number} (id {self.cell_id})"
@@ -169,7 +255,8 @@ class Problem:
                 "untranslated": f"{where} still has the English text in its catalog entry",
                 "changed": f"{where} changed since it was translated",
                 "orphan": f"notebooks/zh/translations/{self.path.stem}.md has an entry for id "
-                          f"{self.cell_id}, which is no cell of notebooks/{self.path.name}"}[self.kind]
+                          f"{self.cell_id}, which is no cell of notebooks/{self.path.name}",
+                "strings": f"{where}: {self.detail}"}[self.kind]
 
 
 def problems(english: Path, nb: dict | None = None, catalog: dict[str, Entry] | None = None) -> list[Problem]:
@@ -179,15 +266,21 @@ def problems(english: Path, nb: dict | None = None, catalog: dict[str, Entry] | 
     found, ids = [], set()
     for number, cell in enumerate(nb["cells"]):
         ids.add(cell["id"])
+        entry = catalog.get(cell["id"])
+        if entry is not None and entry.replacements and cell["cell_type"] == "code":
+            try:
+                replace_strings(source_of(cell), entry.replacements)
+            except ReplacementError as error:
+                found.append(Problem(english, number, cell["id"], "strings", detail=str(error)))
         text = translatable_text(cell)
         if text is None:
             continue
-        entry = catalog.get(cell["id"])
+        translated = "\n".join(entry.comment_lines) if entry and entry.kind == "code" else entry and entry.text
         if entry is None:
             found.append(Problem(english, number, cell["id"], "missing", text, fingerprint(text)))
         elif entry.english_hash != fingerprint(text):
             found.append(Problem(english, number, cell["id"], "changed", text, fingerprint(text)))
-        elif entry.text == text and re.search(r"\b[A-Za-z]{2,} [a-z]{2,}\b", text):   # English words left
+        elif translated == text and re.search(r"\b[A-Za-z]{2,} [a-z]{2,}\b", text):   # English words left
             found.append(Problem(english, number, cell["id"], "untranslated", text, fingerprint(text)))
     found += [Problem(english, entry.number, cell_id, "orphan") for cell_id, entry in catalog.items()
               if cell_id not in ids]
@@ -195,10 +288,12 @@ def problems(english: Path, nb: dict | None = None, catalog: dict[str, Entry] | 
 
 
 def chinese_source(cell: dict, entry: Entry | None) -> str:
-    """The Chinese cell's source: the translation (markdown) or the code with translated comments.
+    """The Chinese cell's source: the translation (markdown) or the code with translated comments
+    and strings.
 
-    A stale entry is still used while it fits (same number of comments); a missing one leaves the
-    English text, which ``status`` and the tests report.
+    A stale entry's comments are still used while they fit (same number of comments); a missing
+    entry leaves the English text, which ``status`` and the tests report. A string replacement that
+    no longer fits raises :class:`ReplacementError`, naming the cell.
     """
     source = source_of(cell)
     if cell["cell_type"] == "markdown":
@@ -206,8 +301,13 @@ def chinese_source(cell: dict, entry: Entry | None) -> str:
     if cell["cell_type"] != "code":
         return source
     if entry and entry.text:
-        translated = entry.text.split("\n")
-        if len(translated) == len(comments(source)):
+        if entry.replacements:
+            try:
+                source = replace_strings(source, entry.replacements)
+            except ReplacementError as error:
+                raise ReplacementError(f"cell id {cell['id']}: {error}") from None
+        translated = entry.comment_lines
+        if translated and len(translated) == len(comments(source)):
             source = with_comments(source, translated)
     if CHECK_IMPORT.search(source):
         match = CHECK_IMPORT.search(source)
@@ -238,7 +338,11 @@ def build_all() -> list[Path]:
     for english in english_paths():
         target = CHINESE / english.name
         previous = read_json(target) if target.exists() else None
-        nb = build_notebook(read_json(english), read_catalog(english), previous)
+        try:
+            nb = build_notebook(read_json(english), read_catalog(english), previous)
+        except ReplacementError as error:
+            raise ReplacementError(f"notebooks/{english.name} {error} "
+                                   f"(fix notebooks/zh/translations/{english.stem}.md)") from None
         target.write_text(json.dumps(nb, sort_keys=True, indent=1, ensure_ascii=False) + "\n",
                           encoding="utf-8")
         written.append(target)
@@ -360,7 +464,12 @@ def execute(numbers: list[str]) -> int:
 def main(argv: list[str]) -> int:
     command = argv[0] if argv else "status"
     if command == "build":
-        for path in build_all():
+        try:
+            written = build_all()
+        except ReplacementError as error:
+            print(f"build stopped: {error}", file=sys.stderr)
+            return 1
+        for path in written:
             print(f"wrote {path.relative_to(ROOT)}")
         return 0
     if command == "status":
