@@ -1,6 +1,7 @@
-"""Every checker prints the title of its exercise as the notebook's heading gives it, in English and
-in the Chinese edition: ``### Your turn 2: why does Power break?`` is checked by a checker whose
-verdict starts "✓ Your turn 2: why does Power break?" (markdown's backquotes left out)."""
+"""The exercises as the notebooks show them. Every checker prints the title of its exercise as the
+notebook's heading gives it, in English and in the Chinese edition: ``### Your turn 2: why does
+Power break?`` is checked by a checker whose verdict starts "✓ Your turn 2: why does Power break?"
+(markdown's backquotes left out). A worked solution prints nothing but that verdict."""
 from __future__ import annotations
 
 import importlib
@@ -49,3 +50,20 @@ def test_every_checker_title_is_its_heading_in_both_languages(path):
         if chinese_path.exists():
             assert MESSAGES.get(check.title) == chinese[number], \
                 f"zh/{path.name}: checker {MESSAGES.get(check.title)!r}, heading {chinese[number]!r}"
+
+
+ALL_EDITIONS = PATHS + notebook_paths(NOTEBOOKS / "zh")
+VERDICT = re.compile(r"(✓ (Your turn|动手练习) \d+\s*[:：].* — (correct|正确)。?\.?\n)+")
+
+
+@pytest.mark.parametrize("path", ALL_EDITIONS, ids=[path.relative_to(NOTEBOOKS).as_posix() for path in ALL_EDITIONS])
+def test_a_worked_solution_prints_only_its_verdict(path):
+    """JupyterLab shows a cell's hidden output again when the cell runs (CodeCell.execute sets
+    outputHidden to false), so after "Restart Kernel and Run All" every solution's output is in
+    view, right under the exercise: it must give nothing away, only the check's ✓ line."""
+    for index, cell in enumerate(read_notebook(path).cells):
+        if "solution" in cell.metadata.get("tags", []):
+            kinds = [output.output_type for output in cell.outputs]
+            text = "".join(output.get("text", "") for output in cell.outputs)
+            assert kinds == ["stream"] and VERDICT.fullmatch(text), \
+                f"{path.name} cell {index}: a solution prints {text!r} ({kinds}); print only the check's verdict"
