@@ -14,7 +14,7 @@ import pytest
 
 import minigrad as torch
 from minigrad.exercises import _feedback, nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09, nb10
-from test_exercises_nb03_05 import SquareSaved   # the notebook's Function
+from test_exercises_nb03_05 import SquareSaved, saved_bytes   # the notebook's Function, a right answer
 
 F = torch.autograd.Function
 
@@ -261,6 +261,7 @@ CASES = [
      "shares x's data but not its version counter"),
     (nb05.your_turn_1, function("Cube", cube_from_output, backward_from_output), "you saved the output y = x ** 3"),
     (nb05.your_turn_1, function("Cube", lambda ctx, x: x.mul_(x * x), cube_backward), "Cube.apply(x) changed the caller's x"),
+    (nb05.your_turn_2, lambda tensor: float(saved_bytes(tensor)), None),
     (nb05.your_turn_3, two_passes_with_autograd_grad, None),
     (nb05.your_turn_3, rebuilds_the_graph, "you built the graph 2 times"),
     (nb05.your_turn_3, one_combined_backward, "one backward pass went through y's node"),
