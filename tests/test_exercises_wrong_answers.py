@@ -181,6 +181,15 @@ def docs_style(ctx, grad_double, grad_triple):
     return grad
 
 
+def copies_into_zeros(ctx, grad_double, grad_triple):
+    grad = torch.zeros(3)
+    if grad_double is not None:
+        grad[:] = grad + grad_double * 2
+    if grad_triple is not None:
+        grad.index_add_(0, torch.tensor([0, 1, 2]), grad_triple * 3)
+    return grad
+
+
 def none_back_to_zeros(ctx, grad_double, grad_triple):
     if grad_double is None:
         grad_double = torch.zeros_like(grad_triple)
@@ -267,6 +276,7 @@ CASES = [
     (nb05.your_turn_3, one_combined_backward, "one backward pass went through y's node"),
     (nb05.your_turn_3, builtin_square, "y's node is MulBackward0: y was not made by SquareSaved.apply(x)"),
     (nb06.your_turn_4, two_scales(docs_style), None),
+    (nb06.your_turn_4, two_scales(copies_into_zeros), None),
     (nb06.your_turn_4, two_scales(none_back_to_zeros), "backward turned the None it received into zeros"),
     (nb06.your_turn_4, two_scales(docs_style, numbers_forward), "TwoScales.apply returned (float, float), not two tensors"),
     (nb07.your_turn_1, merges_repeated_edges, "on a random graph with 6 nodes and 10 edges (some repeated)"),

@@ -283,8 +283,10 @@ def your_turn_3(AddOne_) -> None:
 
 
 # Operations that may take a tensor of zeros without computing a term from it: adding the present
-# gradients into zeros_like(x) is how the PyTorch documentation writes a backward for None gradients.
-_ACCUMULATING = ("Add", "AddInplace", "Sub", "SubInplace", "Clone")
+# gradients into zeros_like(x) is how the PyTorch documentation writes a backward for None gradients;
+# copying, stacking or selecting into zeros computes nothing either.
+_ACCUMULATING = ("Add", "AddInplace", "Sub", "SubInplace", "Clone", "CopyInplace", "IndexAdd", "Cat", "Stack",
+                 "Where")
 
 
 @contextlib.contextmanager
