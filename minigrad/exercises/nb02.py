@@ -201,7 +201,7 @@ def your_turn_2(power: Any) -> None:
     expect(not written,
            f"forward still writes {', '.join(power.__name__ + '.' + n for n in written)} on the class: "
            "one slot shared by every call, so the second call overwrites the first call's values",
-           "store them on ctx, the record of this one call: ctx.exponent = exponent")
+           "which object is the record of one single call? Store the exponent and x there")
     expect(isinstance(squared, torch.Tensor) and _close(squared.tolist(), [1.0, 4.0, 9.0]),
            "FixedPower.apply(x, 2) is not x ** 2", "return x ** exponent from forward")
     expect(isinstance(cubed, torch.Tensor) and _close(cubed.tolist(), [0.125, -1.0, 8.0]),

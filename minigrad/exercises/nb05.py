@@ -106,8 +106,8 @@ def your_turn_1(Cube) -> None:
                "see the change", "save x itself: ctx.save_for_backward(x)")
         expect(False, f"x was changed in place after forward, yet backward ran and gave {got} "
                "(the true gradient at the values forward saw is [3, 120, 300]): backward read the changed x",
-               "keep x with ctx.save_for_backward(x) in forward, and read it in backward with "
-               "`x, = ctx.saved_tensors`: that read compares version counters")
+               "section 1: only a tensor kept with save_for_backward and read back from ctx.saved_tensors has "
+               "its version counter compared")
 
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     ctx = Cube.apply(x).grad_fn

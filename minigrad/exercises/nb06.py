@@ -216,7 +216,7 @@ def your_turn_2(MySort) -> None:
            "return the indices x.sort() gives, unchanged")
     expect(any(t is indices for t in marked),
            "forward never passed the returned indices to ctx.mark_non_differentiable",
-           "call ctx.mark_non_differentiable(indices) in forward, before returning them")
+           "forward has to tell ctx which output is not differentiable, before returning it (the section on mark_non_differentiable)")
     expect(not any(t is values for t in marked), "the values are marked non-differentiable, so no gradient "
            "can flow through them", "mark only the indices")
     expect(not indices.requires_grad and indices.grad_fn is None,
@@ -262,7 +262,7 @@ def your_turn_3(AddOne_) -> None:
     expect(out is h, "apply returned a new tensor object, not h: without ctx.mark_dirty(x), apply treats x as "
            f"an input returned unchanged and hands back a new view, while h keeps grad_fn "
            f"{h.grad_fn.name() if h.grad_fn is not None else None}, a history that no longer matches its values",
-           "call ctx.mark_dirty(x) in forward, after changing x")
+           "apply does not know that forward changed x: the section on mark_dirty says how forward tells it")
     expect(h.grad_fn is not None and h.grad_fn.name() == node_name,
            f"h.grad_fn is {h.grad_fn.name() if h.grad_fn is not None else None}, not {node_name}",
            "mark x dirty and return it: apply then makes the node its grad_fn")
@@ -336,7 +336,7 @@ def your_turn_4(TwoScales) -> None:
                "return x * 2, x * 3, computed from the input x")
         expect(out[0].grad_fn.materialize_grads is False,
                "ctx.materialize_grads is still True: backward receives zeros, not None, for an unused output",
-               "call ctx.set_materialize_grads(False) in forward")
+               "the section on set_materialize_grads: forward can ask for None instead of zeros")
         if used is not None:
             grads = [None, None]
             grads[used] = upstream
