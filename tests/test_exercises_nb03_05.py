@@ -436,7 +436,7 @@ def test_nb05_turn2_accepts_the_worked_solution(capsys):
      "the bytes of the first node only"),
     (lambda t: 0, "you gave 0, yet its nodes keep 60 bytes"),
     (lambda t: None, "your function returned None"),
-    (lambda t: float(saved_bytes(t)), "not a whole number of bytes"),
+    (lambda t: saved_bytes(t) / 3 + 0.5, "not a whole number of bytes"),
 ])
 def test_nb05_turn2_explains_mistakes(answer, message, capsys):
     ok, out = verdict(nb05.your_turn_2, answer, capsys)

@@ -15,7 +15,7 @@ import pytest
 import minigrad as torch
 from minigrad.exercises import nb07
 
-TITLE_1 = "Your turn 1: the values' gradient without the N x N matrix"
+TITLE_1 = "Your turn 1: the values' gradient without the N × N matrix"
 TITLE_2 = "Your turn 2: predict needs_input_grad"
 PYTORCH_FLAGS = [(False, True, False, False), (False, False, False, True),
                  (False, True, False, True), (False, True, False, True)]

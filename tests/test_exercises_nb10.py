@@ -124,7 +124,7 @@ def test_design_a_itself_breaks_when_one_instance_is_reused():
 def test_your_turn_1_accepts_a_fresh_instance_per_call(capsys):
     result, out = run(nb10.your_turn_1, FreshPerCall, VarA, capsys=capsys)
     assert result
-    assert out == "✓ Your turn 1: a re-entrant design A — correct.\n"
+    assert out == "✓ Your turn 1: make design A re-entrant — correct.\n"
 
 
 @pytest.mark.parametrize("answer, problem", [
@@ -137,7 +137,7 @@ def test_your_turn_1_accepts_a_fresh_instance_per_call(capsys):
 def test_your_turn_1_says_what_is_wrong(answer, problem, capsys):
     result, out = run(nb10.your_turn_1, answer, VarA, capsys=capsys)
     assert not result
-    assert out.startswith("✗ Your turn 1: a re-entrant design A — not yet.\n")
+    assert out.startswith("✗ Your turn 1: make design A re-entrant — not yet.\n")
     assert problem in out
     assert "Hint: " in out
 

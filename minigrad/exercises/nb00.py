@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 import minigrad as torch
 
 from ._feedback import exercise, expect
@@ -22,7 +24,7 @@ X_VALUES = [1.0, 2.0, 3.0]
 
 def _numbers(prediction: Any) -> list[float] | None:
     """The prediction as a list of floats, or None if it is not a sequence of numbers."""
-    if isinstance(prediction, torch.Tensor):
+    if isinstance(prediction, (torch.Tensor, np.ndarray)):
         prediction = prediction.tolist()
     if not isinstance(prediction, (list, tuple)):
         return None
@@ -47,7 +49,7 @@ def _gradient_of_square_sum() -> list[float]:
 def your_turn_1(prediction: Any) -> None:
     """Check a prediction of ``x.grad`` after ``(x * x).sum().backward()`` with ``x = [1., 2., 3.]``.
 
-    ``prediction`` is a list (or tuple, or tensor) of three numbers.
+    ``prediction`` is a list (or tuple, tensor or numpy array) of three numbers.
     """
     expect(prediction is not Ellipsis and prediction is not None,
            "you have not written a prediction yet",

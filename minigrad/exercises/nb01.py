@@ -20,7 +20,8 @@ from minigrad.nn import Module, Parameter
 
 from ._feedback import exercise, expect
 
-REGISTER_HINT = "self.factor = torch.nn.Parameter(torch.tensor(1.0)) inside __init__, after super().__init__()"
+REGISTER_HINT = ("only a torch.nn.Parameter assigned to self is registered (remember Forgetful): wrap the "
+                 "starting value in torch.nn.Parameter(...)")
 
 
 def _close(a: list[float], b: list[float]) -> bool:
@@ -61,11 +62,35 @@ def your_turn_1(scale: Any) -> None:
     expect(factor.numel() == 1,
            f"factor has shape {list(factor.shape)}; one number should scale the whole input",
            "torch.nn.Parameter(torch.tensor(1.0)) holds a single number")
+    start = factor.detach().reshape(-1).tolist()[0]
+    expect(_close([start], [1.0]),
+           f"factor starts at {start:g}; the task asks for 1.0, so that a new Scale() leaves its input "
+           "unchanged until training moves the factor",
+           "give the Parameter the starting value 1.0")
+    expect(factor.requires_grad,
+           "factor has requires_grad=False, so backward never computes a gradient for it: a Parameter "
+           "that does not learn",
+           "keep the default requires_grad=True of torch.nn.Parameter")
 
+    grad = factor.grad
     with torch.no_grad():
         factor.fill_(2.5)   # a value other than 1, so that forgetting the factor shows
-    x = torch.tensor([1.0, -2.0, 3.0])
+    try:
+        _check_forward(module, factor)
+    finally:   # the learner's module as it was (when an instance was passed)
+        with torch.no_grad():
+            factor.fill_(start)
+        factor.grad = grad
+
+
+def _check_forward(module: Module, factor: Parameter) -> None:
+    """Forward with factor = 2.5 gives 2.5 * x, leaves x alone, and backward reaches factor."""
+    given = [1.0, -2.0, 3.0]
+    x = torch.tensor(given)
     out = module(x)
+    expect(x.tolist() == given,
+           f"forward changed its input in place: the caller's x was {given} and is now {x.tolist()}",
+           "compute a new tensor from x; an in-place method such as x.mul_(...) overwrites the caller's data")
     expect(isinstance(out, torch.Tensor), f"forward returned {type(out).__name__}, not a tensor",
            "return self.factor * x")
     expect(list(out.shape) == [3],

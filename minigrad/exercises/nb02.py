@@ -58,14 +58,63 @@ class Sine(Function):
         return ctx.x.cos() * grad_output
 
 
+class _Calls:
+    """The ctx objects that the learner's code gave to forward and to backward, call by call."""
+
+    def __init__(self) -> None:
+        self.forward: list = []
+        self.backward: list = []
+
+
+_calls = _Calls()
+
+
 def _refuse_apply(cls, *args, **kwargs):
     raise NotYet("your code called .apply, which lets the engine do the work",
                  "call function.forward(ctx, x) and function.backward(ctx, grad_output) yourself")
 
 
-# The classes the learner's code receives: the same maths, but .apply is refused.
-ByHandCube = type("Cube", (Cube,), {"apply": classmethod(_refuse_apply)})
-ByHandSine = type("Sine", (Sine,), {"apply": classmethod(_refuse_apply)})
+def _record_forward(function: type, ctx, x):
+    expect(not isinstance(ctx, type),
+           f"you gave forward the class {getattr(ctx, '__name__', ctx)} as ctx: what forward stores on a class "
+           "is one slot shared by every call, the bug of StatefulMul",
+           "create a new object for this one call, ctx = Ctx(), and give that object to forward and backward")
+    expect(not isinstance(ctx, torch.Tensor),
+           "you gave forward a tensor as ctx: forward then writes its record onto that tensor, which is "
+           "the caller's data, not a record of this call",
+           "create a new object for this one call, ctx = Ctx(), and give that object to forward and backward")
+    expect(not isinstance(ctx, Function),
+           f"you gave forward an instance of {function.__name__} as ctx: creating one warns \"should not be "
+           "instantiated\", because a Function holds only code; the record of a call is a separate object",
+           "create a plain record object, ctx = Ctx(), and give it to forward and backward")
+    _calls.forward.append(ctx)
+    return function.forward(ctx, x)
+
+
+def _record_backward(function: type, ctx, grad_output):
+    expect(not hasattr(ctx, "x") or not _calls.forward or any(ctx is seen for seen in _calls.forward),
+           "backward received a different ctx object from the one forward filled", SAME_CTX_HINT)
+    _calls.backward.append(ctx)
+    return function.backward(ctx, grad_output)
+
+
+def _by_hand(function: type) -> type:
+    """The class the learner's code receives: the same maths, ``.apply`` refused, and every ctx
+    given to forward and backward recorded."""
+    def forward(ctx, x):
+        return _record_forward(function, ctx, x)
+
+    def backward(ctx, grad_output):
+        return _record_backward(function, ctx, grad_output)
+
+    return type(function.__name__, (function,), {"apply": classmethod(_refuse_apply),
+                                                 "forward": staticmethod(forward),
+                                                 "backward": staticmethod(backward)})
+
+
+# The classes the learner's code receives.
+ByHandCube = _by_hand(Cube)
+ByHandSine = _by_hand(Sine)
 
 
 def _engine_gradient(function: type, values: list[float], grad_output: list[float]) -> list[float]:
@@ -83,6 +132,7 @@ def your_turn_1(gradient_by_hand: Callable) -> None:
     ``function.apply(x)`` followed by ``.backward(grad_output)``.
     """
     values, upstream = [0.5, -1.0, 2.0], [1.0, 0.5, -2.0]
+    _calls.__init__()
     result = gradient_by_hand(ByHandCube, torch.tensor(values), torch.tensor(upstream))
     expect(result is not None,
            "gradient_by_hand returned None",
@@ -93,18 +143,32 @@ def your_turn_1(gradient_by_hand: Callable) -> None:
     expect(isinstance(result, torch.Tensor), f"gradient_by_hand returned a {type(result).__name__}, not a tensor",
            "return function.backward(ctx, grad_output)")
     got = result.tolist()
+    expect(not _close(got, [v ** 3 for v in values]),
+           "you returned forward's output (x ** 3), not the gradient that backward computes",
+           "call function.backward(ctx, grad_output) after forward and return its result")
+    expect(bool(_calls.forward),
+           "the forward of the function you were given never ran: your code filled ctx itself, or called "
+           "another Function's forward (such as Cube.forward), which works only for the Function you know",
+           "use the function argument: function.forward(ctx, x), then function.backward(ctx, grad_output)")
+    expect(bool(_calls.backward),
+           "function.backward never ran: the gradient came from somewhere else (the engine, differentiating "
+           "the operations of forward?), so the backward of the Function was never tested",
+           "call function.backward(ctx, grad_output) yourself, with the ctx that forward filled")
     expected = _engine_gradient(Cube, values, upstream)
     if not _close(got, expected):
-        expect(not _close(got, [v ** 3 for v in values]),
-               "you returned forward's output (x ** 3), not the gradient that backward computes",
-               "call function.backward(ctx, grad_output) after forward and return its result")
         expect(not _close(got, _engine_gradient(Cube, values, [1.0, 1.0, 1.0])),
                "your gradient ignores grad_output (it is the gradient for grad_output = ones)",
                "pass the grad_output argument to backward")
         expect(False, f"for Cube, x = {values}, grad_output = {upstream} you returned {got}; "
                f"Cube.apply(x).backward(grad_output) gives {expected}",
                "forward(ctx, x) first, then backward(ctx, grad_output) with the same ctx")
+    cube_records = list(_calls.forward)
+    _calls.__init__()
     sine = gradient_by_hand(ByHandSine, torch.tensor(values), torch.tensor(upstream))
+    expect(not any(record is other for record in cube_records for other in _calls.forward),
+           "the call with Cube and the call with Sine used the same ctx object: one record for several "
+           "calls is the bug of MulRecipe (a second call before backward overwrites what the first stored)",
+           "create the ctx inside gradient_by_hand, so that every call gets a new one")
     expect(isinstance(sine, torch.Tensor) and _close(sine.tolist(), _engine_gradient(Sine, values, upstream)),
            "correct for Cube but not for another Function (Sine): your code does not use its "
            "function argument",
@@ -117,23 +181,27 @@ def _written_on_class(cls: type, before: dict) -> list[str]:
                   if not name.startswith("__") and (name not in before or before[name] is not value))
 
 
-@exercise("Your turn 2: a Power that keeps its record on ctx")
+@exercise("Your turn 2: why does Power break?")
 def your_turn_2(power: Any) -> None:
     """Check a Function ``power`` with ``power.apply(x, exponent) == x ** exponent`` that survives two
     calls before backward."""
     expect(isinstance(power, type) and issubclass(power, Function),
            f"{power!r} is not a Function class",
            "class FixedPower(torch.autograd.Function): with static forward and backward")
+    power.apply(torch.tensor([1.5]), 2)   # a first call: what the engine caches on the class is there now
     before = dict(vars(power))
     x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     w = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
     squared = power.apply(x, 2)
     cubed = power.apply(w, 3)
+    expect(x.tolist() == [1.0, 2.0, 3.0] and w.tolist() == [0.5, -1.0, 2.0],
+           f"FixedPower.apply changed its input in place: x is now {x.tolist()} (it was [1.0, 2.0, 3.0])",
+           "forward returns a new tensor, x ** exponent, and leaves x as it was")
     written = _written_on_class(power, before)
     expect(not written,
            f"forward still writes {', '.join(power.__name__ + '.' + n for n in written)} on the class: "
            "one slot shared by every call, so the second call overwrites the first call's values",
-           "store them on ctx, the record of this one call: ctx.exponent = exponent")
+           "which object is the record of one single call? Store the exponent and x there")
     expect(isinstance(squared, torch.Tensor) and _close(squared.tolist(), [1.0, 4.0, 9.0]),
            "FixedPower.apply(x, 2) is not x ** 2", "return x ** exponent from forward")
     expect(isinstance(cubed, torch.Tensor) and _close(cubed.tolist(), [0.125, -1.0, 8.0]),
@@ -146,6 +214,8 @@ def your_turn_2(power: Any) -> None:
         expect("incorrect number of gradients" not in str(error), str(error),
                "backward returns one gradient per forward input: (gradient for x, None) "
                "- None for the exponent, which is not a tensor")
+        expect("was not a Variable" not in str(error), str(error),
+               "the exponent is a number, not a tensor: its gradient must be None, not zeros")
         raise
     got_x = None if x.grad is None else x.grad.tolist()
     expect(got_x is None or not _close(got_x, [2.0, 4.0, 6.0]),

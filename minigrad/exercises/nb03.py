@@ -12,10 +12,12 @@ from collections import Counter, deque
 from itertools import combinations
 from typing import Callable
 
+import numpy as np
+
 import minigrad as torch
 from minigrad.autograd.engine import _discover
 
-from ._feedback import exercise, expect
+from ._feedback import _, exercise, expect, get_language
 
 
 def reference_bfs(tensor) -> list[str]:
@@ -53,9 +55,19 @@ def _engine_names(tensor) -> Counter:
     return Counter(node.name() for node in nodes)
 
 
-def _names(counts: Counter, several: str = "of them") -> str:
-    """``'MulBackward0, torch::autograd::AccumulateGrad (2 of them)'``."""
-    return ", ".join(name if n == 1 else f"{name} ({n} {several})" for name, n in sorted(counts.items()))
+def _names(counts: Counter) -> str:
+    """``'MulBackward0, torch::autograd::AccumulateGrad (2 of them)'`` (in the checkers' language)."""
+    return _separator().join(name if n == 1 else _(f"{name} ({n} of them)") for name, n in sorted(counts.items()))
+
+
+def _repeats(counts: Counter) -> str:
+    """``'MulBackward0 (1 extra copy)'``: how often each name is listed more than once."""
+    return _separator().join(_(f"{name} ({n} extra copy)") if n == 1 else _(f"{name} ({n} extra copies)")
+                             for name, n in sorted(counts.items()))
+
+
+def _separator() -> str:
+    return "、" if get_language() == "zh" else ", "
 
 
 def _test_graphs() -> list[tuple[str, object]]:
@@ -75,7 +87,7 @@ def _test_graphs() -> list[tuple[str, object]]:
     ]
 
 
-@exercise("Your turn 1: the nodes of a graph in breadth-first order")
+@exercise("Your turn 1: the nodes in breadth-first order")
 def your_turn_1(node_names: Callable) -> None:
     """``node_names(tensor)`` must return ``[node.name(), ...]`` for every node reachable from
     ``tensor.grad_fn``, breadth-first, each node once (compared with the engine's discovery)."""
@@ -107,7 +119,7 @@ def your_turn_1(node_names: Callable) -> None:
         extra = mine - engine
         missing = engine - mine
         if extra and not missing:
-            expect(False, f"for {description} your list repeats {_names(extra, 'extra copies')}: a node reached along "
+            expect(False, f"for {description} your list repeats {_repeats(extra)}: a node reached along "
                    "two paths is still one node", "keep a set of the nodes already seen and skip them")
         expect(not missing, f"for {description} the engine also reaches {_names(missing)}, "
                "which your list leaves out",
@@ -130,6 +142,9 @@ _PATHS = {"x -> h * x (x as the right factor)": _X + 3.0,
           "x -> h -> + h": 1.0}
 
 
+PATHS_HINT = "x reaches y along three paths, and backward adds up what arrives along each"
+
+
 def _true_gradient() -> float:
     x = torch.tensor(_X, requires_grad=True)
     h = x + 3
@@ -143,19 +158,25 @@ def your_turn_2(prediction) -> None:
     """``prediction``: dy/dx for ``x = 2.0; h = x + 3; y = h * x + h`` (the engine gives 8)."""
     expect(prediction is not Ellipsis and prediction is not None,
            "there is no prediction yet (the answer is still ...)", "replace ... with a number")
+    if isinstance(prediction, torch.Tensor) and prediction.numel() == 1:
+        prediction = prediction.item()
+    if isinstance(prediction, np.number):
+        prediction = prediction.item()
     expect(isinstance(prediction, (int, float)) and not isinstance(prediction, bool),
            f"you gave {type(prediction).__name__} {prediction!r}, not a number",
            "a plain number such as 1.5 (for a tensor t, t.item() gives its number)")
     truth = _true_gradient()
     if math.isclose(prediction, truth):
         return
-    for size in range(1, len(_PATHS)):
+    for size in (1, 2):
         for subset in combinations(_PATHS, size):
             if math.isclose(prediction, sum(_PATHS[p] for p in subset)):
-                left_out = [p for p in _PATHS if p not in subset]
-                counted = "the path " + subset[0] if size == 1 else "the paths " + " and ".join(subset)
-                expect(False, f"{prediction:g} counts only {counted}, and misses {' and '.join(left_out)}",
-                       "x reaches y along three paths, and backward adds up what arrives along each")
+                first, *others = [p for p in _PATHS if p in subset] + [p for p in _PATHS if p not in subset]
+                if size == 1:
+                    expect(False, f"{prediction:g} counts only the path {first}, and misses {others[0]} "
+                           f"and {others[1]}", PATHS_HINT)
+                expect(False, f"{prediction:g} counts only the paths {first} and {others[0]}, and misses "
+                       f"{others[1]}", PATHS_HINT)
     expect(False, f"{prediction:g} is not dy/dx",
            "list every path from y back to x, multiply the local derivatives along each path, "
            "and add the paths up")

@@ -72,6 +72,10 @@ def your_turn_1(AddConstant) -> None:
 
     x = torch.tensor([1.0, -2.0, 0.5], requires_grad=True)
     y = AddConstant.apply(x, 2.5)
+    expect(_values(x) == [1.0, -2.0, 0.5],
+           f"AddConstant.apply(x, 2.5) changed the caller's x in place: x was [1.0, -2.0, 0.5] and is now "
+           f"{_values(x)}", "forward returns a new tensor and leaves its input as it was: no in-place method "
+           "such as add_")
     expect(isinstance(y, torch.Tensor), f"apply returned {type(y).__name__}, not a tensor",
            "forward should return tensor + constant")
     expect(_values(y) == [3.5, 0.5, 3.0], f"AddConstant.apply([1, -2, 0.5], 2.5) gave {_values(y)}",
@@ -139,9 +143,14 @@ def your_turn_2(my_apply: Callable) -> None:
                        "a number has no requires_grad: check isinstance(arg, torch.Tensor) first")
             raise
         expect(result is not None, "my_apply returned None", "end with `return output, ctx`")
-        expect(isinstance(result, tuple) and len(result) == 2,
+        expect(isinstance(result, (tuple, list)) and len(result) == 2,
                f"my_apply returned {type(result).__name__}, not a pair (output, ctx)", "return output, ctx")
         output, ctx = result
+        expect(not (isinstance(ctx, torch.Tensor) and not isinstance(output, torch.Tensor)),
+               f"my_apply returned the pair in the wrong order: first a {type(output).__name__}, then the "
+               "output tensor", "return output, ctx: the output first, then ctx")
+        expect(ctx is not None, "my_apply returned None as ctx",
+               "create ctx as the real apply does, in part 2 of its source, and return it")
         expect(ctx is not Ellipsis, "ctx is still ... (the starter's placeholder)",
                "create it as the real apply does, in part 2 of its source")
         real = Probe.apply(*args)
@@ -202,6 +211,9 @@ def your_turn_3(ScaleShift) -> None:
                    "apply binds the arguments to forward's signature first, defaults filled in: inputs is "
                    "always (tensor, scale, shift), three values, however the caller wrote them")
             raise
+        expect(_values(x) == [1.0, -2.0, 0.5],
+               f"{call} changed the caller's x in place: x was [1.0, -2.0, 0.5] and is now {_values(x)}",
+               "forward returns a new tensor, tensor * scale + shift, and leaves its input as it was")
         want = [v * scale + shift for v in (1.0, -2.0, 0.5)]
         expect(isinstance(y, torch.Tensor) and np.allclose(_values(y), want),
                f"{call} gave {y!r}; expected {want}", "forward returns tensor * scale + shift")

@@ -47,6 +47,9 @@ def your_turn_1(Cube) -> None:
            "pass the class: check.your_turn_1(Cube)")
     x = torch.tensor([1.0, 2.0, -1.0], requires_grad=True)
     y = Cube.apply(x)
+    expect(_values(x) == [1.0, 2.0, -1.0],
+           f"Cube.apply(x) changed the caller's x in place: x was [1, 2, -1] and is now {_values(x)}",
+           "forward returns a new tensor, x ** 3, and leaves x as it was")
     expect(isinstance(y, torch.Tensor) and _values(y) == [1.0, 8.0, -1.0],
            f"Cube.apply([1, 2, -1]) gave {y!r}, expected [1, 8, -1]", "forward returns x ** 3")
     upstream = torch.tensor([1.0, 10.0, 100.0])   # not all ones: backward must use grad_output
@@ -82,19 +85,29 @@ def your_turn_1(Cube) -> None:
                "save x with ctx.save_for_backward(x) and read it with ctx.saved_tensors")
     else:
         got = _values(x.grad)
+        output_saved = any(_values(t) == [1.0, 8.0, -1.0] for t in saved)
+        expect(got != [3.0, 120.0, 300.0] or not output_saved,
+               "x was changed in place after forward, yet backward ran without an error: you saved the "
+               "output y = x ** 3, which the in-place change of x never touches, so the version check has "
+               "nothing to catch",
+               "save the input x itself, ctx.save_for_backward(x), and compute the gradient from it")
         expect(got != [3.0, 120.0, 300.0],
                "x was changed in place after forward, yet backward ran without an error and gave the "
                "gradient at the old values: you saved a copy of x, which the in-place change never touches, "
                "so there is nothing for the version check to catch",
-               "save x itself: ctx.save_for_backward(x), not x.clone() or x.detach()")
+               "save x itself with ctx.save_for_backward(x), not a copy such as x.clone()")
         expect(not (saved and stashed),
                f"x is saved with save_for_backward, but backward reads ctx.{stashed[0] if stashed else ''}, a "
                "plain attribute: only reading ctx.saved_tensors compares version counters",
                f"in backward, read x with `x, = ctx.saved_tensors` and delete ctx.{stashed[0] if stashed else ''}")
+        expect(not (saved and not stashed and any(_values(t) == _values(x) for t in saved)),
+               "x was changed in place after forward, yet backward ran and read the changed values: what you "
+               "saved shares x's data but not its version counter (x.data does that), so the check cannot "
+               "see the change", "save x itself: ctx.save_for_backward(x)")
         expect(False, f"x was changed in place after forward, yet backward ran and gave {got} "
                "(the true gradient at the values forward saw is [3, 120, 300]): backward read the changed x",
-               "keep x with ctx.save_for_backward(x) in forward, and read it in backward with "
-               "`x, = ctx.saved_tensors`: that read compares version counters")
+               "section 1: only a tensor kept with save_for_backward and read back from ctx.saved_tensors has "
+               "its version counter compared")
 
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     ctx = Cube.apply(x).grad_fn
@@ -194,6 +207,8 @@ def your_turn_2(saved_bytes: Callable) -> None:
             raise
         expected = _reference_bytes(tensor)
         expect(got is not None, f"for {description} your function returned None", "end with `return total`")
+        if isinstance(got, (float, np.floating)) and float(got).is_integer():
+            got = int(got)   # 60.0 bytes is 60 bytes
         expect(isinstance(got, (int, np.integer)) and not isinstance(got, bool),
                f"for {description} it returned {type(got).__name__} {got!r}, not a whole number of bytes",
                "add up t.numel() * t.element_size(): whole numbers")
@@ -218,24 +233,64 @@ def your_turn_2(saved_bytes: Callable) -> None:
 SECOND_TIME = "Trying to backward through the graph a second time"
 
 
+class _Watched:
+    """A node recorded by a Function from outside minigrad (the notebook's SquareSaved), and how
+    many backward passes went through it."""
+
+    def __init__(self, function: type, node) -> None:
+        self.function, self.node, self.passes = function, node, 0
+        node.register_hook(self._count)
+
+    def _count(self, grad_inputs, grad_outputs) -> None:
+        self.passes += 1
+
+
+@contextlib.contextmanager
+def _watching_custom_functions() -> Iterator[list]:
+    """The nodes that Functions written outside minigrad record while the block runs (built-in
+    operations are Functions too: they are left out)."""
+    watched: list[_Watched] = []
+    original = Function.__dict__["apply"]
+
+    def apply(cls, *args, **kwargs):
+        output = original.__func__(cls, *args, **kwargs)
+        node = getattr(output, "grad_fn", None)
+        if node is not None and not cls.__module__.startswith("minigrad"):
+            watched.append(_Watched(cls, node))
+        return output
+
+    Function.apply = classmethod(apply)
+    try:
+        yield watched
+    finally:
+        Function.apply = original
+
+
 @exercise("Your turn 3: two backward passes through one graph")
 def your_turn_3(two_backwards: Callable) -> None:
     """``two_backwards(x)`` runs backward of ``y.sum()`` and of ``(3 * y).sum()`` through one graph
-    ``y = SquareSaved.apply(x)`` and returns ``y``: ``x.grad`` is ``8 x`` and the saved x is freed."""
+    ``y = SquareSaved.apply(x)`` and returns ``y``: ``x.grad`` is ``8 x``, both passes went through
+    the one node of y, and the saved x is freed."""
     expect(callable(two_backwards), f"you passed {type(two_backwards).__name__}, not a function",
            "pass the function itself: check.your_turn_3(two_backwards)")
     x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
     try:
-        y = two_backwards(x)
+        with _watching_custom_functions() as watched:
+            y = two_backwards(x)
     except RuntimeError as error:
         expect(SECOND_TIME not in str(error),
                "the first backward freed the saved tensors, so the second one failed: "
                f"RuntimeError: {str(error).split('.')[0]}",
-               "pass retain_graph=True to the first backward: another one follows through the same graph")
+               "retain_graph=True keeps the saved tensors after a backward: which of the two passes is "
+               "followed by another one?")
         raise
     expect(isinstance(y, torch.Tensor) and y.grad_fn is not None,
            f"two_backwards returned {type(y).__name__}, not the "
            "output y of SquareSaved.apply(x)", "end with `return y`")
+    record = next((r for r in watched if r.node is y.grad_fn), None)
+    expect(record is not None,
+           f"y's node is {y.grad_fn.name()}: y was not made by SquareSaved.apply(x), the Function whose "
+           "saved tensors the exercise is about", "keep the starter's first line, y = SquareSaved.apply(x)")
     got = None if x.grad is None else _values(x.grad)
     expect(got is not None, "x.grad is None after both backward passes", "call backward on y.sum() and on (3 * y).sum()")
     expect(got != [2.0, -4.0, 6.0], f"x.grad is {got} = 2x: only the first backward added to it",
@@ -243,7 +298,17 @@ def your_turn_3(two_backwards: Callable) -> None:
     expect(got != [6.0, -12.0, 18.0], f"x.grad is {got} = 6x: only the second backward added to it",
            "run both: y.sum() first, then (3 * y).sum(); their gradients add up in x.grad")
     expect(got == [8.0, -16.0, 24.0], f"x.grad is {got}; both passes together give 2x + 6x = [8, -16, 24]",
-           "build y once, then y.sum().backward(retain_graph=True) and (3 * y).sum().backward()")
+           "y.sum() first, then (3 * y).sum(), through the same y; their gradients add up in x.grad")
+    built = [record for record in watched if record.passes]
+    expect(len(built) <= 1,
+           f"you built the graph {len(built)} times ({built[0].function.__name__ if built else ''}.apply ran "
+           "once per backward), so each pass went through a new graph: the gradient is right, but "
+           "retain_graph is what lets one graph serve two passes",
+           "build y once, and run both backward passes through that same y")
+    expect(record.passes != 1,
+           "one backward pass went through y's node: adding the two losses and calling backward once gives "
+           "the same x.grad, but the exercise is two separate passes through one graph",
+           "call backward twice: first on y.sum(), then on (3 * y).sum()")
     expect(y.grad_fn._raw_saved_tensors is None,
            "after the last backward the saved tensors are still kept: retain_graph=True on the last "
            "pass keeps them for nothing",

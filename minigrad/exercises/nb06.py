@@ -31,9 +31,6 @@ from minigrad.tensor import Tensor
 
 from ._feedback import exercise, expect
 
-_MATMUL_METHODS = ("mm", "matmul", "__matmul__", "__rmatmul__")
-
-
 def _values(t) -> list:
     return np.asarray(t.detach()._data).tolist()
 
@@ -42,25 +39,44 @@ def _is_function_class(cls) -> bool:
     return isinstance(cls, type) and issubclass(cls, Function)
 
 
+class _Watched(np.ndarray):
+    """A saved tensor's numbers that note whether a computation used them (a numpy ufunc such as
+    matmul or multiply, or a numpy function such as dot or einsum): how the checker sees work done
+    for a gradient nobody needs, however the learner spelled it (minigrad, numpy, broadcasting)."""
+
+    used = False
+    __array_priority__ = 1000   # so that ndarray.dot(plain, watched) makes its result through this class
+
+    def __array_finalize__(self, obj) -> None:
+        if obj is not None and self.base is None:
+            _Watched.used = True   # new numbers computed from these (ndarray.dot, a copy), not a view
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        _Watched.used = True
+        plain = [np.asarray(value) if isinstance(value, _Watched) else value for value in inputs]
+        return getattr(ufunc, method)(*plain, **kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        result = super().__array_function__(func, (np.ndarray,), args, kwargs)
+        if func not in _NOT_COMPUTING and not (isinstance(result, np.ndarray) and result.base is not None):
+            _Watched.used = True   # a view (np.transpose, np.reshape) computes nothing
+        return result
+
+
+# Functions that read a shape or a dtype, not the numbers.
+_NOT_COMPUTING = {np.shape, np.ndim, np.size, np.result_type, np.zeros_like, np.empty_like, np.ones_like}
+
+
 @contextlib.contextmanager
-def _counting_matmuls() -> Iterator[dict]:
-    """Count every matrix multiply made through a Tensor method while the block runs."""
-    counter = {"calls": 0}
-    originals = {name: getattr(Tensor, name) for name in _MATMUL_METHODS}
-
-    def counted(original):
-        def method(self, *args, **kwargs):
-            counter["calls"] += 1
-            return original(self, *args, **kwargs)
-        return method
-
-    for name, original in originals.items():
-        setattr(Tensor, name, counted(original))
+def _watching(tensor: Tensor) -> Iterator[None]:
+    """While the block runs, ``_Watched.used`` says whether a computation read ``tensor``'s numbers."""
+    original = tensor._data
+    tensor._data = original.view(_Watched)
+    _Watched.used = False
     try:
-        yield counter
+        yield
     finally:
-        for name, original in originals.items():
-            setattr(Tensor, name, original)
+        tensor._data = original
 
 
 @contextlib.contextmanager
@@ -83,25 +99,44 @@ def _recording_marks(cls) -> Iterator[list]:
 
 
 def _linear_case(MyLinear, input_requires_grad: bool, weight_requires_grad: bool):
-    """Run MyLinear forward and backward; return (matmuls in backward, x, w, expected grads)."""
+    """Run MyLinear forward, then its backward by hand (what it returns, and whether it computed
+    with the input whose gradient alone needs it), then through the engine.
+
+    Returns (returned gradients, whether the unneeded input was used, x, w, expected gradients)."""
     rng = np.random.default_rng(6)
     x_data, w_data = rng.standard_normal((5, 4)), rng.standard_normal((3, 4))
     upstream_data = rng.standard_normal((5, 3))
     x = torch.tensor(x_data, requires_grad=input_requires_grad)
     w = torch.tensor(w_data, requires_grad=weight_requires_grad)
     out = MyLinear.apply(x, w)
+    expect(np.array_equal(np.asarray(x._data), x_data) and np.array_equal(np.asarray(w._data), w_data),
+           "MyLinear.apply changed its input or weight in place",
+           "keep the forward of the starter: input.mm(weight.t()) makes a new tensor")
     expect(isinstance(out, Tensor), f"MyLinear.apply returned {type(out).__name__}, not a tensor",
            "forward returns input.mm(weight.t())")
     expect(np.allclose(_values(out), x_data @ w_data.T), "forward does not compute input @ weight.T",
            "keep the forward of the starter: input.mm(weight.t())")
-    with _counting_matmuls() as counter:
-        out.backward(torch.tensor(upstream_data))
+    # grad_weight is computed from input (and grad_input from weight): when only one gradient is
+    # needed, the other tensor's numbers are not needed at all.
+    unneeded = x if not weight_requires_grad else w if not input_requires_grad else None
+    with torch.no_grad(), _watching(unneeded) if unneeded is not None else contextlib.nullcontext():
+        returned = MyLinear.backward(out.grad_fn, torch.tensor(upstream_data))   # as the engine calls it
+        used = unneeded is not None and _Watched.used
+    expect(isinstance(returned, (tuple, list)) and len(returned) == 2,
+           f"backward returned {type(returned).__name__}, not two gradients (one for input, one for weight)",
+           "return grad_input, grad_weight")
+    for name, gradient in zip(("input", "weight"), returned):
+        expect(gradient is None or isinstance(gradient, Tensor),
+               f"backward returned {gradient!r} for {name}: a gradient is a tensor, or None when nobody needs it",
+               "return a tensor, or None for a gradient ctx.needs_input_grad does not ask for")
+    out.backward(torch.tensor(upstream_data))
     expected = {"x": upstream_data @ w_data, "w": upstream_data.T @ x_data}
-    return counter["calls"], x, w, expected
+    return tuple(returned), used, x, w, expected
 
 
-def _expect_grad(tensor, expected, name: str, formula: str, case: str) -> None:
-    expect(tensor.grad is not None, f"{case}: {name}.grad is None, so backward returned no gradient for it",
+def _expect_grad(tensor, returned, expected, name: str, formula: str, case: str) -> None:
+    expect(returned is not None and tensor.grad is not None,
+           f"{case}: backward returned None for {name}, whose gradient is needed",
            f"return {formula} in its position when ctx.needs_input_grad says it is needed")
     expect(np.allclose(_values(tensor.grad), expected), f"{case}: {name}.grad has wrong values",
            f"the gradient of input.mm(weight.t()) with respect to {name} is {formula}")
@@ -109,30 +144,53 @@ def _expect_grad(tensor, expected, name: str, formula: str, case: str) -> None:
 
 @exercise("Your turn 1: skip the gradients nobody needs")
 def your_turn_1(MyLinear) -> None:
-    """``MyLinear.apply(input, weight)`` computes ``input @ weight.T``; its backward runs a matrix
-    multiply only for the gradients ``ctx.needs_input_grad`` asks for."""
+    """``MyLinear.apply(input, weight)`` computes ``input @ weight.T``; its backward returns ``None``
+    for a gradient ``ctx.needs_input_grad`` does not ask for, and does not compute it (judged by
+    what backward returns and by whether it computes with the tensor only that gradient needs)."""
     expect(_is_function_class(MyLinear), f"{MyLinear!r} is not a class derived from torch.autograd.Function",
            "pass the class itself: check.your_turn_1(MyLinear)")
     grad_input, grad_weight = "grad_output.mm(weight)", "grad_output.t().mm(input)"
 
-    calls, x, w, expected = _linear_case(MyLinear, True, True)
+    returned, _, x, w, expected = _linear_case(MyLinear, True, True)
     case = "with both input and weight requiring grad"
-    _expect_grad(x, expected["x"], "input", grad_input, case)
-    _expect_grad(w, expected["w"], "weight", grad_weight, case)
-    expect(calls == 2, f"{case}, backward ran {calls} matrix multiplies; both gradients need one each (2)",
-           "compute grad_input if ctx.needs_input_grad[0] and grad_weight if ctx.needs_input_grad[1]")
+    _expect_grad(x, returned[0], expected["x"], "input", grad_input, case)
+    _expect_grad(w, returned[1], expected["w"], "weight", grad_weight, case)
 
-    calls, x, w, expected = _linear_case(MyLinear, True, False)
+    returned, used, x, w, expected = _linear_case(MyLinear, True, False)
     case = "with a frozen weight (needs_input_grad == (True, False))"
-    _expect_grad(x, expected["x"], "input", grad_input, case)
-    expect(calls == 1, f"{case}, backward ran {calls} matrix multiplies; only grad_input is needed (1)",
-           "compute grad_weight only if ctx.needs_input_grad[1], and return None for it otherwise")
+    _expect_grad(x, returned[0], expected["x"], "input", grad_input, case)
+    _expect_skipped(returned[1], used, case, 1)
 
-    calls, x, w, expected = _linear_case(MyLinear, False, True)
+    returned, used, x, w, expected = _linear_case(MyLinear, False, True)
     case = "with data that needs no gradient (needs_input_grad == (False, True))"
-    _expect_grad(w, expected["w"], "weight", grad_weight, case)
-    expect(calls == 1, f"{case}, backward ran {calls} matrix multiplies; only grad_weight is needed (1)",
-           "compute grad_input only if ctx.needs_input_grad[0] too: that is the usual training case")
+    _expect_grad(w, returned[1], expected["w"], "weight", grad_weight, case)
+    _expect_skipped(returned[0], used, case, 0)
+
+
+def _expect_skipped(gradient, used: bool, case: str, index: int) -> None:
+    """The gradient in position ``index`` (0 input, 1 weight) is not needed: None, and not computed."""
+    name, other, grad_name = ("input", "weight", "grad_input") if index == 0 else ("weight", "input", "grad_weight")
+    expect(not _zeros(gradient),
+           f"{case}, backward returned zeros for {name}, whose gradient nobody needs: the zeros are computed "
+           "and passed on for nothing, where None says that there is no gradient",
+           f"return None for a gradient ctx.needs_input_grad does not ask for (check ctx.needs_input_grad[{index}])")
+    expect(gradient is None,
+           f"{case}, backward returned a {type(gradient).__name__} for {name}, whose gradient nobody needs",
+           f"return None for a gradient ctx.needs_input_grad does not ask for (check ctx.needs_input_grad[{index}])")
+    expect(not used,
+           f"{case}, backward returned None for {name}, but still computed with {other}, which only "
+           f"{grad_name} needs: that work is thrown away",
+           f"compute {grad_name} only if ctx.needs_input_grad[{index}]")
+
+
+def _zeros(value) -> bool:
+    """True for a tensor, array or number whose every entry is 0."""
+    if isinstance(value, Tensor):
+        value = value.detach()._data
+    try:
+        return value is not None and not np.any(np.asarray(value, dtype=float))
+    except (TypeError, ValueError):
+        return False
 
 
 @exercise("Your turn 2: a sort that marks its indices")
@@ -158,7 +216,7 @@ def your_turn_2(MySort) -> None:
            "return the indices x.sort() gives, unchanged")
     expect(any(t is indices for t in marked),
            "forward never passed the returned indices to ctx.mark_non_differentiable",
-           "call ctx.mark_non_differentiable(indices) in forward, before returning them")
+           "forward has to tell ctx which output is not differentiable, before returning it (the section on mark_non_differentiable)")
     expect(not any(t is values for t in marked), "the values are marked non-differentiable, so no gradient "
            "can flow through them", "mark only the indices")
     expect(not indices.requires_grad and indices.grad_fn is None,
@@ -204,7 +262,7 @@ def your_turn_3(AddOne_) -> None:
     expect(out is h, "apply returned a new tensor object, not h: without ctx.mark_dirty(x), apply treats x as "
            f"an input returned unchanged and hands back a new view, while h keeps grad_fn "
            f"{h.grad_fn.name() if h.grad_fn is not None else None}, a history that no longer matches its values",
-           "call ctx.mark_dirty(x) in forward, after changing x")
+           "apply does not know that forward changed x: the section on mark_dirty says how forward tells it")
     expect(h.grad_fn is not None and h.grad_fn.name() == node_name,
            f"h.grad_fn is {h.grad_fn.name() if h.grad_fn is not None else None}, not {node_name}",
            "mark x dirty and return it: apply then makes the node its grad_fn")
@@ -224,25 +282,75 @@ def your_turn_3(AddOne_) -> None:
                "ctx.mark_dirty(x) lets apply refuse it, as PyTorch does")
 
 
+# Operations that may take a tensor of zeros without computing a term from it: adding the present
+# gradients into zeros_like(x) is how the PyTorch documentation writes a backward for None gradients;
+# copying, stacking or selecting into zeros computes nothing either.
+_ACCUMULATING = ("Add", "AddInplace", "Sub", "SubInplace", "Clone", "CopyInplace", "IndexAdd", "Cat", "Stack",
+                 "Where")
+
+
+@contextlib.contextmanager
+def _terms_from_zeros(shape: tuple) -> Iterator[list]:
+    """The built-in operations (each one a Function) that compute with a tensor of zeros of
+    ``shape`` while the block runs, other than adding into it: a term computed from zeros."""
+    found: list[str] = []
+    original = Function.__dict__["apply"]
+
+    def apply(cls, *args, **kwargs):
+        if cls.__name__ not in _ACCUMULATING and any(
+                isinstance(arg, Tensor) and not arg._wrapped_number and tuple(arg.shape) == shape
+                and not np.any(np.asarray(arg._data)) for arg in args):
+            found.append(cls.__name__)
+        return original.__func__(cls, *args, **kwargs)
+
+    Function.apply = classmethod(apply)
+    try:
+        yield found
+    finally:
+        Function.apply = original
+
+
 @exercise("Your turn 4: None for an unused output")
 def your_turn_4(TwoScales) -> None:
     """``TwoScales.apply(x)`` returns ``(2 x, 3 x)``; with ``set_materialize_grads(False)`` its backward
-    receives ``None`` for an unused output and skips that term."""
+    receives ``None`` for an unused output and skips that term (it computes no term from zeros)."""
     expect(_is_function_class(TwoScales), f"{TwoScales!r} is not a class derived from torch.autograd.Function",
            "pass the class itself: check.your_turn_4(TwoScales)")
     upstream = torch.tensor(_UPSTREAM)
-    cases = [("only the first output used", lambda d, t: d.backward(upstream), [2.0 * g for g in _UPSTREAM]),
-             ("only the second output used", lambda d, t: t.backward(upstream), [3.0 * g for g in _UPSTREAM]),
+    cases = [("only the first output used", lambda d, t: d.backward(upstream), [2.0 * g for g in _UPSTREAM], 0),
+             ("only the second output used", lambda d, t: t.backward(upstream), [3.0 * g for g in _UPSTREAM], 1),
              ("both outputs used", lambda d, t: (d * upstream + t * upstream).sum().backward(),
-              [5.0 * g for g in _UPSTREAM])]
-    for case, run_backward, want in cases:
+              [5.0 * g for g in _UPSTREAM], None)]
+    for case, run_backward, want, used in cases:
         x = torch.tensor([1.0, -2.0, 0.5], requires_grad=True)
         out = TwoScales.apply(x)
+        expect(_values(x) == [1.0, -2.0, 0.5],
+               f"TwoScales.apply(x) changed the caller's x in place: x is now {_values(x)}",
+               "return new tensors, x * 2 and x * 3, and leave x as it was")
         expect(isinstance(out, tuple) and len(out) == 2, f"TwoScales.apply returned {type(out).__name__}, "
                "not a pair", "return x * 2, x * 3")
+        expect(all(isinstance(t, Tensor) for t in out),
+               f"TwoScales.apply returned ({type(out[0]).__name__}, {type(out[1]).__name__}), not two tensors",
+               "return x * 2, x * 3: tensors computed from x")
+        expect(out[0].grad_fn is not None, "the outputs have no grad_fn, so backward can never reach x",
+               "return x * 2, x * 3, computed from the input x")
         expect(out[0].grad_fn.materialize_grads is False,
                "ctx.materialize_grads is still True: backward receives zeros, not None, for an unused output",
-               "call ctx.set_materialize_grads(False) in forward")
+               "the section on set_materialize_grads: forward can ask for None instead of zeros")
+        if used is not None:
+            grads = [None, None]
+            grads[used] = upstream
+            with _terms_from_zeros((3,)) as from_zeros:
+                try:
+                    with torch.no_grad():   # as the engine calls it
+                        TwoScales.backward(out[0].grad_fn, *grads)
+                except TypeError:
+                    pass   # the engine's run below reports it
+            expect(not from_zeros,
+                   f"{case}: backward turned the None it received into zeros and computed that output's term "
+                   "anyway: the work set_materialize_grads(False) is there to save",
+                   "test `if grad_double is not None` (and the same for grad_triple), and compute only the "
+                   "terms whose gradient is there")
         try:
             run_backward(*out)
         except TypeError as error:

@@ -9,7 +9,7 @@ asks which arguments of ``SpecialSpmmFunction.apply`` need a gradient, for the f
 >>> def grad_values(indices, grad_output, b):
 ...     return (grad_output[indices[0]] * b[indices[1]]).sum(1)
 >>> result = check.your_turn_1(grad_values)
-✓ Your turn 1: the values' gradient without the N x N matrix — correct.
+✓ Your turn 1: the values' gradient without the N × N matrix — correct.
 >>> result = check.your_turn_2([(False, True, False, False), (False, False, False, True),
 ...                             (False, True, False, True), (False, True, False, True)])
 ✓ Your turn 2: predict needs_input_grad — correct.
@@ -25,7 +25,7 @@ import minigrad as torch
 from minigrad.autograd.function import Function
 from minigrad.tensor import Tensor
 
-from ._feedback import exercise, expect
+from ._feedback import _, exercise, expect
 
 # ---------------------------------------------------------------------------- Your turn 1
 FOUR_NODE_INDICES = [[0, 0, 1, 2, 3], [1, 2, 2, 3, 0]]
@@ -92,7 +92,7 @@ def _size(n_bytes: float) -> str:
     return f"{n_bytes / 1e6:,.0f} MB" if n_bytes >= 1e6 else f"{n_bytes / 1e3:,.0f} KB"
 
 
-@exercise("Your turn 1: the values' gradient without the N x N matrix")
+@exercise("Your turn 1: the values' gradient without the N × N matrix")
 def your_turn_1(grad_values: Callable) -> None:
     """``grad_values(indices, grad_output, b)`` returns ``(grad_output @ b.T)[rows, cols]`` (one
     number per edge, duplicates included) without allocating anything of N x N size."""
@@ -118,7 +118,7 @@ def your_turn_1(grad_values: Callable) -> None:
         indices, grad_output, b = random_graph(n, nnz, d, which)
         expected = dense_reference(indices, grad_output, b)
         got = _result_of(grad_values, indices, grad_output, b)
-        case = f"on a random graph with {n} nodes and {len(expected)} edges (some repeated)"
+        case = _(f"on a random graph with {n} nodes and {len(expected)} edges (some repeated)")
         expect(got.shape == expected.shape,
                f"{case} grad_values returned shape {list(got.shape)}; expected [{len(expected)}]",
                "one gradient per column of indices, repeated edges included: do not merge them")

@@ -29,8 +29,8 @@ from minigrad.tensor import Tensor
 from ._feedback import exercise, expect
 
 _MATMUL_SHAPES = [((3, 3), (3, 3)), ((2, 3), (3, 4))]
-_GRAD_FORMULAS = {"a": "grad_a = grad_output @ b.T, shaped like a",
-                  "b": "grad_b = a.T @ grad_output, shaped like b"}
+_GRAD_FORMULAS = {"a": "grad_a has the shape of a: which product of grad_output and b, transposed or not, has it?",
+                  "b": "grad_b has the shape of b: which product of a and grad_output, transposed or not, has it?"}
 
 
 def _values(t) -> list:
@@ -67,7 +67,7 @@ def your_turn_1(MatMul) -> None:
                 passed = gradcheck(MatMul.apply, inputs, raise_exception=False)
             except RuntimeError as error:
                 expect(False, f"with {sizes} and only {name} requiring grad, backward failed: {error}",
-                       f"a gradient has the shape of its input: {_GRAD_FORMULAS[name]}")
+                       _GRAD_FORMULAS[name])
             expect(passed, f"gradcheck finds grad_{name} wrong for {sizes}: backward's Jacobian differs from "
                    "the central differences", _GRAD_FORMULAS[name])
     a, b = _matmul_inputs(*_MATMUL_SHAPES[1], "ab")
@@ -130,7 +130,7 @@ def your_turn_2(flat_positions) -> None:
                f"right for square shapes, wrong for ({rows}, {cols}): entry ({row}, {col}) is number {want[k]} "
                f"of the flattened matrix, you gave {got[k]}. shape[0] counts the rows, while a flattened "
                f"row holds shape[1] = {cols} entries",
-               "multiply the row by the number of columns: indices[0] * shape[1] + indices[1]")
+               "how many entries does one flattened row hold: shape[0] or shape[1]?")
         expect(len(got) == len(want), f"for shape ({rows}, {cols}) and {len(want)} entries you returned "
                f"{len(got)} positions", "one position per column of indices")
         expect(False, f"for shape ({rows}, {cols}), entry ({row}, {col}) is number {want[k]} of the flattened "
@@ -163,6 +163,10 @@ def your_turn_3(CustomFunction) -> None:
                f"put @staticmethod on the line above def {name}")
     x = torch.tensor([1.0, -2.0, 0.5], requires_grad=True)
     y = CustomFunction.apply(x)
+    expect(_values(x) == [1.0, -2.0, 0.5],
+           f"CustomFunction.apply(x) changed the caller's x in place: x was [1, -2, 0.5] and is now {_values(x)}",
+           "forward returns a new tensor, input * 2, and leaves its input as it was: no in-place method "
+           "such as mul_")
     expect(isinstance(y, Tensor) and _values(y) == [2.0, -4.0, 1.0],
            f"CustomFunction.apply([1, -2, 0.5]) gave {y!r}, expected 2 * input",
            "forward returns input * 2")

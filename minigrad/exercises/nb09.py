@@ -30,7 +30,7 @@ from .. import factories
 from ..datasets import KARATE_EDGES
 from ..nn.module import Module
 from ..tensor import Tensor
-from ._feedback import NotYet, exercise, expect
+from ._feedback import NotYet, _, exercise, expect
 
 # A second graph: a path 0-1-2-3-4 and member 5 with no friends (only its self-loop).
 SMALL_EDGES = [(0, 1), (1, 2), (2, 3), (3, 4)]
@@ -71,8 +71,8 @@ def your_turn_1(normalized_adjacency) -> None:
     """``normalized_adjacency(edges, num_nodes)`` returns ``(indices, values)`` for Â."""
     expect(callable(normalized_adjacency), "pass the function itself: check.your_turn_1(normalized_adjacency)")
     for edges, n, name in ((list(KARATE_EDGES), 34, "the karate club"),
-                           (SMALL_EDGES, SMALL_NODES, f"a path 0-1-2-3-4 plus a member 5 with no friends "
-                                                      f"(edges {SMALL_EDGES}, num_nodes={SMALL_NODES})")):
+                           (SMALL_EDGES, SMALL_NODES, _(f"a path 0-1-2-3-4 plus a member 5 with no friends "
+                                                        f"(edges {SMALL_EDGES}, num_nodes={SMALL_NODES})"))):
         _check_adjacency(normalized_adjacency(list(edges), n), edges, n, name)
 
 
@@ -196,7 +196,8 @@ def your_turn_2(layer_class) -> None:
     w, x, y = _array(weight).astype(np.float64), _array(h).astype(np.float64), _array(out).astype(np.float64)
     close = lambda candidate: np.allclose(y, candidate, rtol=1e-4, atol=1e-5)   # noqa: E731
     expect(not close(x @ w), "the output is h @ W: the layer ignores the graph, so no member hears from its friends",
-           "multiply by Â too: spmm(indices, values, shape, h @ self.weight)")
+           "multiply by Â too, with spmm (imported at the top): it multiplies the sparse matrix given by "
+           "indices, values and shape with a dense one. Which dense matrix, and in which order?")
     expect(not close(dense.T @ x @ w),
            "the output is Â.T @ h @ W: rows and columns of the adjacency are swapped",
            "indices[0] holds the rows and indices[1] the columns: pass indices to spmm as they are")

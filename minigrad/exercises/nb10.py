@@ -34,7 +34,7 @@ def _describe(value: Any) -> str:
     return f"a {type(value).__name__}"
 
 
-@exercise("Your turn 1: a re-entrant design A")
+@exercise("Your turn 1: make design A re-entrant")
 def your_turn_1(function_class: type, variable_class: type) -> None:
     """Check ``function_class.apply(x, w)``: a classmethod making a fresh Function instance per call.
 
@@ -110,7 +110,7 @@ _WHY_NOT = {
 @exercise("Your turn 2: which design is it?")
 def your_turn_2(answer: str) -> None:
     """Check the design letter given for the notebook's mystery engine (it is design A)."""
-    letter = str(answer).strip().upper().removeprefix("DESIGN").strip()
+    letter = str(answer).strip().upper().removeprefix("DESIGN").removeprefix("设计").strip(" .!。'\"")
     expect(letter in ("A", "B", "C"),
            f"you answered {answer!r}; answer with one letter: 'A', 'B' or 'C'", _NOT_A_LETTER_HINT)
     if letter in _WHY_NOT:

@@ -1,0 +1,329 @@
+"""The kinds of wrong answer every checker must reject (docs/notebook-conventions.md, point 6, and
+the developers' guide, rule 8), and right answers written another way that it must accept, in
+both languages: a forward that changes its input in place, zeros where None is asked, working
+around the mechanism the exercise teaches, numpy and broadcasting instead of the operations the
+worked solution uses. Each case was a false verdict once (issue 20)."""
+from __future__ import annotations
+
+import re
+import types
+import warnings
+
+import numpy as np
+import pytest
+
+import minigrad as torch
+from minigrad.exercises import _feedback, nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09, nb10
+from test_exercises_nb03_05 import SquareSaved, saved_bytes   # the notebook's Function, a right answer
+
+F = torch.autograd.Function
+
+
+def function(name: str, forward, backward, setup_context=None) -> type:
+    namespace = {"forward": staticmethod(forward), "backward": staticmethod(backward)}
+    if setup_context is not None:
+        namespace["setup_context"] = staticmethod(setup_context)
+    return type(name, (F,), namespace)
+
+
+# --------------------------------------------------------------------------- 01 Your turn 1
+def scale(start=1.0, forward=lambda self, x: self.factor * x, **parameter) -> type:
+    def __init__(self):
+        torch.nn.Module.__init__(self)
+        self.factor = torch.nn.Parameter(torch.tensor(start), **parameter)
+    return type("Scale", (torch.nn.Module,), {"__init__": __init__, "forward": forward})
+
+
+# --------------------------------------------------------------------------- 02 Your turn 1
+class Ctx:
+    pass
+
+
+SHARED = Ctx()
+
+
+def by_hand(make_ctx):
+    def gradient_by_hand(function, x, grad_output):
+        ctx = make_ctx(function, x)
+        function.forward(ctx, x)
+        return function.backward(ctx, grad_output)
+    return gradient_by_hand
+
+
+def through_the_engine(function, x, grad_output):
+    x = x.detach().requires_grad_()
+    function.forward(Ctx(), x).backward(grad_output)
+    return x.grad
+
+
+def ctx_filled_by_hand(function, x, grad_output):
+    ctx = Ctx()
+    ctx.x = x
+    return function.backward(ctx, grad_output)
+
+
+# --------------------------------------------------------------------------- 02 Your turn 2
+class SeparateStylePower(F):
+    @staticmethod
+    def forward(x, exponent):
+        return x ** exponent
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        x, ctx.exponent = inputs
+        ctx.save_for_backward(x)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, = ctx.saved_tensors
+        return grad_output * ctx.exponent * x ** (ctx.exponent - 1), None
+
+
+def power_forward(ctx, x, exponent):
+    ctx.exponent, ctx.x = exponent, x
+    return x ** exponent
+
+
+def power_backward(ctx, grad_output):
+    return grad_output * ctx.exponent * ctx.x ** (ctx.exponent - 1), None
+
+
+def power_in_place(ctx, x, exponent):
+    ctx.exponent, ctx.x = exponent, x.clone()
+    return x.mul_(x) if exponent == 2 else x.mul_(x * x)
+
+
+# --------------------------------------------------------------------------- 04
+def add_constant(forward):
+    return function("AddConstant", forward, lambda ctx, g: (g, None), lambda ctx, inputs, output: None)
+
+
+def my_apply(cls, *args):
+    ctx = cls._backward_cls()
+    ctx.needs_input_grad = tuple(isinstance(a, torch.Tensor) and a.requires_grad for a in args)
+    with torch.no_grad():
+        return cls.forward(ctx, *args), ctx
+
+
+def scale_shift(forward):
+    def setup_context(ctx, inputs, output):
+        _, ctx.scale, _ = inputs
+    return function("ScaleShift", forward, lambda ctx, g: (g * ctx.scale, None, None), setup_context)
+
+
+# --------------------------------------------------------------------------- 05
+def saving(what):
+    def forward(ctx, x):
+        ctx.save_for_backward(what(x))
+        return x ** 3
+    return forward
+
+
+def cube_backward(ctx, grad_output):
+    x, = ctx.saved_tensors
+    return 3 * x ** 2 * grad_output
+
+
+def cube_from_output(ctx, x):
+    y = x ** 3
+    ctx.save_for_backward(y)
+    return y
+
+
+def backward_from_output(ctx, grad_output):
+    y, = ctx.saved_tensors
+    return 3 * y.abs() ** (2 / 3) * grad_output
+
+
+def two_passes_with_autograd_grad(x):
+    y = SquareSaved.apply(x)
+    first, = torch.autograd.grad(y.sum(), x, retain_graph=True)
+    second, = torch.autograd.grad((3 * y).sum(), x)
+    x.grad = first + second
+    return y
+
+
+def rebuilds_the_graph(x):
+    y = SquareSaved.apply(x)
+    y.sum().backward()
+    y = SquareSaved.apply(x)
+    (3 * y).sum().backward()
+    return y
+
+
+def one_combined_backward(x):
+    y = SquareSaved.apply(x)
+    (y.sum() + (3 * y).sum()).backward()
+    return y
+
+
+def builtin_square(x):
+    y = x * x
+    y.sum().backward(retain_graph=True)
+    (3 * y).sum().backward()
+    return y
+
+
+# --------------------------------------------------------------------------- 06 Your turn 4
+def two_scales(backward, forward=None):
+    def default_forward(ctx, x):
+        ctx.set_materialize_grads(False)
+        return x * 2, x * 3
+    return function("TwoScales", forward or default_forward, backward)
+
+
+def docs_style(ctx, grad_double, grad_triple):
+    grad = torch.zeros(3)   # the PyTorch documentation's pattern: add the gradients that are there
+    if grad_double is not None:
+        grad += grad_double * 2
+    if grad_triple is not None:
+        grad += grad_triple * 3
+    return grad
+
+
+def copies_into_zeros(ctx, grad_double, grad_triple):
+    grad = torch.zeros(3)
+    if grad_double is not None:
+        grad[:] = grad + grad_double * 2
+    if grad_triple is not None:
+        grad.index_add_(0, torch.tensor([0, 1, 2]), grad_triple * 3)
+    return grad
+
+
+def none_back_to_zeros(ctx, grad_double, grad_triple):
+    if grad_double is None:
+        grad_double = torch.zeros_like(grad_triple)
+    if grad_triple is None:
+        grad_triple = torch.zeros_like(grad_double)
+    return grad_double * 2 + grad_triple * 3
+
+
+def numbers_forward(ctx, x):
+    ctx.set_materialize_grads(False)
+    return 2.0, 3.0
+
+
+# --------------------------------------------------------------------------- 08 Your turn 3
+def custom_function(forward):
+    return function("CustomFunction", forward, lambda ctx, g: g * 2)
+
+
+# --------------------------------------------------------------------------- 03, 07, 09: messages quoting a case
+def names_without_seen_set(tensor):
+    names, queue = [], [tensor.grad_fn]
+    while queue:
+        node = queue.pop(0)
+        names.append(node.name())
+        queue.extend(n for n, _ in node.next_functions if n is not None)
+    return names
+
+
+def merges_repeated_edges(indices, grad_output, b):
+    rows, cols = zip(*sorted(set(zip(*indices.tolist()))))
+    return (grad_output[torch.tensor(list(rows))] * b[torch.tensor(list(cols))]).sum(1)
+
+
+def adjacency_for_34_members(edges, num_nodes):
+    pairs = torch.tensor(edges)
+    loops = torch.arange(34)
+    rows = torch.cat([pairs[:, 0], pairs[:, 1], loops])
+    cols = torch.cat([pairs[:, 1], pairs[:, 0], loops])
+    degree = torch.zeros(34).index_add_(0, rows, torch.ones(rows.shape[0]))
+    return torch.stack([rows, cols]), degree[rows].pow(-0.5) * degree[cols].pow(-0.5)
+
+
+# (checker, answer, what the problem line says); None: accepted.
+CASES = [
+    (nb00.your_turn_1, np.array([2.0, 4.0, 6.0]), None),
+    (nb01.your_turn_1, scale(0.0), "factor starts at 0; the task asks for 1.0"),
+    (nb01.your_turn_1, scale(2.0), "factor starts at 2; the task asks for 1.0"),
+    (nb01.your_turn_1, scale(requires_grad=False), "factor has requires_grad=False"),
+    (nb01.your_turn_1, scale(forward=lambda self, x: x.mul_(self.factor)), "forward changed its input in place"),
+    (nb02.your_turn_1, by_hand(lambda f, x: types.SimpleNamespace()), None),
+    (nb02.your_turn_1, by_hand(lambda f, x: f._backward_cls()), None),
+    (nb02.your_turn_1, by_hand(lambda f, x: f), "you gave forward the class Cube as ctx"),
+    (nb02.your_turn_1, by_hand(lambda f, x: Ctx), "you gave forward the class Ctx as ctx"),
+    (nb02.your_turn_1, by_hand(lambda f, x: f()), "you gave forward an instance of Cube as ctx"),
+    (nb02.your_turn_1, by_hand(lambda f, x: x), "you gave forward a tensor as ctx"),
+    (nb02.your_turn_1, by_hand(lambda f, x: SHARED), "the call with Cube and the call with Sine used the same ctx"),
+    (nb02.your_turn_1, through_the_engine, "function.backward never ran"),
+    (nb02.your_turn_1, ctx_filled_by_hand, "the forward of the function you were given never ran"),
+    (nb02.your_turn_2, SeparateStylePower, None),
+    (nb02.your_turn_2, function("FixedPower", power_in_place, power_backward), "FixedPower.apply changed its input in place"),
+    (nb02.your_turn_2, function("FixedPower", power_forward, lambda ctx, g: power_backward(ctx, g)[:1] + (torch.zeros(1),)),
+     "was not a Variable"),
+    (nb03.your_turn_1, names_without_seen_set, "your list repeats MulBackward0 (2 extra copies)"),
+    (nb03.your_turn_2, torch.tensor(8.0), None),
+    (nb03.your_turn_2, 5.0, "5 counts only the path x -> h * x (x as the right factor), and misses"),
+    (nb03.your_turn_2, 7.0, "7 counts only the paths x -> h * x (x as the right factor) and x -> h -> h * x"),
+    (nb03.your_turn_2, np.float32(8.0), None),
+    (nb04.your_turn_1, add_constant(lambda tensor, constant: tensor.add_(constant)),
+     "AddConstant.apply(x, 2.5) changed the caller's x in place"),
+    (nb04.your_turn_1, add_constant(lambda tensor, constant: tensor.clone().add_(constant)), None),
+    (nb04.your_turn_2, lambda cls, *args: list(my_apply(cls, *args)), None),
+    (nb04.your_turn_2, lambda cls, *args: my_apply(cls, *args)[::-1], "my_apply returned the pair in the wrong order"),
+    (nb04.your_turn_3, scale_shift(lambda tensor, scale=2.0, shift=0.0: tensor.mul_(scale).add_(shift)),
+     "ScaleShift.apply(x) changed the caller's x in place"),
+    (nb05.your_turn_1, function("Cube", saving(lambda x: x.detach()), cube_backward), None),
+    (nb05.your_turn_1, function("Cube", saving(lambda x: x.clone()), cube_backward), "you saved a copy of x"),
+    (nb05.your_turn_1, function("Cube", saving(lambda x: x.data), cube_backward),
+     "shares x's data but not its version counter"),
+    (nb05.your_turn_1, function("Cube", cube_from_output, backward_from_output), "you saved the output y = x ** 3"),
+    (nb05.your_turn_1, function("Cube", lambda ctx, x: x.mul_(x * x), cube_backward), "Cube.apply(x) changed the caller's x"),
+    (nb05.your_turn_2, lambda tensor: float(saved_bytes(tensor)), None),
+    (nb05.your_turn_3, two_passes_with_autograd_grad, None),
+    (nb05.your_turn_3, rebuilds_the_graph, "you built the graph 2 times"),
+    (nb05.your_turn_3, one_combined_backward, "one backward pass went through y's node"),
+    (nb05.your_turn_3, builtin_square, "y's node is MulBackward0: y was not made by SquareSaved.apply(x)"),
+    (nb06.your_turn_4, two_scales(docs_style), None),
+    (nb06.your_turn_4, two_scales(copies_into_zeros), None),
+    (nb06.your_turn_4, two_scales(none_back_to_zeros), "backward turned the None it received into zeros"),
+    (nb06.your_turn_4, two_scales(docs_style, numbers_forward), "TwoScales.apply returned (float, float), not two tensors"),
+    (nb07.your_turn_1, merges_repeated_edges, "on a random graph with 6 nodes and 10 edges (some repeated)"),
+    (nb09.your_turn_1, adjacency_for_34_members, "for a path 0-1-2-3-4 plus a member 5 with no friends"),
+    (nb08.your_turn_3, custom_function(lambda ctx, input: input.mul_(2)), "CustomFunction.apply(x) changed the caller's x"),
+    (nb08.your_turn_3, custom_function(lambda ctx, input: input + input), None),
+    (nb10.your_turn_2, "A.", None),
+    (nb10.your_turn_2, "设计 A", None),
+]
+
+
+def case_id(case) -> str:
+    checker, answer, problem = case
+    return f"{checker.__module__.rsplit('.', 1)[-1]}.{checker.__name__}: {problem or 'accepted'}"[:90]
+
+
+@pytest.fixture
+def verdict(capsys):
+    def run(checker, answer, language="en"):
+        _feedback.set_language(language)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")   # creating a Function instance warns, as it should
+                result = checker(answer)
+        finally:
+            _feedback.set_language("en")
+        return result, capsys.readouterr().out
+    return run
+
+
+@pytest.mark.parametrize("checker, answer, problem", CASES, ids=[case_id(case) for case in CASES])
+def test_each_kind_of_answer_gets_the_right_verdict(checker, answer, problem, verdict):
+    result, out = verdict(checker, answer)
+    if problem is None:
+        assert result, out
+    else:
+        assert not result and "What is wrong: " in out and problem in out, out
+
+
+# PyTorch's own error texts stay in English in the Chinese edition (notebooks/zh/GLOSSARY.md).
+PYTORCH_TEXT = re.compile(r"should not be instantiated|returned a gradient different than None.*|"
+                          r"`[^`]*`|\w*Error: .*")
+
+
+@pytest.mark.parametrize("checker, answer, problem", CASES, ids=[case_id(case) for case in CASES])
+def test_the_chinese_verdict_is_the_same_and_wholly_chinese(checker, answer, problem, verdict):
+    result, out = verdict(checker, answer, "zh")
+    assert bool(result) == (problem is None), out
+    prose = PYTORCH_TEXT.sub("", out)
+    assert not re.search(r"\b[a-z]{2,} [a-z]{2,} [a-z]{2,}\b", prose), f"English left in: {out}"
