@@ -240,10 +240,6 @@ def glossary_rows() -> list[Term]:
     return rows
 
 
-# Offences in minigrad/exercises/messages_zh.py, whose owner changes them: (word, the Chinese message).
-# Listed so that this branch's tests pass; an entry that is fixed there simply stops mattering.
-
-
 def chinese_texts() -> list[tuple[str, str]]:
     texts = [(f"notebooks/zh/translations/{path.name}", path.read_text(encoding="utf-8"))
              for path in sorted(tr.CATALOGS.glob("*.md"))]
