@@ -7,7 +7,7 @@ import numpy as np
 from ..autograd.views import check_inplace
 from ..tensor import Tensor, _operand
 from ._util import Builtin, view_of, wrap
-from .shape import Unsqueeze, ViewFunction
+from .shape import Unsqueeze, ViewFunction, expand, view
 
 
 def _numpy_key(key):
@@ -204,6 +204,9 @@ class IndexPut(Builtin):
             a._data[key] = value._data
         except IndexError as error:
             raise _pytorch_index_error(error) from None
+        except ValueError:   # numpy's words for a value that does not broadcast to the indexed part
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(value.shape)} cannot be broadcast to "
+                               f"indexing result of shape {list(a._data[key].shape)}") from None
         ctx._key = key
         save_index_arrays(ctx, key)
         ctx.mark_dirty(a)
@@ -241,7 +244,6 @@ def _split_key(a: Tensor, key: tuple) -> tuple:
 def setitem(a: Tensor, key, value) -> None:
     """``a[key] = value``: an in-place change of the view ``a[key]`` (PyTorch's CopySlices), or
     ``index_put_`` where integer tensors or masks take part."""
-    from .inplace import CopyInplace, FillTensorInplace
     key = _numpy_key(key)
     if a.ndim == 0 and not isinstance(key, tuple):
         _check_zero_dim_key(key)
@@ -253,12 +255,36 @@ def setitem(a: Tensor, key, value) -> None:
     else:
         target = getitem(a, basic)
     check_inplace(target, value)
-    if advanced is not None:
-        IndexPut.apply(target, value, advanced)
-    elif value._wrapped_number:
+    if advanced is None:
+        _copy_to(target, value)
+        return
+    if value._data.shape != _without_leading_ones(value._data.shape):
+        value = view(value, (_without_leading_ones(value._data.shape),))
+    IndexPut.apply(target, value, advanced)
+
+
+def _without_leading_ones(shape: tuple) -> tuple:
+    """PyTorch's ``slicePrefix1sSize``: a value ``[1, 1, 3]`` may be written into 3 elements."""
+    start = 0
+    while start < len(shape) and shape[start] == 1:
+        start += 1
+    return shape[start:]
+
+
+def _copy_to(target: Tensor, value: Tensor) -> None:
+    """``target[...] = value`` as PyTorch's ``copy_to`` writes it (``x[0] = v``, ``x[1:] = v``): a copy
+    of a value of the same shape, a fill with a 0-dim value, else a view without leading ones expanded
+    to the target's shape (each step a node of the graph, as in PyTorch)."""
+    from .inplace import CopyInplace, FillTensorInplace
+    if value._data.shape == target._data.shape:
+        CopyInplace.apply(target, value)
+    elif value._data.ndim == 0:
         FillTensorInplace.apply(target, value)
     else:
-        CopyInplace.apply(target, value if value.shape == target.shape else value.expand(target.shape))
+        value = view(value, (_without_leading_ones(value._data.shape),))
+        if value._data.shape != target._data.shape:
+            value = expand(value, (target._data.shape,))
+        CopyInplace.apply(target, value)
 
 
 class IndexAdd(Builtin):

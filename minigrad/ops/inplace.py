@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor, _operand
-from ._util import Builtin, qualify_node_name, wrap
+from ._util import Builtin, check_broadcast, qualify_node_name, wrap
 from ..autograd.views import check_inplace, check_no_partial_overlap
 from .arithmetic import check_bool_subtraction
 
@@ -174,5 +174,15 @@ def inplace(function: type, a: Tensor, other, *extra) -> Tensor:
             return FillTensorInplace.apply(a, other)
         return function.apply(a, other)
     check_no_partial_overlap(a, other)
-    return function.apply(a, _operand(other), *extra)
+    other = _operand(other)
+    check_output_shape(a, other)
+    return function.apply(a, other, *extra)
+
+
+def check_output_shape(a: Tensor, other: Tensor) -> None:
+    """An in-place result keeps ``a``'s shape: ``other`` must broadcast to it (PyTorch's errors, not numpy's)."""
+    if other._data.shape != a._data.shape and other._data.ndim:
+        shape = check_broadcast(a._data.shape, other._data.shape)
+        if shape != a._data.shape:
+            raise RuntimeError(f"output with shape {list(a._data.shape)} doesn't match the broadcast shape {list(shape)}")
 
