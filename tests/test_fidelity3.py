@@ -33,7 +33,7 @@ def same(t, expected) -> bool:
     """Values equal to PyTorch's, nan where it has nan, and the same sign of every zero."""
     a, b = np.asarray(t.detach().numpy(), np.float64), np.asarray(expected, np.float64)
     return a.shape == b.shape and np.array_equal(a, b, equal_nan=True) and \
-        np.array_equal(np.signbit(a), np.signbit(b))
+        np.array_equal(np.signbit(a) & ~np.isnan(a), np.signbit(b) & ~np.isnan(b))   # a nan's sign never shows
 
 
 # ------------------------------------------------------------------ x[key] = value, value requiring grad
@@ -155,3 +155,92 @@ def test_a_0_dim_tensor_changed_in_place_while_views_of_it_are_in_the_graph():
     v.mul_(5)
     (y + v.sum()).backward()
     assert x.grad.item() == 10.0 and repr(v) == "tensor([10.], grad_fn=<AsStridedBackward0>)"
+
+
+# ------------------------------------------------------------------ formulas at the edges of their domain
+EDGE_INPUTS = [0.0, -0.0, 1.0, -1.0, 0.5, INF, -INF, NAN]
+EDGE_GRADIENTS = [INF, -INF, NAN, -2.0, 1.0, 1.0, INF, 3.0]
+# PyTorch 2.13 (float32): (program, values, gradient for ones, second derivative, gradient for EDGE_GRADIENTS)
+EDGES = [
+    ("0 ** x", [1.0, 1.0, 0.0, INF, 0.0, 0.0, INF, NAN], [0.0, 0.0, 0.0, -INF, 0.0, 0.0, -INF, NAN],
+     [NAN, NAN, NAN, INF, NAN, NAN, INF, NAN], [NAN, NAN, NAN, INF, 0.0, 0.0, -INF, NAN]),
+    ("0.0 ** x", [1.0, 1.0, 0.0, INF, 0.0, 0.0, INF, NAN], [0.0, 0.0, 0.0, -INF, 0.0, 0.0, -INF, NAN],
+     [NAN, NAN, NAN, INF, NAN, NAN, INF, NAN], [NAN, NAN, NAN, INF, 0.0, 0.0, -INF, NAN]),
+    ("(-2.0) ** x", [1.0, 1.0, -2.0, -0.5, NAN, INF, 0.0, NAN], [NAN] * 8, [NAN] * 8, [NAN] * 8),
+    ("1 ** x", [1.0] * 8, [0.0] * 8, [0.0] * 8, [NAN, NAN, NAN, -0.0, 0.0, 0.0, NAN, 0.0]),
+    ("torch.tensor(0.) ** x", [1.0, 1.0, 0.0, INF, 0.0, 0.0, INF, NAN], [0.0, 0.0, 0.0, -INF, 0.0, 0.0, -INF, NAN],
+     [NAN, NAN, NAN, INF, NAN, NAN, INF, NAN], [NAN, NAN, NAN, INF, 0.0, 0.0, -INF, NAN]),
+    ("x ** torch.tensor(0.)", [1.0] * 8, [0.0] * 8, [NAN, NAN, -0.0, -0.0, -0.0, -0.0, -0.0, NAN], [0.0] * 8),
+    ("x ** 0", [1.0] * 8, [0.0] * 8, None, [0.0] * 8),
+    ("x ** 0.5", [0.0, -0.0, 1.0, NAN, 0.7071067690849304, INF, NAN, NAN],
+     [INF, -INF, 0.5, NAN, 0.7071067690849304, 0.0, NAN, NAN],
+     [-INF, -INF, -0.25, NAN, -0.7071067690849304, -0.0, -0.0, NAN], [INF, INF, NAN, NAN, 0.7071067690849304, 0.0, NAN, NAN]),
+    ("x ** -0.5", [INF, -INF, 1.0, NAN, 1.4142135381698608, 0.0, NAN, NAN],
+     [-INF, -INF, -0.5, NAN, -1.4142135381698608, -0.0, -0.0, NAN], [INF, INF, 0.75, NAN, 4.242640495300293, 0.0, 0.0, NAN],
+     [-INF, INF, NAN, NAN, -1.4142135381698608, -0.0, NAN, NAN]),
+    ("x ** 2", [0.0, 0.0, 1.0, 1.0, 0.25, INF, INF, NAN], [0.0, -0.0, 2.0, -2.0, 1.0, INF, -INF, NAN], [2.0] * 8,
+     [NAN, NAN, NAN, 4.0, 1.0, INF, -INF, NAN]),
+    ("x.relu()", [0.0, -0.0, 1.0, 0.0, 0.5, INF, 0.0, NAN], [0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 1.0], [0.0] * 8,
+     [0.0, 0.0, NAN, 0.0, 1.0, 1.0, 0.0, 3.0]),
+    ("torch.nn.functional.elu(x)", [0.0, -0.0, 1.0, -0.6321205496788025, 0.5, INF, -1.0, NAN],
+     [1.0, 1.0, 1.0, 0.3678794503211975, 1.0, 1.0, 0.0, 1.0], [0.0, 0.0, 0.0, 0.3678794503211975, 0.0, 0.0, 0.0, 0.0],
+     [INF, -INF, NAN, -0.735758900642395, 1.0, 1.0, NAN, 3.0]),
+    ("x.clamp(-0.5, 0.5)", [0.0, -0.0, 0.5, -0.5, 0.5, 0.5, -0.5, NAN], [1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0], None,
+     [INF, -INF, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]),
+    ("torch.where(x > 0.5, x, -x)", [-0.0, 0.0, 1.0, 1.0, -0.5, INF, INF, NAN], [-1.0, -1.0, 1.0, -1.0, -1.0, 1.0, -1.0, -1.0],
+     None, [-INF, INF, NAN, 2.0, -1.0, 1.0, -INF, -3.0]),
+    ("x % 1.5", [0.0, -0.0, 1.0, 0.5, 0.5, NAN, NAN, NAN], [1.0] * 8, None, [INF, -INF, NAN, -2.0, 1.0, 1.0, INF, 3.0]),
+]
+
+
+def close(t, expected) -> bool:
+    """PyTorch's values: nan, infinities and signs of zero exactly, the rest within float32 rounding."""
+    a, b = np.asarray(t.detach().numpy(), np.float64), np.asarray(expected, np.float64)
+    exact = ~np.isfinite(b) | (b == 0)
+    return a.shape == b.shape and same(torch.tensor(a[exact]), b[exact]) and np.allclose(a[~exact], b[~exact], rtol=1e-6)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in reduce:RuntimeWarning")   # g.sum() of inf and -inf
+@pytest.mark.parametrize("program, values, gradient, second, gradient_of_edges", EDGES, ids=[e[0] for e in EDGES])
+def test_values_and_gradients_at_the_edges_of_the_domain_are_pytorchs(program, values, gradient, second,
+                                                                     gradient_of_edges):
+    x = torch.tensor(EDGE_INPUTS, requires_grad=True)
+    y = eval(program)
+    assert close(y, values)
+    g, = torch.autograd.grad(y, x, torch.ones_like(y), create_graph=True)
+    assert close(g, gradient)
+    if second is None:   # PyTorch's first derivative does not depend on x here
+        assert not g.requires_grad
+    else:
+        assert close(torch.autograd.grad(g.sum(), x)[0], second)
+    y = eval(program)
+    assert close(torch.autograd.grad(y, x, torch.tensor(EDGE_GRADIENTS))[0], gradient_of_edges)
+
+
+def test_the_issues_scalar_base_pow_at_zero():
+    b = torch.tensor([1., 2., 3.], requires_grad=True)
+    assert same(torch.autograd.grad((0 ** b).sum(), b)[0], [0., 0., 0.])   # minigrad gave nan
+
+
+@pytest.mark.parametrize("values, max_gradient, min_gradient", [
+    ([1., 3., 3.], [0.0, 0.5, 0.5], [1.0, 0.0, 0.0]),
+    ([NAN, NAN, NAN], [1 / 3] * 3, [1 / 3] * 3),
+    ([1., NAN, NAN], [0.0, 0.5, 0.5], [0.0, 0.5, 0.5]),
+    ([-INF, -INF], [0.5, 0.5], [0.5, 0.5]),
+])
+def test_max_and_min_share_the_gradient_between_equal_or_nan_winners(values, max_gradient, min_gradient):
+    for op, expected in (("max", max_gradient), ("min", min_gradient)):
+        x = torch.tensor(values, requires_grad=True)
+        assert close(torch.autograd.grad(getattr(x, op)(), x)[0], expected)
+        x = torch.tensor(values, requires_grad=True)   # an infinite gradient reaches only the winners
+        winners = [INF if e else 0.0 for e in expected]
+        assert same(torch.autograd.grad(getattr(x, op)(), x, torch.tensor(INF))[0], winners)
+    x = torch.tensor([2., 2.], requires_grad=True)
+    assert torch.autograd.grad(x.max(), x, torch.tensor(-1.))[0].tolist() == [-0.5, -0.5]
+
+
+def test_negative_zero_keeps_its_sign_through_relu_clamp_elu_and_remainder():
+    x = torch.tensor([-0.0, 0.0])
+    for y in (x.relu(), x.clamp(max=0.0), x.clamp(min=0.0), torch.nn.functional.elu(x), x % 1.5):
+        assert repr(y) == "tensor([-0., 0.])"   # PyTorch 2.13 prints the same for each
+    assert repr(torch.tensor([-0.0, 3.0, -3.0]) % -1.5) == "tensor([-0., 0., -0.])"

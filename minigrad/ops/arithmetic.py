@@ -133,17 +133,20 @@ class Pow(Builtin):
         if isinstance(exponent, int) and exponent >= 0:   # x ** 2 and friends: no inf or nan from 0 or negatives
             return wrap(x ** exponent)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            if exponent == 0.5 or exponent == -0.5:   # PyTorch computes these as sqrt and 1 / sqrt, which
+                root = np.sqrt(x)                      # differ from pow at -0.0 and -inf
+                return wrap(root if exponent == 0.5 else 1 / root)
             return wrap(x ** exponent)
 
     @staticmethod
     def backward(ctx, grad):
         a, = ctx.saved_tensors
         exponent = ctx._exponent
-        if exponent == 0:
-            return grad * 0, None
+        if exponent == 0:   # PyTorch: zeros, whatever the gradient (even inf or nan)
+            return wrap(np.zeros_like(grad._data)), None
         if exponent == 2:   # the common square: a ** 1 would only copy a
-            return grad * exponent * a, None
-        return grad * exponent * a ** (exponent - 1), None
+            return grad * (exponent * a), None
+        return grad * (exponent * a ** (exponent - 1)), None   # PyTorch's formula, in its order
 
 
 class PowTensor(Builtin):
@@ -165,9 +168,10 @@ class PowTensor(Builtin):
         a, b, result = ctx.saved_tensors
         from .pointwise import where
         # PyTorch's formulas and masks: d/da is 0 where the exponent is 0, d/db is 0 where a is 0 and b >= 0
-        # (the masked places still compute 0 * inf underneath, so a second derivative there is nan, as in PyTorch)
-        grad_a = where(b == 0, 0.0, grad * b * a ** (b - 1)) if ctx.needs_input_grad[0] else None
-        grad_b = where((a == 0) & (b >= 0), 0.0, grad * result * a.log()) if ctx.needs_input_grad[1] else None
+        # (the masked places still compute 0 * inf underneath, so a second derivative there is nan, as in PyTorch;
+        # d/db multiplies the gradient after masking, so an infinite gradient there gives nan, as in PyTorch)
+        grad_a = where(b == 0, 0.0, grad * (b * a ** (b - 1))) if ctx.needs_input_grad[0] else None
+        grad_b = grad * where((a == 0) & (b >= 0), 0.0, result * a.log()) if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
 
 
@@ -226,8 +230,14 @@ class PowScalarBase(Builtin):
 
     @staticmethod
     def backward(ctx, grad):
-        _, result = ctx.saved_tensors
-        return None, grad * result * float(np.log(ctx._saved_self))
+        exponent, result = ctx.saved_tensors
+        base = ctx._saved_self
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_base = float(np.log(base))   # -inf for 0, nan for a negative base, as PyTorch's
+        if base == 0:   # 0 ** b is 0 for every b > 0 and 1 at b = 0: flat, where log(0) would give nan
+            from .pointwise import where
+            return None, grad * where(exponent >= 0, 0.0, result * log_base)
+        return None, grad * (result * log_base)
 
 
 class FloorDivide(Builtin):
@@ -254,7 +264,11 @@ class Remainder(Builtin):
     def forward(ctx, a, b):
         x, y = binary_arrays(a, b)
         ctx._quotient = np.floor_divide(x, y) if ctx.needs_input_grad[1] else None
-        return wrap(np.remainder(x, y))
+        if x.dtype.kind != "f":
+            return wrap(np.remainder(x, y))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = np.fmod(x, y)   # PyTorch's kernel: fmod, moved into b's sign (so -0.0 % 1.5 is -0.0)
+            return wrap(np.where((out != 0) & ((y < 0) != (out < 0)), out + y, out))
 
     @staticmethod
     def backward(ctx, grad):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..tensor import Tensor, _operand
 from ._util import Builtin, binary_arrays, check_broadcast, wrap
 
 
@@ -120,7 +120,7 @@ class Relu(Builtin):
         x = a._data
         if x.dtype == np.bool_:
             raise RuntimeError("Boolean inputs not supported for relu")
-        out = wrap(np.maximum(x, x.dtype.type(0)))
+        out = wrap(np.maximum(x.dtype.type(0), x))   # 0 first: numpy then keeps -0.0 (and nan), as PyTorch
         ctx.save_for_backward(out)
         return out
 
@@ -131,8 +131,9 @@ class Relu(Builtin):
 
 
 class ThresholdBackward(Builtin):
-    """Relu's backward as one operation, as in PyTorch (``threshold_backward``): ``grad`` where
-    ``result > threshold``, else 0. Being a Function, it can itself be differentiated."""
+    """Relu's backward as one operation, as in PyTorch (``threshold_backward``): 0 where
+    ``result <= threshold``, else ``grad`` (so a nan input passes its gradient on). Being a Function,
+    it can itself be differentiated."""
 
     _node_name = "ThresholdBackwardBackward0"
     _saved_names = ("self",)
@@ -141,7 +142,7 @@ class ThresholdBackward(Builtin):
     def forward(ctx, grad, result, threshold):
         ctx.save_for_backward(result)
         ctx._threshold = threshold
-        return wrap(_keep_where(result._data > threshold, grad._data))
+        return wrap(_keep_where(~(result._data <= threshold), grad._data))
 
     @staticmethod
     def backward(ctx, grad):
@@ -227,7 +228,10 @@ class Clamp(Builtin):
         x = a._data
         if x.dtype.kind in "biu" and any(isinstance(v, float) for v in (min, max)):
             x = x.astype(np.float32)   # float bounds on an integer tensor give the default float dtype
-        return wrap(np.clip(x, min, max))
+        # the bound first: numpy then keeps x on a tie, so -0.0 stays -0.0 as in PyTorch
+        if min is not None:
+            x = np.maximum(_bound(min, x.dtype), x)
+        return wrap(np.minimum(_bound(max, x.dtype), x) if max is not None else x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -238,7 +242,11 @@ class Clamp(Builtin):
             inside &= x >= ctx._min
         if ctx._max is not None:
             inside &= x <= ctx._max
-        return grad * wrap(inside), None, None
+        return _keep_gradient(inside, grad), None, None
+
+
+def _bound(value, dtype: np.dtype):
+    return value._data if isinstance(value, Tensor) else np.asarray(value).astype(dtype, copy=False)
 
 
 class Where(Builtin):
@@ -258,10 +266,18 @@ class Where(Builtin):
     @staticmethod
     def backward(ctx, grad):
         condition = ctx.saved_tensors[0]._data
-        return None, grad * wrap(condition), grad * wrap(~condition)
+        return (None, _keep_gradient(condition, grad) if ctx.needs_input_grad[1] else None,
+                _keep_gradient(~condition, grad) if ctx.needs_input_grad[2] else None)
+
+
+def _keep_gradient(mask: np.ndarray, grad: Tensor) -> Tensor:
+    """``grad`` where ``mask`` is True, else 0, as PyTorch's ``where(mask, grad, 0)``: an infinite or
+    nan gradient becomes 0 where masked (``grad * mask`` would give nan, or -0.0 for a negative one)."""
+    if grad.requires_grad:   # create_graph: the backward must itself be differentiable
+        return Where.apply(np.broadcast_to(mask, grad._data.shape), grad, _operand(0.0))
+    return wrap(_keep_where(np.broadcast_to(mask, grad._data.shape), grad._data))
 
 
 def where(condition: Tensor, a, b) -> Tensor:
     """Pick from ``a`` where ``condition`` is True, else from ``b``."""
-    from ..tensor import _operand
     return Where.apply(condition._data.astype(bool, copy=False), _operand(a), _operand(b))

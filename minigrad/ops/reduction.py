@@ -204,8 +204,11 @@ class MaxAll(Builtin):
     @staticmethod
     def backward(ctx, grad):
         a, result = ctx.saved_tensors
-        winners = a._data == result._data
-        return grad * wrap((winners / winners.sum()).astype(grad._data.dtype))
+        from .pointwise import where
+        # PyTorch's evenly_distribute_backward: the winners share the gradient; if the result is nan,
+        # the winners are the nan elements
+        winners = np.isnan(a._data) if np.isnan(result._data) else a._data == result._data
+        return where(wrap(winners), grad / int(winners.sum()), 0.0)
 
 
 class MinAll(MaxAll):
