@@ -441,8 +441,8 @@ class Tensor:
     def __rpow__(self, base): return _ops.pow(base, self)
     def __floordiv__(self, other): return _ops.FloorDivide.apply(self, _operand(other))
     def __rfloordiv__(self, other): return _ops.FloorDivide.apply(_operand(other), self)
-    def __mod__(self, other): return _ops.Remainder.apply(self, _operand(other))
-    def __rmod__(self, other): return _ops.Remainder.apply(_operand(other), self)
+    def __mod__(self, other): return _ops.arithmetic.remainder(self, other)
+    def __rmod__(self, other): return _ops.arithmetic.remainder(other, self)
     def __neg__(self): return _ops.Neg.apply(self)
     def __pos__(self): return self
     def __matmul__(self, other): return _ops.matmul(self, other)

@@ -244,3 +244,141 @@ def test_negative_zero_keeps_its_sign_through_relu_clamp_elu_and_remainder():
     for y in (x.relu(), x.clamp(max=0.0), x.clamp(min=0.0), torch.nn.functional.elu(x), x % 1.5):
         assert repr(y) == "tensor([-0., 0.])"   # PyTorch 2.13 prints the same for each
     assert repr(torch.tensor([-0.0, 3.0, -3.0]) % -1.5) == "tensor([-0., 0., -0.])"
+
+
+# ------------------------------------------------------------------ grad mode as decorators
+def grad_enabled() -> bool:
+    return torch.is_grad_enabled()
+
+
+def test_no_grad_and_enable_grad_decorate_without_parentheses():
+    assert torch.no_grad(grad_enabled)() is False and torch.no_grad(grad_enabled).__name__ == "grad_enabled"
+
+    @torch.enable_grad
+    def recording():
+        return torch.is_grad_enabled()
+    with torch.no_grad():
+        assert recording() is True and torch.enable_grad(grad_enabled)() is True
+        assert torch.is_grad_enabled() is False
+    assert type(torch.enable_grad(None)).__name__ == "enable_grad"   # None: the context manager itself
+
+
+def test_a_decorated_generator_runs_each_step_in_the_mode_and_the_caller_keeps_its_own():
+    @torch.no_grad()
+    def steps():
+        yield torch.is_grad_enabled()
+        try:
+            yield torch.is_grad_enabled()
+        except ValueError:
+            yield ("thrown", torch.is_grad_enabled())
+
+    generator = steps()
+    assert (next(generator), torch.is_grad_enabled(), next(generator)) == (False, True, False)
+    assert generator.throw(ValueError()) == ("thrown", False)   # PyTorch 2.13: (1, False) for the same program
+    assert list(torch.set_grad_enabled(False)(steps.__wrapped__)()) == [False, False]
+    assert torch.is_grad_enabled()
+
+
+def test_a_decorated_coroutine_runs_in_the_callers_mode_as_in_pytorch():
+    import asyncio
+    import inspect
+
+    @torch.no_grad()
+    async def body():
+        await asyncio.sleep(0)
+        return torch.is_grad_enabled()
+    assert asyncio.run(body()) is True and not inspect.iscoroutinefunction(body)   # PyTorch 2.13: True, False
+
+
+def test_decorating_a_class_warns_as_pytorch_does():
+    class Made:
+        def __init__(self):
+            self.recording = torch.is_grad_enabled()
+    with pytest.warns(FutureWarning) as caught:
+        made = torch.no_grad()(Made)
+    assert str(caught[0].message) == (
+        "Decorating classes is deprecated and will be disabled in future versions. You should only decorate "
+        "functions or methods. To preserve the current behavior of class decoration, you can directly decorate the "
+        "`__init__` method and nothing else.")
+    assert made().recording is False and type(made).__name__ == "function"
+    with pytest.warns(FutureWarning):
+        assert torch.no_grad(Made)().recording is False
+
+
+def test_set_grad_enabled_as_a_decorator_leaves_the_mode_alone_until_called():
+    decorated = torch.set_grad_enabled(False)(grad_enabled)
+    assert torch.is_grad_enabled() and decorated() is False and torch.is_grad_enabled()
+    assert type(torch.set_grad_enabled(False).clone()).__name__ == "set_grad_enabled"
+    torch.set_grad_enabled(True)
+
+
+# ------------------------------------------------------------------ found by the extended fuzzer
+BACKWARD_TWICE = (
+    "RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors after they "
+    "have already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
+    "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if you "
+    "need to access saved tensors after calling backward.")
+
+
+def test_copy_slices_lets_go_of_its_node_after_backward_as_pytorchs_does():
+    x0 = torch.ones(3, 2, requires_grad=True)
+    x1 = x0 + 0
+    x1[None] = torch.tensor(1.0, requires_grad=True)   # fill_ saves nothing, yet PyTorch refuses a second pass
+    (x1 * 2).sum().backward()
+    assert message(lambda: x1.sigmoid().sum().backward()) == BACKWARD_TWICE
+    y = x0 * 1
+    y[0] = 5.0
+    y.sum().backward(retain_graph=True)
+    y.sum().backward()
+    assert x0.grad.tolist() == [[0.0, 0.0], [2.0, 2.0], [2.0, 2.0]]   # PyTorch 2.13
+
+
+def test_what_a_fill_or_copy_overwrote_gets_zeros_even_for_an_infinite_gradient():
+    x0 = torch.tensor([1.0, 2.0], requires_grad=True)
+    for write in (lambda y: y.__setitem__(-1, torch.tensor(0.5, dtype=torch.float64)), lambda y: y.fill_(2.0),
+                  lambda y: y.copy_(torch.ones(2)), lambda y: y.zero_()):
+        y = x0 + 0
+        write(y)
+        x0.grad = None
+        y.backward(torch.tensor([NAN, INF]))
+        assert same(x0.grad, [NAN, 0.0] if y.grad_fn.name() == "torch::autograd::CopySlices" else [0.0, 0.0])
+
+
+def test_remainder_records_pytorchs_nodes():
+    a = torch.tensor([1., 2.], requires_grad=True)
+    assert [(r.grad_fn.name(), len(r.grad_fn.next_functions)) for r in (a % 1.5, a % torch.tensor(1.5), 3 % a)] == [
+        ("RemainderBackward0", 1), ("RemainderBackward1", 2), ("torch::autograd::NotImplemented", 1)]
+    assert message(lambda: (3 % a).sum().backward()) == "RuntimeError: derivative for aten::remainder is not implemented"
+
+
+def test_softmax_of_infinities_is_nan_without_a_numpy_warning():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        x = torch.tensor([float("inf"), float("inf"), 0.0])
+        assert torch.isnan(x.softmax(0)).tolist() == [True, True, True]
+        assert torch.isnan(x.log_softmax(0)).tolist() == [True, True, True]
+
+
+def test_writing_a_tensor_of_another_dtype_through_an_index_tensor_is_refused_as_in_pytorch():
+    y = torch.zeros(2)
+    assert message(lambda: y.__setitem__(torch.tensor([0, 1]), torch.tensor(1., dtype=torch.float64))) == (
+        "RuntimeError: Index put requires the source and destination dtypes match, got Float for the destination and "
+        "Double for the source.")
+    assert message(lambda: y.__setitem__(torch.tensor([True, False]), torch.tensor([1, 2]))) == (
+        "RuntimeError: shape mismatch: value tensor of shape [2] cannot be broadcast to indexing result of shape [1]")
+    y[torch.tensor([True, False])] = torch.tensor(3, dtype=torch.int64)   # one value through one mask: cast
+    y[0] = torch.tensor(4., dtype=torch.float64)                          # a view: copy_ casts
+    assert y.tolist() == [4.0, 0.0]
+
+
+def test_a_slice_that_covers_a_dimension_writes_into_the_tensor_itself():
+    x = torch.zeros(2, 3, requires_grad=True)
+    names = {}
+    for key in ["0:", "0:2, :", "0:5", "::1, ...", "-2:", ":, 0:3", "1:", "..., 0:3"]:
+        y = x * 1
+        exec(f"y[{key}] = 1.5")
+        names[key] = y.grad_fn.name()
+    assert names == {"0:": "FillBackward3", "0:2, :": "FillBackward3", "0:5": "FillBackward3",   # PyTorch 2.13
+                     "::1, ...": "FillBackward3", "-2:": "torch::autograd::CopySlices", ":, 0:3": "FillBackward3",
+                     "1:": "torch::autograd::CopySlices", "..., 0:3": "FillBackward3"}

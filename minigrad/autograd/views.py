@@ -44,6 +44,7 @@ from .. import grad_mode
 from ..tensor import Tensor
 from .function import Function
 from .graph import _sequence_numbers
+from .saved import BACKWARD_TWICE
 
 # How a view was made (PyTorch's CreationMeta): it decides whether an in-place change is allowed.
 DEFAULT = "default"
@@ -240,6 +241,8 @@ class CopySlices(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        if ctx._fn is None:   # released by an earlier backward, as PyTorch's CopySlices releases its fn
+            raise RuntimeError(BACKWARD_TWICE)
         key = ctx._key
         result = _as_rows(grad, ctx._base_shape).clone()   # the gradient for every element of the base...
         # ...but the viewed region goes through the op's backward. It gets a copy of that region (the
@@ -254,8 +257,17 @@ class CopySlices(Function):
 
 
 CopySlices._backward_cls.name = lambda self: "torch::autograd::CopySlices"
-# The wrapped node's saved tensors go when CopySlices' would (after backward, unless retain_graph).
-CopySlices._backward_cls._release_saved = lambda self: self._fn._release_saved()
+
+
+def _release_wrapped_node(node) -> None:
+    """After a backward without retain_graph, CopySlices lets go of the node it wraps (and so of its
+    saved tensors), as PyTorch's does: a second backward through it fails even if that node saved nothing."""
+    if node._fn is not None:
+        node._fn._release_saved()
+        node._fn = None
+
+
+CopySlices._backward_cls._release_saved = _release_wrapped_node
 
 
 def _new_node(function: type, edges: tuple, needs: tuple, positions: tuple, input_info: list, output: Tensor):

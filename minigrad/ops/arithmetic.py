@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor, _operand
-from ._util import Builtin, binary_arrays, result_dtype, wrap
+from ._util import Builtin, binary_arrays, qualify_node_name, result_dtype, wrap
 
 
 class Add(Builtin):
@@ -258,7 +258,7 @@ class FloorDivide(Builtin):
 class Remainder(Builtin):
     """``a % b`` with the sign of ``b`` (Python's rule); d/da = 1, d/db = -floor(a / b)."""
 
-    _node_name = "RemainderBackward0"
+    _node_name = "RemainderBackward1"
 
     @staticmethod
     def forward(ctx, a, b):
@@ -273,6 +273,46 @@ class Remainder(Builtin):
     @staticmethod
     def backward(ctx, grad):
         return grad, (-grad * wrap(ctx._quotient) if ctx.needs_input_grad[1] else None)
+
+
+class RemainderScalar(Builtin):
+    """``tensor % number``: PyTorch's node has one entry, for the tensor."""
+
+    _node_name = "RemainderBackward0"
+
+    @staticmethod
+    def forward(ctx, a, number):
+        return Remainder.forward(ctx, a, _operand(number))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
+class RemainderOfNumber(Builtin):
+    """``number % tensor``: PyTorch records it but has no derivative for it, and says so in backward."""
+
+    _node_name = "NotImplemented"
+
+    @staticmethod
+    def forward(ctx, number, b):
+        return Remainder.forward(ctx, _operand(number), b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for aten::remainder is not implemented")
+
+
+qualify_node_name(RemainderOfNumber, "torch::autograd::NotImplemented")
+
+
+def remainder(a, b) -> Tensor:
+    """``a % b`` for tensors and numbers, each with PyTorch's node."""
+    if not isinstance(b, Tensor):
+        return RemainderScalar.apply(a, b)
+    if not isinstance(a, Tensor):
+        return RemainderOfNumber.apply(a, b)
+    return Remainder.apply(a, b)
 
 
 def pow(base, exponent):

@@ -250,17 +250,52 @@ def setitem(a: Tensor, key, value) -> None:
     key = key if isinstance(key, tuple) else (key,)
     value = _operand(value)
     basic, advanced = _split_key(a, key)
-    if all(k is Ellipsis or (isinstance(k, slice) and k == slice(None)) for k in basic):
-        target = a         # x[:] = v, x[...] = v and x[mask] = v write into x itself
-    else:
-        target = getitem(a, basic)
+    target = a if _selects_everything(a, basic) else getitem(a, basic)
     check_inplace(target, value)
     if advanced is None:
         _copy_to(target, value)
         return
+    if value._data.dtype != target._data.dtype and not value._wrapped_number:
+        _check_index_put_dtype(target, value, advanced)
     if value._data.shape != _without_leading_ones(value._data.shape):
         value = view(value, (_without_leading_ones(value._data.shape),))
     IndexPut.apply(target, value, advanced)
+
+
+def _check_index_put_dtype(target: Tensor, value: Tensor, advanced: tuple) -> None:
+    """PyTorch casts one value written through one boolean mask (it runs ``masked_fill_``); other
+    writes through index tensors need the same dtype (after the shape check)."""
+    arrays = [k for k in advanced if not isinstance(k, slice)]
+    if len(arrays) == 1 and arrays[0].dtype == np.bool_ and value._data.size == 1:
+        return
+    selected = target._data[advanced].shape
+    try:
+        if np.broadcast_shapes(value._data.shape, selected) != selected:
+            return   # IndexPut reports the shape mismatch first
+    except ValueError:
+        return
+    raise RuntimeError(f"Index put requires the source and destination dtypes match, got {_short_name(target)} "
+                       f"for the destination and {_short_name(value)} for the source.")
+
+
+def _short_name(t: Tensor) -> str:
+    return t.dtype.legacy_name[:-len("Tensor")]   # FloatTensor -> Float
+
+
+def _selects_everything(a: Tensor, basic: tuple) -> bool:
+    """True when ``a[basic]`` is all of ``a`` as PyTorch's setitem sees it: ``...`` and slices that start
+    at 0 (as written), step 1 and reach the end (``x[:]``, ``x[0:]``, ``x[0:9, ...]``). Then
+    ``x[key] = v`` writes into ``x`` itself (and ``x[mask] = v`` too): no view, no CopySlices."""
+    dim = 0
+    for k in basic:
+        if k is Ellipsis:
+            dim = a.ndim - sum(1 for j in basic if j is not Ellipsis and j is not None) + dim
+            continue
+        if not isinstance(k, slice) or k.start not in (None, 0) or k.step not in (None, 1) or \
+                (k.stop is not None and k.stop < a._data.shape[dim]):
+            return False
+        dim += 1
+    return True
 
 
 def _without_leading_ones(shape: tuple) -> tuple:

@@ -119,7 +119,13 @@ class FillInplace(Builtin):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0, None
+        return _zeros_like(grad), None
+
+
+def _zeros_like(grad: Tensor) -> Tensor:
+    """The gradient of what an in-place fill or copy overwrote: zeros, as PyTorch's ``zeros_like(grad)``
+    (``grad * 0`` would be nan where the gradient is inf or nan)."""
+    return wrap(np.zeros_like(grad._data))
 
 
 class ZeroInplace(FillInplace):
@@ -141,7 +147,7 @@ class FillTensorInplace(Builtin):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0, grad.sum()
+        return _zeros_like(grad), grad.sum()
 
 
 class CopyInplace(Builtin):
@@ -155,7 +161,7 @@ class CopyInplace(Builtin):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0, grad
+        return _zeros_like(grad) if ctx.needs_input_grad[0] else None, grad
 
 
 qualify_node_name(CopyInplace, "torch::autograd::CopyBackwards")

@@ -344,8 +344,9 @@ class Softmax(Builtin):
     def forward(ctx, a, dim):
         x, axis = a._data, _softmax_axis(a, dim, "softmax")
         if x.size:
-            e = np.exp(x - np.maximum.reduce(x, axis=axis, keepdims=True))   # x minus its max: exp cannot overflow
-            e /= np.add.reduce(e, axis=axis, keepdims=True)   # in place (a 0-dim numpy scalar is just replaced)
+            with np.errstate(invalid="ignore"):   # inf - inf is nan, as in PyTorch, without a numpy warning
+                e = np.exp(x - np.maximum.reduce(x, axis=axis, keepdims=True))   # x minus its max: no overflow
+                e /= np.add.reduce(e, axis=axis, keepdims=True)   # in place (a 0-dim numpy scalar is just replaced)
         else:
             e = x.copy()
         out = wrap(e)
@@ -397,8 +398,9 @@ class LogSoftmax(Builtin):
     def forward(ctx, a, dim):
         x, axis = a._data, _softmax_axis(a, dim, "log_softmax")
         if x.size:
-            out = x - np.maximum.reduce(x, axis=axis, keepdims=True)   # x minus its max: exp cannot overflow
-            out -= np.log(np.add.reduce(np.exp(out), axis=axis, keepdims=True))   # in place (or, 0-dim, replaced)
+            with np.errstate(invalid="ignore", divide="ignore"):   # inf - inf and log(0): nan and -inf, as in PyTorch
+                out = x - np.maximum.reduce(x, axis=axis, keepdims=True)   # x minus its max: exp cannot overflow
+                out -= np.log(np.add.reduce(np.exp(out), axis=axis, keepdims=True))   # in place (or, 0-dim, replaced)
         else:
             out = x.copy()
         result = wrap(out)
