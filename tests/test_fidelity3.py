@@ -382,3 +382,40 @@ def test_a_slice_that_covers_a_dimension_writes_into_the_tensor_itself():
     assert names == {"0:": "FillBackward3", "0:2, :": "FillBackward3", "0:5": "FillBackward3",   # PyTorch 2.13
                      "::1, ...": "FillBackward3", "-2:": "torch::autograd::CopySlices", ":, 0:3": "FillBackward3",
                      "1:": "torch::autograd::CopySlices", "..., 0:3": "FillBackward3"}
+
+
+def test_writing_into_a_view_of_an_expanded_tensor_writes_its_shared_memory_as_pytorch_does():
+    g = torch.ones(1).expand(10)
+    g[0] = 0   # PyTorch 2.13 writes (every element is the same memory cell); minigrad raised numpy's ValueError
+    assert g.tolist() == [0.0] * 10
+    g[0].add_(2)
+    assert g.tolist() == [2.0] * 10
+    assert message(lambda: g.add_(1)) == (
+        "RuntimeError: unsupported operation: more than one element of the written-to tensor refers to a single "
+        "memory location. Please clone() the tensor before performing the operation.")
+    x0 = torch.tensor([5.0], requires_grad=True)
+    x1, = torch.autograd.grad(x0.sum(), [x0])   # an expanded gradient of one element
+    with torch.no_grad():
+        x1.add_(1.0)
+    assert x1.tolist() == [2.0]
+    g = torch.ones(1).expand(10)
+    with pytest.warns(UserWarning) as caught:
+        g[torch.tensor([0, 1])] = 2.0
+        g[g > 0] = 3.0
+    assert [str(w.message) for w in caught] == [
+        "Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before performing this "
+        "operation. This also applies to advanced indexing e.g. tensor[indices] = tensor",
+        "Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before performing this "
+        "operation. This also applies to advanced indexing e.g. tensor[mask] = scalar"]
+    assert g.tolist() == [3.0] * 10
+    y = torch.ones(3, 1).expand(3, 4).clone()
+    y[:, 0] = torch.tensor([[1.0], [2.0], [3.0]]).view(3)
+    assert y[:, 0].tolist() == [1.0, 2.0, 3.0]
+
+
+def test_a_value_with_leading_ones_is_checked_for_its_dtype_after_they_are_viewed_away():
+    x3 = torch.tensor([[[3.0, 1.5], [0.0, -1.5]]], requires_grad=True).clone()
+    x4 = torch.tensor([[[-3.0, 1.0]]], dtype=torch.float64, requires_grad=True)
+    assert message(lambda: x3.__setitem__(x3 > 0, x4)) == (   # PyTorch 2.13
+        "RuntimeError: Index put requires the source and destination dtypes match, got Float for the destination and "
+        "Double for the source.")

@@ -139,6 +139,18 @@ def check_inplace(tensor: Tensor, *others, overlap_allowed: bool = False) -> Non
         raise RuntimeError(LEAF_IN_PLACE)
 
 
+def writeable_memory(array: np.ndarray) -> np.ndarray:
+    """``array``, or a writeable view of the same memory if numpy marked it read-only: an expanded
+    tensor (and any view of one) is a read-only numpy view. PyTorch writes into such a tensor when no
+    two written elements share a memory cell (``check_inplace`` refuses the others): ``g[0] = 0``
+    on ``g = torch.ones(1).expand(10)`` changes all ten elements, as they are one."""
+    if array.flags.writeable:
+        return array
+    view = array.view()
+    view.flags.writeable = True   # numpy refuses if the memory itself is read-only
+    return view
+
+
 def check_no_partial_overlap(written: Tensor, read) -> None:
     """PyTorch refuses an in-place operation that reads part of the memory it writes
     (``x.add_(x.t())``, ``x.mul_(x[0])``), and allows one that reads exactly what it writes

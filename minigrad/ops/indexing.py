@@ -2,9 +2,11 @@
 ``index_add_``. Reads by ints and slices return views; the others copy."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
-from ..autograd.views import check_inplace
+from ..autograd.views import check_inplace, writeable_memory
 from ..tensor import Tensor, _operand
 from ._util import Builtin, view_of, wrap
 from .shape import Unsqueeze, ViewFunction, expand, view
@@ -201,7 +203,7 @@ class IndexPut(Builtin):
     @staticmethod
     def forward(ctx, a, value, key):
         try:
-            a._data[key] = value._data
+            writeable_memory(a._data)[key] = value._data
         except IndexError as error:
             raise _pytorch_index_error(error) from None
         except ValueError:   # numpy's words for a value that does not broadcast to the indexed part
@@ -251,7 +253,11 @@ def setitem(a: Tensor, key, value) -> None:
     value = _operand(value)
     basic, advanced = _split_key(a, key)
     target = a if _selects_everything(a, basic) else getitem(a, basic)
-    check_inplace(target, value)
+    if advanced is not None and _overlaps(target):   # PyTorch still writes, and warns
+        check_inplace(target, value, overlap_allowed=True)
+        _warn_expanded(advanced, value)
+    else:
+        check_inplace(target, value)
     if advanced is None:
         _copy_to(target, value)
         return
@@ -270,12 +276,27 @@ def _check_index_put_dtype(target: Tensor, value: Tensor, advanced: tuple) -> No
         return
     selected = target._data[advanced].shape
     try:
-        if np.broadcast_shapes(value._data.shape, selected) != selected:
+        if np.broadcast_shapes(_without_leading_ones(value._data.shape), selected) != selected:
             return   # IndexPut reports the shape mismatch first
     except ValueError:
         return
     raise RuntimeError(f"Index put requires the source and destination dtypes match, got {_short_name(target)} "
                        f"for the destination and {_short_name(value)} for the source.")
+
+
+def _overlaps(t: Tensor) -> bool:
+    """Several elements share one memory cell (an expanded tensor)."""
+    return any(stride == 0 and size > 1 for stride, size in zip(t._data.strides, t._data.shape))
+
+
+def _warn_expanded(advanced: tuple, value: Tensor) -> None:
+    arrays = [k for k in advanced if not isinstance(k, slice)]
+    if len(arrays) == 1 and arrays[0].dtype == np.bool_ and value._data.size == 1:
+        operation, example = "masked_fill_", "tensor[mask] = scalar"
+    else:
+        operation, example = "index_put_", "tensor[indices] = tensor"
+    warnings.warn(f"Use of {operation} on expanded tensors is deprecated. Please clone() the tensor before performing "
+                  f"this operation. This also applies to advanced indexing e.g. {example}", UserWarning, stacklevel=4)
 
 
 def _short_name(t: Tensor) -> str:
@@ -332,7 +353,7 @@ class IndexAdd(Builtin):
         # index is a numpy array: like PyTorch's node, this one has no next_functions entry for it
         key = (slice(None),) * dim + (index,)
         add = source._data if alpha == 1 else alpha * source._data
-        np.add.at(a._data, key, add.astype(a._data.dtype, copy=False))
+        np.add.at(writeable_memory(a._data), key, add.astype(a._data.dtype, copy=False))
         ctx._key, ctx._alpha = key, alpha
         ctx.mark_dirty(a)
         return a

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..tensor import Tensor, _operand
 from ._util import Builtin, check_broadcast, qualify_node_name, wrap
-from ..autograd.views import check_inplace, check_no_partial_overlap
+from ..autograd.views import check_inplace, check_no_partial_overlap, writeable_memory
 from .arithmetic import check_bool_subtraction
 
 
@@ -24,7 +24,7 @@ def _old_values(a: Tensor, b: Tensor) -> Tensor:
 
 def _write(numpy_function, a: Tensor, y) -> None:
     try:
-        numpy_function(a._data, y, out=a._data, casting="same_kind")
+        numpy_function(a._data, y, out=writeable_memory(a._data), casting="same_kind")
     except TypeError:   # numpy refuses e.g. writing floats into an integer tensor
         raise RuntimeError(f"result type {'Float' if np.asarray(y).dtype.kind == 'f' else 'Long'} can't be cast "
                            f"to the desired output type {a.dtype.legacy_name.replace('Tensor', '')}") from None
@@ -101,9 +101,7 @@ def _memory_cells(array: np.ndarray) -> np.ndarray:
     0-stride dimensions, and numpy makes it read-only; fill_ and zero_ may write into it anyway."""
     if array.flags.writeable:
         return array
-    cells = array[tuple(slice(0, 1) if stride == 0 else slice(None) for stride in array.strides)]
-    cells.flags.writeable = True   # numpy refuses if the memory itself is read-only
-    return cells
+    return writeable_memory(array[tuple(slice(0, 1) if stride == 0 else slice(None) for stride in array.strides)])
 
 
 class FillInplace(Builtin):
@@ -155,7 +153,7 @@ class CopyInplace(Builtin):
 
     @staticmethod
     def forward(ctx, a, source):
-        np.copyto(a._data, np.broadcast_to(source._data, a._data.shape), casting="unsafe")
+        np.copyto(writeable_memory(a._data), np.broadcast_to(source._data, a._data.shape), casting="unsafe")
         ctx.mark_dirty(a)
         return a
 
