@@ -419,3 +419,121 @@ def test_a_value_with_leading_ones_is_checked_for_its_dtype_after_they_are_viewe
     assert message(lambda: x3.__setitem__(x3 > 0, x4)) == (   # PyTorch 2.13
         "RuntimeError: Index put requires the source and destination dtypes match, got Float for the destination and "
         "Double for the source.")
+
+
+# ------------------------------------------------------------------ misuse PyTorch refuses (its types and texts)
+GRAD_DTYPE_TAIL = (
+    "The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). You can set the tensor's "
+    "grad_dtype attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the "
+    "dtypes of a tensor and its gradient may break downstream systems that assume they match.")
+
+
+def test_assigning_data_checks_what_pytorch_checks():
+    x = torch.ones(2, requires_grad=True)
+    x.data = torch.ones(3, dtype=torch.float64)   # another float dtype and shape: allowed, as in PyTorch 2.13
+    assert x.dtype == torch.float64 and x.shape == (3,) and x.requires_grad
+    assert message(lambda: setattr(x, "data", torch.ones(2, dtype=torch.int64))) == (
+        "RuntimeError: data set to a tensor that requires gradients must be floating point or complex dtype")
+    y = torch.ones(2)
+    y.data = torch.ones(3, dtype=torch.int64)   # no gradient required: any dtype
+    assert y.tolist() == [1, 1, 1]
+    assert message(lambda: setattr(y, "data", [1.0, 2.0])) == "TypeError: Variable data has to be a tensor, but got list"
+    sparse = torch.sparse_coo_tensor(torch.tensor([[0, 1], [1, 0]]), torch.tensor([1., 2.]), (2, 2))
+    incompatible = ("RuntimeError: Attempted to call `variable.set_data(tensor)`, but `variable` and `tensor` have "
+                    "incompatible tensor type.")
+    assert message(lambda: setattr(torch.ones(2, 2, requires_grad=True), "data", sparse)) == incompatible
+    assert message(lambda: setattr(sparse, "data", torch.ones(2, 2))) == incompatible
+
+
+def test_assigning_grad_checks_what_pytorch_checks():
+    x = torch.ones(2, requires_grad=True)
+    assert message(lambda: setattr(x, "grad", x)) == "RuntimeError: can't assign Variable as its own grad"
+    assert message(lambda: setattr(x, "grad", 0)) == (
+        "TypeError: assigned grad expected to be a Tensor or None but got grad of type int")
+    assert message(lambda: setattr(x, "grad", [1.0, 2.0])) == (
+        "TypeError: assigned grad expected to be a Tensor or None but got grad of type list")
+    assert message(lambda: setattr(x, "grad", torch.ones(3, dtype=torch.float64))) == (   # dtype is checked first
+        "RuntimeError: attempting to assign a gradient with dtype 'double' to a tensor with grad_dtype 'Float'. "
+        + GRAD_DTYPE_TAIL)
+    assert message(lambda: setattr(torch.ones(2, dtype=torch.int64), "grad", torch.ones(2))) == (
+        "RuntimeError: attempting to assign a gradient with dtype 'float' to a tensor with grad_dtype 'Long'. "
+        + GRAD_DTYPE_TAIL)
+    assert message(lambda: setattr(x, "grad", torch.ones(3))) == (
+        "RuntimeError: attempting to assign a gradient of size '[3]' to a tensor of size '[2]'. Please ensure that the "
+        "gradient and the tensor are the same size")
+    x.grad = x.detach()
+    assert x.grad is not x and x.grad.tolist() == [1.0, 1.0]
+    y = x * 2
+    y.grad = torch.ones(2)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # PyTorch warns about a non-leaf's .grad only while it is None
+        assert y.grad.tolist() == [1.0, 1.0]
+
+
+def test_deleting_attributes_answers_as_pytorch():
+    x = torch.ones(2, requires_grad=True)
+    x.grad = torch.ones(2)
+    del x.grad
+    assert x.grad is None
+    assert message(lambda: delattr(x, "data")) == "RuntimeError: Deleting tensor data is not allowed. Delete tensor instead!"
+    assert message(lambda: delattr(x, "requires_grad")) == "RuntimeError: requires_grad must be a bool"
+    for name in ("grad_fn", "shape", "is_leaf", "_version"):
+        assert message(lambda: delattr(x, name)) == (
+            f"AttributeError: attribute '{name}' of 'torch._C.TensorBase' objects is not writable")
+    x.note = 1
+    del x.note
+    assert not hasattr(x, "note")
+
+
+def test_requires_grad_on_a_non_leaf():
+    y = torch.ones(2, requires_grad=True) * 2
+    assert y.requires_grad_() is y and y.requires_grad   # PyTorch returns the tensor
+    assert message(lambda: y.requires_grad_(False)) == (
+        "RuntimeError: you can only change requires_grad flags of leaf variables. If you want to use a computed "
+        "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
+    assert message(lambda: setattr(y, "requires_grad", True)) == (
+        "RuntimeError: you can only change requires_grad flags of leaf variables.")
+
+
+def test_module_train_mode_must_be_a_bool():
+    layer = torch.nn.Linear(2, 2)
+    for mode in ("invalid", 0):
+        assert message(lambda: layer.train(mode)) == "ValueError: training mode is expected to be boolean"
+    assert layer.training is True
+
+
+def test_a_module_or_parameter_met_twice_is_listed_once_unless_asked():
+    layer = torch.nn.Linear(2, 2)
+    twice = torch.nn.Sequential(layer, layer)
+    assert [n for n, _ in twice.named_parameters()] == ["0.weight", "0.bias"]
+    assert [n for n, _ in twice.named_parameters(remove_duplicate=False)] == ["0.weight", "0.bias", "1.weight", "1.bias"]
+    assert len(list(twice.children())) == 1 and len(list(twice.named_children())) == 1
+    assert [n for n, _ in twice.named_modules()] == ["", "0"] and len(list(twice.modules())) == 2
+    assert [n for n, _ in twice.named_modules(remove_duplicate=False)] == ["", "0", "1"]
+    a, b = torch.nn.Linear(2, 2), torch.nn.Linear(2, 2)
+    b.weight = a.weight   # tied weights
+    tied = torch.nn.Sequential(a, b)
+    assert len(list(tied.parameters())) == 3
+    assert [n for n, _ in tied.named_parameters(remove_duplicate=False)] == ["0.weight", "0.bias", "1.weight", "1.bias"]
+
+
+def test_randint_has_both_of_pytorchs_forms():
+    torch.manual_seed(0)
+    for made in (torch.randint(5, (3,)), torch.randint(2, 5, (3,)), torch.randint(high=5, size=(3,)),
+                 torch.randint(low=2, high=5, size=[3]), torch.randint(5, size=(3,))):
+        assert made.shape == (3,) and made.dtype == torch.int64 and 0 <= made.min().item() and made.max().item() < 5
+    assert torch.randint(5, ()).shape == () and torch.randint(5, (3,), dtype=torch.float32).dtype == torch.float32
+    assert torch.randint(5, (2,), dtype=torch.float32, requires_grad=True).requires_grad
+    assert message(lambda: torch.randint(5, 2)) == (
+        "TypeError: randint(): argument 'size' (position 2) must be tuple of ints, not int")
+    assert message(lambda: torch.randint(5, 2, (3,))) == (
+        "RuntimeError: random_ expects 'from' to be less than 'to', but got from=5 >= to=2")
+    assert message(lambda: torch.randint(2.5, (3,))) == (
+        "TypeError: randint(): argument 'high' (position 1) must be int, not float")
+    assert message(lambda: torch.randint(5, (3,), requires_grad=True)) == (
+        "RuntimeError: Only Tensors of floating point and complex dtype can require gradients")
+    assert message(lambda: torch.randint(5)).startswith(
+        "TypeError: randint() received an invalid combination of arguments - got (int), but expected one of:\n"
+        " * (int high, tuple of ints size, *, torch.Generator generator, Tensor out = None, torch.dtype dtype = None, "
+        "torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n")
