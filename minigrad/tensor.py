@@ -283,6 +283,8 @@ class Tensor:
         return Tensor._make(self._data.copy())
 
     def _accumulate_in_place(self, other: "Tensor") -> None:
+        if other.is_sparse:   # a sparse gradient added into a dense .grad, as PyTorch allows
+            other = other.to_dense()
         np.add(self._data, other._data, out=self._data, casting="unsafe")
         self._version_counter.value += 1
 
@@ -385,8 +387,13 @@ class Tensor:
         dtype_text = dtype_suffix(self._data)
         if dtype_text:
             suffixes.append(dtype_text)
-        if self.grad_fn is not None:
-            suffixes.append(f"grad_fn=<{type(self.grad_fn).__name__}>")   # <CopySlices>, not its name()
+        try:
+            grad_fn = self.grad_fn
+            name = type(grad_fn).__name__ if grad_fn is not None else None   # <CopySlices>, not its name()
+        except RuntimeError:   # a view whose grad_fn may not be rebuilt (made in no_grad, changed in place since)
+            name = "Invalid"
+        if name is not None:
+            suffixes.append(f"grad_fn=<{name}>")
         elif self._requires_grad:
             suffixes.append("requires_grad=True")
         return format_tensor(self._data, suffixes)

@@ -336,6 +336,9 @@ def move_retained_grad(tensor: Tensor, old, new) -> None:
 def rebase_view(view: Tensor, fn, args: tuple, n_tensor_outputs: int) -> None:
     """After ``fn`` (an in-place op's node) changed ``view`` in place: give its base a ``CopySlices``
     wrapping ``fn``, and the view an ``AsStridedBackward0`` pointing at it."""
+    if not any(view is a for a in args):   # PyTorch refuses a view that is not an input (others get a warning)
+        raise RuntimeError("ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have "
+                           "been mutated should be passed to ctx.mark_dirty().")
     message = _refusal(view, indirect=False)
     if message is not None:
         raise RuntimeError(message)
