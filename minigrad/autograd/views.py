@@ -264,7 +264,10 @@ class CopySlices(Function):
         grads = grads if isinstance(grads, tuple) else (grads,)
         if not ctx.needs_input_grad[0]:
             return (None,) + grads[1:]
-        result[key] = grads[0] if grads[0] is not None else 0.0
+        region = grads[0] if grads[0] is not None else 0.0
+        if isinstance(region, Tensor) and region.dtype is not result.dtype:
+            region = region.to(result.dtype)   # as the engine casts a gradient to its input's dtype
+        result[key] = region
         return (result if ctx._base_shape else result.reshape(()),) + grads[1:]
 
 

@@ -271,8 +271,7 @@ def setitem(a: Tensor, key, value) -> None:
 def _check_index_put_dtype(target: Tensor, value: Tensor, advanced: tuple) -> None:
     """PyTorch casts one value written through one boolean mask (it runs ``masked_fill_``); other
     writes through index tensors need the same dtype (after the shape check)."""
-    arrays = [k for k in advanced if not isinstance(k, slice)]
-    if len(arrays) == 1 and arrays[0].dtype == np.bool_ and value._data.size == 1:
+    if _runs_masked_fill(advanced, value):
         return
     selected = target._data[advanced].shape
     try:
@@ -289,9 +288,14 @@ def _overlaps(t: Tensor) -> bool:
     return any(stride == 0 and size > 1 for stride, size in zip(t._data.strides, t._data.shape))
 
 
-def _warn_expanded(advanced: tuple, value: Tensor) -> None:
+def _runs_masked_fill(advanced: tuple, value: Tensor) -> bool:
+    """PyTorch's index_put_ runs masked_fill_ for one value written through one boolean mask."""
     arrays = [k for k in advanced if not isinstance(k, slice)]
-    if len(arrays) == 1 and arrays[0].dtype == np.bool_ and value._data.size == 1:
+    return len(arrays) == 1 and arrays[0].dtype == np.bool_ and value._data.size == 1
+
+
+def _warn_expanded(advanced: tuple, value: Tensor) -> None:
+    if _runs_masked_fill(advanced, value):
         operation, example = "masked_fill_", "tensor[mask] = scalar"
     else:
         operation, example = "index_put_", "tensor[indices] = tensor"
