@@ -762,3 +762,11 @@ def test_anomaly_mode_with_warnings_as_errors_raises_the_original_error(capsys):
     printed = capsys.readouterr().err   # PyTorch prints the warning it could not raise
     assert printed.startswith("UserWarning: Error detected in FailsBackward. Traceback of forward call that caused "
                               "the error:\n") and "UserWarning: Error detected in SqrtBackward0." in printed
+
+
+def test_sorting_bool_and_uint8_tensors_in_descending_order():
+    # found by the fuzzer: numpy cannot negate bools (TypeError) and wraps uint8 around (a wrong order)
+    values, indices = torch.sort(torch.tensor([True, False, True]), 0, descending=True)
+    assert values.tolist() == [True, True, False] and indices.tolist() == [0, 2, 1]   # PyTorch 2.13
+    values, indices = torch.tensor([0, 1, 2], dtype=torch.uint8).sort(descending=True)
+    assert values.tolist() == [2, 1, 0] and indices.tolist() == [2, 1, 0]

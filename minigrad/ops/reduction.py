@@ -301,7 +301,8 @@ def argmin(a: Tensor, dim=None, keepdim: bool = False) -> Tensor:
 def _descending_order(x: np.ndarray, dim: int) -> np.ndarray:
     """Indices that sort ``x`` from largest to smallest. PyTorch counts NaN as larger than
     everything, so NaNs come first (numpy's argsort of ``-x`` would put them last)."""
-    order = np.argsort(-x, axis=dim, kind="stable")
+    keys = -x if x.dtype.kind in "fi" else -x.astype(np.int64)   # bool and uint8 cannot be negated as they are
+    order = np.argsort(keys, axis=dim, kind="stable")
     if np.issubdtype(x.dtype, np.floating):
         is_number = ~np.isnan(np.take_along_axis(x, order, axis=dim))
         order = np.take_along_axis(order, np.argsort(is_number, axis=dim, kind="stable"), axis=dim)
