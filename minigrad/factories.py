@@ -164,11 +164,39 @@ def randn_like(t: Tensor, *, dtype=None, device=None, requires_grad: bool = Fals
     return _finish(_generator.standard_normal(t._data.shape).astype(numpy_dtype), None, device, requires_grad)
 
 
-def randint(low, high=None, size=None, *, dtype=None, device=None, generator=None) -> Tensor:
-    if high is None:
-        low, high = 0, low
+_RANDINT_FORMS = """\
+ * (int high, tuple of ints size, *, torch.Generator generator, Tensor out = None, torch.dtype dtype = None, \
+torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)
+ * (int high, tuple of ints size, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, \
+torch.device device = None, bool pin_memory = False, bool requires_grad = False)
+ * (int low, int high, tuple of ints size, *, torch.Generator generator, Tensor out = None, torch.dtype dtype = None, \
+torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)
+ * (int low, int high, tuple of ints size, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, \
+torch.device device = None, bool pin_memory = False, bool requires_grad = False)
+"""
+
+
+def randint(*args, low=None, high=None, size=None, dtype=None, device=None, generator=None,
+            requires_grad: bool = False) -> Tensor:
+    """Integers drawn uniformly from ``[low, high)``: ``randint(high, size)`` or ``randint(low, high, size)``
+    (PyTorch's two forms), any argument also by keyword."""
+    if len(args) == 2 and isinstance(args[1], int) and size is None:
+        raise TypeError("randint(): argument 'size' (position 2) must be tuple of ints, not int")
+    forms = {1: ("high",), 2: ("low", "high") if size is not None else ("high", "size"), 3: ("low", "high", "size")}
+    named = {"low": low, "high": high, "size": size}
+    named.update(zip(forms.get(len(args), ()), args))
+    low, high, size = named["low"], named["high"], named["size"]
+    if len(args) > 3 or high is None or not isinstance(size, (tuple, list)):
+        raise TypeError(f"randint() received an invalid combination of arguments - got "
+                        f"({', '.join(type(a).__name__ for a in args)}), but expected one of:\n{_RANDINT_FORMS}")
+    low = 0 if low is None else low
+    for position, (name, value) in enumerate((("low", low), ("high", high)), start=1 if len(args) == 3 else 0):
+        if not isinstance(value, int):
+            raise TypeError(f"randint(): argument '{name}' (position {position}) must be int, not {type(value).__name__}")
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     array = _generator.integers(low, high, size=tuple(size)).astype(_numpy_dtype(dtype, np.dtype(np.int64)))
-    return _finish(array, None, device, False)
+    return _finish(array, None, device, requires_grad)
 
 
 def randperm(n: int, *, dtype=None, device=None) -> Tensor:

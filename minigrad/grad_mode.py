@@ -10,6 +10,9 @@ False
 from __future__ import annotations
 
 import functools
+import inspect
+import sys
+import warnings
 
 
 class _GradState:
@@ -28,10 +31,75 @@ def is_grad_enabled() -> bool:
     return state.enabled
 
 
-class _GradModeContext:
-    """Base for no_grad/enable_grad: a context manager that is also a decorator."""
+CLASS_DECORATION_WARNING = (
+    "Decorating classes is deprecated and will be disabled in future versions. You should only decorate functions "
+    "or methods. To preserve the current behavior of class decoration, you can directly decorate the `__init__` "
+    "method and nothing else.")
+
+
+class _DecoratorContextManager:
+    """A context manager that is also a decorator, as PyTorch's grad-mode classes are.
+
+    The decorated function runs inside a fresh copy of the context (``clone``). A generator function
+    gets the mode around each step of its body, and the caller's mode between steps; a coroutine
+    function is called inside the context (its body runs later, in the caller's mode, as in PyTorch).
+    """
+
+    def __call__(self, func):
+        if inspect.isclass(func):
+            warnings.warn(CLASS_DECORATION_WARNING, FutureWarning, stacklevel=2)
+            cls = func
+            func = lambda *args, **kwargs: cls(*args, **kwargs)  # noqa: E731  (PyTorch wraps the class so)
+        make_context = self.clone
+        if inspect.isgeneratorfunction(func):
+            return _wrap_generator(make_context, func)
+
+        @functools.wraps(func)
+        def decorate_context(*args, **kwargs):
+            with make_context():
+                return func(*args, **kwargs)
+        return decorate_context
+
+    def clone(self) -> "_DecoratorContextManager":
+        return self.__class__()
+
+
+def _wrap_generator(make_context, func):
+    """Each step of the generator (first ``next``, ``send``, ``throw``, ``close``) runs inside the context."""
+    @functools.wraps(func)
+    def generator_context(*args, **kwargs):
+        generator = func(*args, **kwargs)
+        try:
+            with make_context():
+                response = generator.send(None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    with make_context():
+                        generator.close()
+                    raise
+                except BaseException:
+                    with make_context():
+                        response = generator.throw(*sys.exc_info())
+                else:
+                    with make_context():
+                        response = generator.send(request)
+        except StopIteration as stop:
+            return stop.value
+    return generator_context
+
+
+class _GradModeContext(_DecoratorContextManager):
+    """Base for no_grad/enable_grad: usable as ``with no_grad():``, ``@no_grad()``, ``@no_grad`` and
+    ``no_grad(function)``."""
 
     mode: bool
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)   # a bare decorator: no_grad(function)
 
     def __enter__(self) -> None:
         self._previous = state.enabled
@@ -39,13 +107,6 @@ class _GradModeContext:
 
     def __exit__(self, *exc) -> None:
         state.enabled = self._previous
-
-    def __call__(self, func):
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            with self.__class__():
-                return func(*args, **kwargs)
-        return wrapper
 
 
 class no_grad(_GradModeContext):
@@ -63,12 +124,21 @@ class no_grad(_GradModeContext):
 
 
 class enable_grad(_GradModeContext):
-    """Context manager (and decorator) that turns graph recording back on inside no_grad."""
+    """Context manager (and decorator) that turns graph recording back on inside no_grad.
+
+    >>> import minigrad as torch
+    >>> @torch.enable_grad
+    ... def recording():
+    ...     return torch.is_grad_enabled()
+    >>> with torch.no_grad():
+    ...     recording()
+    True
+    """
 
     mode = True
 
 
-class set_grad_enabled(_GradModeContext):
+class set_grad_enabled(_DecoratorContextManager):
     """Set grad mode now; used as a context manager, restore the previous mode on exit.
 
     >>> import minigrad as torch
@@ -82,19 +152,15 @@ class set_grad_enabled(_GradModeContext):
         self.mode = bool(mode)
         state.enabled = self.mode
 
+    def __call__(self, func):
+        state.enabled = self._previous   # used as a decorator: undo the immediate switch
+        return super().__call__(func)
+
     def __enter__(self) -> None:
         pass
 
     def __exit__(self, *exc) -> None:
         state.enabled = self._previous
 
-    def __call__(self, func):
-        # Used as a decorator: undo the immediate switch, apply the mode only while func runs.
-        state.enabled = self._previous
-        mode = self.mode
-
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            with set_grad_enabled(mode):
-                return func(*args, **kwargs)
-        return wrapper
+    def clone(self) -> "set_grad_enabled":
+        return self.__class__(self.mode)

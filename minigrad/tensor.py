@@ -162,7 +162,9 @@ class Tensor:
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
-        """Set requires_grad in place and return self."""
+        """Set requires_grad in place and return self (a non-leaf already requires grad: it stays as it is)."""
+        if requires_grad and self.grad_fn is not None:
+            return self
         self.requires_grad = requires_grad
         return self
 
@@ -196,15 +198,14 @@ class Tensor:
     @property
     def grad(self) -> "Tensor | None":
         """The gradient accumulated by backward (leaves, and tensors that called retain_grad)."""
-        if self.grad_fn is not None and not self._retains_grad:
+        if self._grad is None and self.grad_fn is not None and not self._retains_grad:   # PyTorch's condition
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 
     @grad.setter
     def grad(self, value: "Tensor | None") -> None:
-        if value is not None and value.shape != self.shape:
-            raise RuntimeError(f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of size "
-                               f"'{list(self.shape)}'. Please ensure that the gradient and the tensor are the same size")
+        if value is not None:
+            _check_assigned_grad(self, value)
         self._grad = value
 
     @property
@@ -282,6 +283,8 @@ class Tensor:
         return Tensor._make(self._data.copy())
 
     def _accumulate_in_place(self, other: "Tensor") -> None:
+        if other.is_sparse:   # a sparse gradient added into a dense .grad, as PyTorch allows
+            other = other.to_dense()
         np.add(self._data, other._data, out=self._data, casting="unsafe")
         self._version_counter.value += 1
 
@@ -309,7 +312,28 @@ class Tensor:
 
     @data.setter
     def data(self, value: "Tensor") -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        if value.is_sparse != self.is_sparse:
+            raise RuntimeError("Attempted to call `variable.set_data(tensor)`, but `variable` and `tensor` have "
+                               "incompatible tensor type.")
+        if self.requires_grad and value._data.dtype.kind not in "fc":
+            raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
         self._data = value._data
+
+    def __delattr__(self, name: str) -> None:
+        """PyTorch's answers to ``del x.grad`` (the same as ``x.grad = None``) and to deleting the
+        attributes a tensor is made of."""
+        if name == "grad":
+            self.grad = None
+        elif name == "data":
+            raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
+        elif name == "requires_grad":
+            raise RuntimeError("requires_grad must be a bool")
+        elif isinstance(getattr(type(self), name, None), property):
+            raise AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable")
+        else:
+            object.__delattr__(self, name)
 
     # ------------------------------------------------------------------ conversion
     def numpy(self) -> np.ndarray:
@@ -363,8 +387,13 @@ class Tensor:
         dtype_text = dtype_suffix(self._data)
         if dtype_text:
             suffixes.append(dtype_text)
-        if self.grad_fn is not None:
-            suffixes.append(f"grad_fn=<{type(self.grad_fn).__name__}>")   # <CopySlices>, not its name()
+        try:
+            grad_fn = self.grad_fn
+            name = type(grad_fn).__name__ if grad_fn is not None else None   # <CopySlices>, not its name()
+        except RuntimeError:   # a view whose grad_fn may not be rebuilt (made in no_grad, changed in place since)
+            name = "Invalid"
+        if name is not None:
+            suffixes.append(f"grad_fn=<{name}>")
         elif self._requires_grad:
             suffixes.append("requires_grad=True")
         return format_tensor(self._data, suffixes)
@@ -441,8 +470,8 @@ class Tensor:
     def __rpow__(self, base): return _ops.pow(base, self)
     def __floordiv__(self, other): return _ops.FloorDivide.apply(self, _operand(other))
     def __rfloordiv__(self, other): return _ops.FloorDivide.apply(_operand(other), self)
-    def __mod__(self, other): return _ops.Remainder.apply(self, _operand(other))
-    def __rmod__(self, other): return _ops.Remainder.apply(_operand(other), self)
+    def __mod__(self, other): return _ops.arithmetic.remainder(self, other)
+    def __rmod__(self, other): return _ops.arithmetic.remainder(other, self)
     def __neg__(self): return _ops.Neg.apply(self)
     def __pos__(self): return self
     def __matmul__(self, other): return _ops.matmul(self, other)
@@ -634,6 +663,25 @@ class Tensor:
 
     def is_coalesced(self):
         raise RuntimeError("is_coalesced expected sparse coordinate tensor layout but got Strided")
+
+
+def _check_assigned_grad(t: Tensor, value) -> None:
+    """PyTorch's checks of ``x.grad = value``, in its order."""
+    if value is t:
+        raise RuntimeError("can't assign Variable as its own grad")
+    if not isinstance(value, Tensor):
+        raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+    if value._data.dtype != t._data.dtype:
+        from .ops.linalg import _CPP_NAMES
+        raise RuntimeError(
+            f"attempting to assign a gradient with dtype '{_CPP_NAMES[value.dtype.name]}' to a tensor with grad_dtype "
+            f"'{t.dtype.legacy_name[:-len('Tensor')]}'. The gradient must match the tensor's grad_dtype (defaults to "
+            "the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific dtype, or None to "
+            "allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may break "
+            "downstream systems that assume they match.")
+    if value.shape != t.shape:
+        raise RuntimeError(f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of size "
+                           f"'{list(t.shape)}'. Please ensure that the gradient and the tensor are the same size")
 
 
 def _operand(value) -> Tensor:

@@ -67,8 +67,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
             if g is None:
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
                                    "graph. Set allow_unused=True if this is the desired behavior.")
-    if materialize_grads:
-        result = tuple(Tensor._zeros(tuple(x.shape), x.dtype) if g is None else g for g, x in zip(result, inputs))
+    if materialize_grads:   # zeros for unused inputs; with create_graph they require grad, as in PyTorch
+        result = tuple(Tensor._zeros(tuple(x.shape), x.dtype).requires_grad_(create_graph) if g is None else g
+                       for g, x in zip(result, inputs))
     return result
 
 

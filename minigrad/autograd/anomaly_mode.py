@@ -23,6 +23,7 @@ Function 'SqrtBackward0' returned nan values in its 0th output.
 from __future__ import annotations
 
 import functools
+import sys
 import traceback
 import warnings
 
@@ -101,13 +102,21 @@ def warn_error_in(node) -> None:
     """The warnings PyTorch gives before an error in ``node``'s backward propagates."""
     trace = getattr(node, "_anomaly_trace", None)
     if trace is None:
-        warnings.warn(f"Error detected in {node.name()}. No forward pass information available. Enable detect "
-                      "anomaly during forward pass for more information.", UserWarning, stacklevel=2)
+        _warn_while_failing(f"Error detected in {node.name()}. No forward pass information available. Enable detect "
+                            "anomaly during forward pass for more information.")
         return
-    warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{trace}",
-                  UserWarning, stacklevel=2)
+    _warn_while_failing(f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{trace}")
     parent = node._anomaly_parent
     while parent is not None and getattr(parent, "_anomaly_trace", None) is not None:
-        warnings.warn(f"\n\nPrevious calculation was induced by {parent.name()}. Traceback of forward call that "
-                      f"induced the previous calculation:\n{parent._anomaly_trace}", UserWarning, stacklevel=2)
+        _warn_while_failing(f"\n\nPrevious calculation was induced by {parent.name()}. Traceback of forward call "
+                            f"that induced the previous calculation:\n{parent._anomaly_trace}")
         parent = parent._anomaly_parent
+
+
+def _warn_while_failing(message: str) -> None:
+    """A UserWarning shown while the backward's own error propagates. If warnings are turned into
+    errors, PyTorch prints it (``UserWarning: ...`` on stderr) and still raises the original error."""
+    try:
+        warnings.warn(message, UserWarning, stacklevel=3)
+    except Warning as warning:
+        print(f"{type(warning).__name__}: {warning}", file=sys.stderr)

@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import grad_mode
 from ..tensor import Tensor
+from .function import Function
 
 
 class GradcheckError(RuntimeError):
@@ -87,6 +88,7 @@ def _check_inputs_do_not_overlap(inputs: tuple, differentiable: list) -> None:
 def _analytical_jacobian(output: Tensor, inputs: tuple, differentiable: list) -> list:
     """One Jacobian per differentiable input (rows: input elements, columns: output elements, as
     PyTorch prints it), built column by column: one backward per output element."""
+    from .engine import run_backward
     from .engine import run_backward
     wanted = tuple(inputs[i] for i in differentiable)
     jacobians = [np.zeros((x.numel(), output.numel()), dtype=x._data.dtype) for x in wanted]
@@ -157,11 +159,75 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-06, atol: float = 1e-05
                     raise GradcheckError(
                         f"Jacobian mismatch for output {index} with respect to input {i},\n"
                         f"numerical:{_format(numerical)}\nanalytical:{_format(analytical[position])}\n")
+        if checked:
+            _check_multiplied_by_grad_output([outputs[k] for k in checked], inputs, differentiable)
+        if check_undefined_grad:
+            _check_undefined_grad(func, inputs, differentiable)
     except GradcheckError:
         if raise_exception:
             raise
         return False
     return True
+
+
+def _check_multiplied_by_grad_output(outputs: list, inputs: tuple, differentiable: list) -> None:
+    """PyTorch's check that backward scales with the gradient it gets: zero gradients in, zeros out
+    (of the input's dtype and shape)."""
+    from .engine import run_backward
+    wanted = tuple(inputs[i] for i in differentiable)
+    grads = run_backward(outputs, [Tensor._zeros(tuple(o.shape), o.dtype) for o in outputs], inputs=wanted)
+    for g, x in zip(grads, wanted):
+        if g is None:
+            continue
+        if np.any(g.to_dense()._data != 0):
+            raise GradcheckError("backward not multiplied by grad_output")
+        if g.dtype is not x.dtype:
+            raise GradcheckError("grad is incorrect type")
+        if g.shape != x.shape:
+            raise GradcheckError("grad is incorrect size")
+
+
+class _UndefinedGrad(Function):
+    """PyTorch's ``UndefinedGrad``: passes its input on, and sends back no gradient at all (None)."""
+
+    _is_builtin = True
+    _node_name = "UndefinedGradBackward"
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return None
+
+
+UNDEFINED_GRAD_COMPATIBILITY = (
+    "Backwards compatibility: New undefined gradient support checking feature is enabled by default, but it may "
+    "break existing callers of this function. If this is true for you, you can call this function with "
+    "\"check_undefined_grad=False\" to disable the feature")
+_UNDEFINED_NOTES = 'Please look at "Notes about undefined output gradients" in "tools/autograd/derivatives.yaml"'
+
+
+def _check_undefined_grad(func, inputs: tuple, differentiable: list) -> None:
+    """PyTorch's ``check_undefined_grad``: when no gradient reaches the outputs (all of them, then each
+    in turn), backward must run and give every input None or zeros."""
+    from .engine import run_backward
+    wanted = tuple(inputs[i] for i in differentiable)
+    n_outputs = len(_outputs(func, inputs))
+    for undefined in [None] + (list(range(n_outputs)) if n_outputs > 1 else []):
+        outputs = [o for o in _outputs(func, inputs) if o.requires_grad]
+        outputs = [_UndefinedGrad.apply(o) if undefined is None or k == undefined else o for k, o in enumerate(outputs)]
+        try:
+            grads = run_backward(outputs, [Tensor._zeros(tuple(o.shape), o.dtype) for o in outputs], inputs=wanted)
+        except RuntimeError as error:
+            warnings.warn(UNDEFINED_GRAD_COMPATIBILITY, UserWarning, stacklevel=4)
+            raise GradcheckError(f"Expected backward function to handle undefined output grads. {_UNDEFINED_NOTES}") \
+                from error
+        if any(g is not None and np.any(g._data != 0) for g in grads):
+            warnings.warn(UNDEFINED_GRAD_COMPATIBILITY, UserWarning, stacklevel=4)
+            raise GradcheckError("Expected all input grads to be undefined or zero when all output grads are "
+                                 f"undefined or zero. {_UNDEFINED_NOTES}")
 
 
 def _check_numerical_gradient_is_zero(func, inputs, n_outputs: int, differentiable: list, eps: float) -> None:

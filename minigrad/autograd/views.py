@@ -44,6 +44,7 @@ from .. import grad_mode
 from ..tensor import Tensor
 from .function import Function
 from .graph import _sequence_numbers
+from .saved import BACKWARD_TWICE
 
 # How a view was made (PyTorch's CreationMeta): it decides whether an in-place change is allowed.
 DEFAULT = "default"
@@ -138,6 +139,18 @@ def check_inplace(tensor: Tensor, *others, overlap_allowed: bool = False) -> Non
         raise RuntimeError(LEAF_IN_PLACE)
 
 
+def writeable_memory(array: np.ndarray) -> np.ndarray:
+    """``array``, or a writeable view of the same memory if numpy marked it read-only: an expanded
+    tensor (and any view of one) is a read-only numpy view. PyTorch writes into such a tensor when no
+    two written elements share a memory cell (``check_inplace`` refuses the others): ``g[0] = 0``
+    on ``g = torch.ones(1).expand(10)`` changes all ten elements, as they are one."""
+    if array.flags.writeable:
+        return array
+    view = array.view()
+    view.flags.writeable = True   # numpy refuses if the memory itself is read-only
+    return view
+
+
 def check_no_partial_overlap(written: Tensor, read) -> None:
     """PyTorch refuses an in-place operation that reads part of the memory it writes
     (``x.add_(x.t())``, ``x.mul_(x[0])``), and allows one that reads exactly what it writes
@@ -175,7 +188,9 @@ def _byte_offsets(array: np.ndarray, origin: np.ndarray) -> np.ndarray:
 
 
 def positions_in_base(view: Tensor) -> tuple:
-    """Which elements of its base ``view`` shows: a numpy index ``key`` with ``base[key]`` equal to ``view``.
+    """Which elements of its base ``view`` shows: a numpy index ``key`` of index arrays, with
+    ``base[key]`` equal to ``view`` (index arrays, never plain integers: ``base[key]`` is a copy).
+    For a 0-dim base the key indexes ``base.reshape(1)``: every element of the view is its one element.
 
     >>> import minigrad as torch
     >>> y = torch.tensor([[0, 1, 2], [3, 4, 5]])
@@ -185,9 +200,8 @@ def positions_in_base(view: Tensor) -> tuple:
            [2, 5]])
     """
     base = view._base._data
-    if base.ndim == 0:   # numpy cannot index a 0-dim array with index arrays
-        raise NotImplementedError("minigrad: changing a 0-dim tensor in place while a view of it is used in the "
-                                  "graph (e.g. after expand()) is not supported; clone() the view first")
+    if base.ndim == 0:
+        return (np.zeros(view._data.shape, np.intp),)
     if view._data.size == 0:   # an empty view shows no element (numpy says it shares no memory)
         return np.unravel_index(np.zeros(view._data.shape, np.intp), base.shape)
     if not np.may_share_memory(view._data, base):
@@ -195,11 +209,21 @@ def positions_in_base(view: Tensor) -> tuple:
                                   "replaced); an in-place change through it cannot be tracked")
     view_offsets = _byte_offsets(view._data, base)
     if base.flags.c_contiguous:      # the usual case: memory order is the row-major order of the elements
-        return np.unravel_index(view_offsets // base.itemsize, base.shape)
+        return _index_arrays(np.unravel_index(view_offsets // base.itemsize, base.shape))
     base_offsets = _byte_offsets(base, base).ravel()
     order = np.argsort(base_offsets, kind="stable")    # match addresses: which base element lives there?
     found = order[np.searchsorted(base_offsets[order], view_offsets)]
-    return np.unravel_index(found, base.shape)
+    return _index_arrays(np.unravel_index(found, base.shape))
+
+
+def _index_arrays(key: tuple) -> tuple:
+    """numpy gives plain integers for a 0-dim view: make them 0-dim arrays, so that indexing copies."""
+    return tuple(np.asarray(k) for k in key)
+
+
+def _as_rows(grad: Tensor, base_shape: tuple) -> Tensor:
+    """The gradient of a base as ``positions_in_base`` indexes it: a 0-dim base as one element in a row."""
+    return grad.reshape(1) if not base_shape else grad
 
 
 # ---------------------------------------------------------------------------- the two nodes
@@ -212,7 +236,10 @@ class AsStrided(Function):
     @staticmethod
     def backward(ctx, grad):
         from ..ops.indexing import PutIntoZeros   # zeros of the base's shape, grad added at the view's places
-        return PutIntoZeros.apply(grad, ctx._base_shape, ctx._key)
+        shape = ctx._base_shape
+        if not shape:   # a 0-dim base: every element of the view adds to its one element
+            return PutIntoZeros.apply(grad, (1,), ctx._key).reshape(())
+        return PutIntoZeros.apply(grad, shape, ctx._key)
 
 
 class CopySlices(Function):
@@ -226,19 +253,36 @@ class CopySlices(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        if ctx._fn is None:   # released by an earlier backward, as PyTorch's CopySlices releases its fn
+            raise RuntimeError(BACKWARD_TWICE)
         key = ctx._key
-        result = grad.clone()                  # the gradient for every element of the base...
-        grads = ctx._fn.apply(result[key])     # ...but the viewed region goes through the op's backward
+        result = _as_rows(grad, ctx._base_shape).clone()   # the gradient for every element of the base...
+        # ...but the viewed region goes through the op's backward. It gets a copy of that region (the
+        # key holds index arrays), as in PyTorch: a gradient the op returns as it got it (copy_'s
+        # for its source) must not change when the region is overwritten below.
+        grads = ctx._fn.apply(result[key])
         grads = grads if isinstance(grads, tuple) else (grads,)
         if not ctx.needs_input_grad[0]:
             return (None,) + grads[1:]
-        result[key] = grads[0] if grads[0] is not None else 0.0
-        return (result,) + grads[1:]
+        region = grads[0] if grads[0] is not None else 0.0
+        if isinstance(region, Tensor) and region.dtype is not result.dtype:
+            region = region.to(result.dtype)   # as the engine casts a gradient to its input's dtype
+        result[key] = region
+        return (result if ctx._base_shape else result.reshape(()),) + grads[1:]
 
 
 CopySlices._backward_cls.name = lambda self: "torch::autograd::CopySlices"
-# The wrapped node's saved tensors go when CopySlices' would (after backward, unless retain_graph).
-CopySlices._backward_cls._release_saved = lambda self: self._fn._release_saved()
+
+
+def _release_wrapped_node(node) -> None:
+    """After a backward without retain_graph, CopySlices lets go of the node it wraps (and so of its
+    saved tensors), as PyTorch's does: a second backward through it fails even if that node saved nothing."""
+    if node._fn is not None:
+        node._fn._release_saved()
+        node._fn = None
+
+
+CopySlices._backward_cls._release_saved = _release_wrapped_node
 
 
 def _new_node(function: type, edges: tuple, needs: tuple, positions: tuple, input_info: list, output: Tensor):
@@ -295,6 +339,9 @@ def move_retained_grad(tensor: Tensor, old, new) -> None:
 def rebase_view(view: Tensor, fn, args: tuple, n_tensor_outputs: int) -> None:
     """After ``fn`` (an in-place op's node) changed ``view`` in place: give its base a ``CopySlices``
     wrapping ``fn``, and the view an ``AsStridedBackward0`` pointing at it."""
+    if not any(view is a for a in args):   # PyTorch refuses a view that is not an input (others get a warning)
+        raise RuntimeError("ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have "
+                           "been mutated should be passed to ctx.mark_dirty().")
     message = _refusal(view, indirect=False)
     if message is not None:
         raise RuntimeError(message)
@@ -309,7 +356,7 @@ def rebase_view(view: Tensor, fn, args: tuple, n_tensor_outputs: int) -> None:
     edge = base._gradient_edge()
     node = _new_node(CopySlices, (edge,) + fn.next_functions[1:], (edge[0] is not None,) + fn.needs_input_grad[1:],
                      fn._input_positions, [(base._data.shape, base._data.dtype)] + fn._input_info[1:], base)
-    node._fn, node._key = fn, positions_in_base(view)
+    node._fn, node._key, node._base_shape = fn, positions_in_base(view), base._data.shape
     base.grad_fn = node
     base._output_nr = 0
     _point_view_at_base(view)

@@ -96,14 +96,18 @@ class Module:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.forward(*args, **kwargs)
 
-    def named_parameters(self, prefix: str = "", recurse: bool = True) -> Iterator[tuple[str, Parameter]]:
-        """Yield ``(name, parameter)`` pairs, sub-modules' names joined with dots (``'0.weight'``)."""
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
+        """Yield ``(name, parameter)`` pairs, sub-modules' names joined with dots (``'0.weight'``); a
+        parameter (or module) met twice is listed once unless ``remove_duplicate=False``."""
         seen = set()
-        for module_prefix, module in (self.named_modules(prefix) if recurse else [(prefix, self)]):
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
+        for module_prefix, module in modules:
             for name, param in module._parameters.items():
                 if param is None or id(param) in seen:
                     continue
-                seen.add(id(param))
+                if remove_duplicate:
+                    seen.add(id(param))
                 yield (f"{module_prefix}.{name}" if module_prefix else name), param
 
     def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
@@ -111,18 +115,29 @@ class Module:
             yield param
 
     def named_children(self) -> Iterator[tuple[str, "Module"]]:
+        """Each direct sub-module once, under the first name it was registered with."""
+        seen = set()
         for name, module in self._modules.items():
-            if module is not None:
+            if module is not None and id(module) not in seen:
+                seen.add(id(module))
                 yield name, module
 
     def children(self) -> Iterator["Module"]:
         for _, module in self.named_children():
             yield module
 
-    def named_modules(self, prefix: str = "") -> Iterator[tuple[str, "Module"]]:
+    def named_modules(self, memo: set | None = None, prefix: str = "",
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, "Module"]]:
+        """This module and every sub-module, depth first, each once (``memo`` holds those met)."""
+        memo = set() if memo is None else memo
+        if self in memo:
+            return
+        if remove_duplicate:
+            memo.add(self)
         yield prefix, self
-        for name, module in self.named_children():
-            yield from module.named_modules(f"{prefix}.{name}" if prefix else name)
+        for name, module in self._modules.items():
+            if module is not None:
+                yield from module.named_modules(memo, f"{prefix}.{name}" if prefix else name, remove_duplicate)
 
     def modules(self) -> Iterator["Module"]:
         for _, module in self.named_modules():
@@ -138,6 +153,8 @@ class Module:
                     param._grad.zero_()
 
     def train(self, mode: bool = True) -> "Module":
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
         for module in self.modules():
             object.__setattr__(module, "training", mode)
         return self

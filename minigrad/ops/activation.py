@@ -63,12 +63,13 @@ class Elu(Builtin):
         ctx._saved_alpha, ctx._saved_scale, ctx._saved_input_scale = alpha, 1, 1
         x = a._data
         with np.errstate(over="ignore"):
-            return wrap(np.where(x > 0, x, x.dtype.type(alpha) * np.expm1(np.minimum(x, 0))))
+            return wrap(np.where(x > 0, x, x.dtype.type(alpha) * np.expm1(np.minimum(x.dtype.type(0), x))))   # 0 first: -0.0 stays -0.0
 
     @staticmethod
     def backward(ctx, grad):
         a, = ctx.saved_tensors
-        positive = wrap(a._data > 0)
-        negative_part = grad * ctx._saved_alpha * a.clamp(max=0).exp()   # d/dx alpha * (e^x - 1)
         from .pointwise import where
-        return where(positive, grad, negative_part), None
+        # PyTorch's choice: the alpha * e^x branch where x <= 0 (so a nan input passes its gradient on);
+        # inside it, e^min(x, 0) with a derivative only where x < 0 (the second derivative at 0 is 0)
+        negative_part = grad * ctx._saved_alpha * where(a < 0, a, 0.0).exp()   # d/dx alpha * (e^x - 1)
+        return where(a <= 0, negative_part, grad), None

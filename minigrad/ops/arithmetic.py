@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor, _operand
-from ._util import Builtin, binary_arrays, result_dtype, wrap
+from ._util import Builtin, binary_arrays, qualify_node_name, result_dtype, wrap
 
 
 class Add(Builtin):
@@ -177,17 +177,20 @@ class Pow(Builtin):
         if isinstance(exponent, int) and exponent >= 0:   # x ** 2 and friends: no inf or nan from 0 or negatives
             return wrap(x ** exponent)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):   # PyTorch: inf and nan, no warning
+            if exponent == 0.5 or exponent == -0.5:   # PyTorch computes these as sqrt and 1 / sqrt, which
+                root = np.sqrt(x)                      # differ from pow at -0.0 and -inf
+                return wrap(root if exponent == 0.5 else 1 / root)
             return wrap(x ** exponent)
 
     @staticmethod
     def backward(ctx, grad):
         a, = ctx.saved_tensors
         exponent = ctx._exponent
-        if exponent != 0 and exponent != 2:   # the formula; its two special cases follow
-            return grad * exponent * a ** (exponent - 1), None
+        if exponent != 0 and exponent != 2:   # the formula, in PyTorch's order; its two special cases follow
+            return grad * (exponent * a ** (exponent - 1)), None
         if exponent == 2:   # speed: the common square, where a ** 1 would only copy a
-            return grad * exponent * a, None
-        return grad * 0, None   # a ** 0 is constant: 0, as PyTorch's, also at a = 0 (the formula: 0 * inf = nan)
+            return grad * (exponent * a), None
+        return wrap(np.zeros_like(grad._data)), None   # a ** 0 is constant: zeros as PyTorch's, even for an inf or nan grad
 
 
 class PowTensor(Builtin):
@@ -215,9 +218,10 @@ class PowTensor(Builtin):
         a, b, result = ctx.saved_tensors
         from .pointwise import where
         # PyTorch's formulas and masks: d/da is 0 where the exponent is 0, d/db is 0 where a is 0 and b >= 0
-        # (the masked places still compute 0 * inf underneath, so a second derivative there is nan, as in PyTorch)
-        grad_a = where(b == 0, 0.0, grad * b * a ** (b - 1)) if ctx.needs_input_grad[0] else None
-        grad_b = where((a == 0) & (b >= 0), 0.0, grad * result * a.log()) if ctx.needs_input_grad[1] else None
+        # (the masked places still compute 0 * inf underneath, so a second derivative there is nan, as in PyTorch;
+        # d/db multiplies the gradient after masking, so an infinite gradient there gives nan, as in PyTorch)
+        grad_a = where(b == 0, 0.0, grad * (b * a ** (b - 1))) if ctx.needs_input_grad[0] else None
+        grad_b = grad * where((a == 0) & (b >= 0), 0.0, result * a.log()) if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
 
 
@@ -273,7 +277,8 @@ class PowScalarBase(Builtin):
 
     ∂L/∂b = grad * f * log(s)
     Saves the result f, which the derivative reads, and b (as PyTorch's node does); keeps s as a number.
-    Node: PowBackward2, which has one entry, for the exponent b.
+    PyTorch's special case: for s = 0, ∂L/∂b = 0 where b >= 0 (0 ** b is flat there; the formula
+    would give 0 * -inf = nan). Node: PowBackward2, which has one entry, for the exponent b.
     """
 
     _node_name = "PowBackward2"
@@ -290,8 +295,14 @@ class PowScalarBase(Builtin):
 
     @staticmethod
     def backward(ctx, grad):
-        _, result = ctx.saved_tensors
-        return None, grad * result * float(np.log(ctx._saved_self))
+        exponent, result = ctx.saved_tensors
+        base = ctx._saved_self
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_base = float(np.log(base))   # -inf for 0, nan for a negative base, as PyTorch's
+        if base == 0:   # 0 ** b is 0 for every b > 0 and 1 at b = 0: flat, where log(0) would give nan
+            from .pointwise import where
+            return None, grad * where(exponent >= 0, 0.0, result * log_base)
+        return None, grad * (result * log_base)
 
 
 class FloorDivide(Builtin):
@@ -320,17 +331,65 @@ class Remainder(Builtin):
     Keeps the quotient floor(a / b) (a numpy array, constant for the derivative) when b needs a gradient.
     """
 
-    _node_name = "RemainderBackward0"
+    _node_name = "RemainderBackward1"
 
     @staticmethod
     def forward(ctx, a, b):
         x, y = binary_arrays(a, b)
         ctx._quotient = np.floor_divide(x, y) if ctx.needs_input_grad[1] else None
-        return wrap(np.remainder(x, y))
+        if x.dtype.kind != "f":
+            return wrap(np.remainder(x, y))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = np.fmod(x, y)   # PyTorch's kernel: fmod, moved into b's sign (so -0.0 % 1.5 is -0.0)
+            return wrap(np.where((out != 0) & ((y < 0) != (out < 0)), out + y, out))
 
     @staticmethod
     def backward(ctx, grad):
         return grad, (-grad * wrap(ctx._quotient) if ctx.needs_input_grad[1] else None)
+
+
+class RemainderScalar(Builtin):
+    """f(a) = a % s, for a number s (``tensor % number``)
+
+    ∂L/∂a = grad (the quotient floor(a / s) only shifts a by whole multiples of s)
+    Saves nothing: the derivative is the incoming gradient. PyTorch's node has one entry, for the tensor.
+    """
+
+    _node_name = "RemainderBackward0"
+
+    @staticmethod
+    def forward(ctx, a, number):
+        return Remainder.forward(ctx, a, _operand(number))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
+class RemainderOfNumber(Builtin):
+    """``number % tensor``: PyTorch records it but has no derivative for it, and says so in backward."""
+
+    _node_name = "NotImplemented"
+
+    @staticmethod
+    def forward(ctx, number, b):
+        return Remainder.forward(ctx, _operand(number), b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for aten::remainder is not implemented")
+
+
+qualify_node_name(RemainderOfNumber, "torch::autograd::NotImplemented")
+
+
+def remainder(a, b) -> Tensor:
+    """``a % b`` for tensors and numbers, each with PyTorch's node."""
+    if not isinstance(b, Tensor):
+        return RemainderScalar.apply(a, b)
+    if not isinstance(a, Tensor):
+        return RemainderOfNumber.apply(a, b)
+    return Remainder.apply(a, b)
 
 
 def pow(base, exponent):

@@ -2,12 +2,14 @@
 ``index_add_``. Reads by ints and slices return views; the others copy."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
-from ..autograd.views import check_inplace
+from ..autograd.views import check_inplace, writeable_memory
 from ..tensor import Tensor, _operand
 from ._util import Builtin, view_of, wrap
-from .shape import Unsqueeze, ViewFunction
+from .shape import Unsqueeze, ViewFunction, expand, view
 
 
 def _numpy_key(key):
@@ -229,9 +231,12 @@ class IndexPut(Builtin):
     @staticmethod
     def forward(ctx, a, value, key):
         try:
-            a._data[key] = value._data
+            writeable_memory(a._data)[key] = value._data
         except IndexError as error:
             raise _pytorch_index_error(error) from None
+        except ValueError:   # numpy's words for a value that does not broadcast to the indexed part
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(value.shape)} cannot be broadcast to "
+                               f"indexing result of shape {list(a._data[key].shape)}") from None
         ctx._key = key
         save_index_arrays(ctx, key)
         ctx.mark_dirty(a)
@@ -269,24 +274,105 @@ def _split_key(a: Tensor, key: tuple) -> tuple:
 def setitem(a: Tensor, key, value) -> None:
     """``a[key] = value``: an in-place change of the view ``a[key]`` (PyTorch's CopySlices), or
     ``index_put_`` where integer tensors or masks take part."""
-    from .inplace import CopyInplace, FillTensorInplace
     key = _numpy_key(key)
     if a.ndim == 0 and not isinstance(key, tuple):
         _check_zero_dim_key(key)
     key = key if isinstance(key, tuple) else (key,)
     value = _operand(value)
     basic, advanced = _split_key(a, key)
-    if all(k is Ellipsis or (isinstance(k, slice) and k == slice(None)) for k in basic):
-        target = a         # x[:] = v, x[...] = v and x[mask] = v write into x itself
+    target = a if _selects_everything(a, basic) else getitem(a, basic)
+    if advanced is not None and _overlaps(target):   # PyTorch still writes, and warns
+        check_inplace(target, value, overlap_allowed=True)
+        _warn_expanded(advanced, value)
     else:
-        target = getitem(a, basic)
-    check_inplace(target, value)
-    if advanced is not None:
-        IndexPut.apply(target, value, advanced)
-    elif value._wrapped_number:
+        check_inplace(target, value)
+    if advanced is None:
+        _copy_to(target, value)
+        return
+    if value._data.dtype != target._data.dtype and not value._wrapped_number:
+        _check_index_put_dtype(target, value, advanced)
+    if value._data.shape != _without_leading_ones(value._data.shape):
+        value = view(value, (_without_leading_ones(value._data.shape),))
+    IndexPut.apply(target, value, advanced)
+
+
+def _check_index_put_dtype(target: Tensor, value: Tensor, advanced: tuple) -> None:
+    """PyTorch casts one value written through one boolean mask (it runs ``masked_fill_``); other
+    writes through index tensors need the same dtype (after the shape check)."""
+    if _runs_masked_fill(advanced, value):
+        return
+    selected = target._data[advanced].shape
+    try:
+        if np.broadcast_shapes(_without_leading_ones(value._data.shape), selected) != selected:
+            return   # IndexPut reports the shape mismatch first
+    except ValueError:
+        return
+    raise RuntimeError(f"Index put requires the source and destination dtypes match, got {_short_name(target)} "
+                       f"for the destination and {_short_name(value)} for the source.")
+
+
+def _overlaps(t: Tensor) -> bool:
+    """Several elements share one memory cell (an expanded tensor)."""
+    return any(stride == 0 and size > 1 for stride, size in zip(t._data.strides, t._data.shape))
+
+
+def _runs_masked_fill(advanced: tuple, value: Tensor) -> bool:
+    """PyTorch's index_put_ runs masked_fill_ for one value written through one boolean mask."""
+    arrays = [k for k in advanced if not isinstance(k, slice)]
+    return len(arrays) == 1 and arrays[0].dtype == np.bool_ and value._data.size == 1
+
+
+def _warn_expanded(advanced: tuple, value: Tensor) -> None:
+    if _runs_masked_fill(advanced, value):
+        operation, example = "masked_fill_", "tensor[mask] = scalar"
+    else:
+        operation, example = "index_put_", "tensor[indices] = tensor"
+    warnings.warn(f"Use of {operation} on expanded tensors is deprecated. Please clone() the tensor before performing "
+                  f"this operation. This also applies to advanced indexing e.g. {example}", UserWarning, stacklevel=4)
+
+
+def _short_name(t: Tensor) -> str:
+    return t.dtype.legacy_name[:-len("Tensor")]   # FloatTensor -> Float
+
+
+def _selects_everything(a: Tensor, basic: tuple) -> bool:
+    """True when ``a[basic]`` is all of ``a`` as PyTorch's setitem sees it: ``...`` and slices that start
+    at 0 (as written), step 1 and reach the end (``x[:]``, ``x[0:]``, ``x[0:9, ...]``). Then
+    ``x[key] = v`` writes into ``x`` itself (and ``x[mask] = v`` too): no view, no CopySlices."""
+    dim = 0
+    for k in basic:
+        if k is Ellipsis:
+            dim = a.ndim - sum(1 for j in basic if j is not Ellipsis and j is not None) + dim
+            continue
+        if not isinstance(k, slice) or k.start not in (None, 0) or k.step not in (None, 1) or \
+                (k.stop is not None and k.stop < a._data.shape[dim]):
+            return False
+        dim += 1
+    return True
+
+
+def _without_leading_ones(shape: tuple) -> tuple:
+    """PyTorch's ``slicePrefix1sSize``: a value ``[1, 1, 3]`` may be written into 3 elements."""
+    start = 0
+    while start < len(shape) and shape[start] == 1:
+        start += 1
+    return shape[start:]
+
+
+def _copy_to(target: Tensor, value: Tensor) -> None:
+    """``target[...] = value`` as PyTorch's ``copy_to`` writes it (``x[0] = v``, ``x[1:] = v``): a copy
+    of a value of the same shape, a fill with a 0-dim value, else a view without leading ones expanded
+    to the target's shape (each step a node of the graph, as in PyTorch)."""
+    from .inplace import CopyInplace, FillTensorInplace
+    if value._data.shape == target._data.shape:
+        CopyInplace.apply(target, value)
+    elif value._data.ndim == 0:
         FillTensorInplace.apply(target, value)
     else:
-        CopyInplace.apply(target, value if value.shape == target.shape else value.expand(target.shape))
+        value = view(value, (_without_leading_ones(value._data.shape),))
+        if value._data.shape != target._data.shape:
+            value = expand(value, (target._data.shape,))
+        CopyInplace.apply(target, value)
 
 
 class IndexAdd(Builtin):
@@ -304,7 +390,7 @@ class IndexAdd(Builtin):
         # index is a numpy array: like PyTorch's node, this one has no next_functions entry for it
         key = (slice(None),) * dim + (index,)
         add = source._data if alpha == 1 else alpha * source._data
-        np.add.at(a._data, key, add.astype(a._data.dtype, copy=False))
+        np.add.at(writeable_memory(a._data), key, add.astype(a._data.dtype, copy=False))
         ctx._key, ctx._alpha = key, alpha
         ctx.mark_dirty(a)
         return a

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor, _operand
-from ._util import Builtin, qualify_node_name, wrap
-from ..autograd.views import check_inplace, check_no_partial_overlap
+from ._util import Builtin, check_broadcast, qualify_node_name, wrap
+from ..autograd.views import check_inplace, check_no_partial_overlap, writeable_memory
 from .arithmetic import check_bool_subtraction
 
 
@@ -24,7 +24,7 @@ def _old_values(a: Tensor, b: Tensor) -> Tensor:
 
 def _write(numpy_function, a: Tensor, y) -> None:
     try:
-        numpy_function(a._data, y, out=a._data, casting="same_kind")
+        numpy_function(a._data, y, out=writeable_memory(a._data), casting="same_kind")
     except TypeError:   # numpy refuses e.g. writing floats into an integer tensor
         raise RuntimeError(f"result type {'Float' if np.asarray(y).dtype.kind == 'f' else 'Long'} can't be cast "
                            f"to the desired output type {a.dtype.legacy_name.replace('Tensor', '')}") from None
@@ -128,9 +128,7 @@ def _memory_cells(array: np.ndarray) -> np.ndarray:
     0-stride dimensions, and numpy makes it read-only; fill_ and zero_ may write into it anyway."""
     if array.flags.writeable:
         return array
-    cells = array[tuple(slice(0, 1) if stride == 0 else slice(None) for stride in array.strides)]
-    cells.flags.writeable = True   # numpy refuses if the memory itself is read-only
-    return cells
+    return writeable_memory(array[tuple(slice(0, 1) if stride == 0 else slice(None) for stride in array.strides)])
 
 
 class FillInplace(Builtin):
@@ -150,7 +148,13 @@ class FillInplace(Builtin):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0, None
+        return _zeros_like(grad), None
+
+
+def _zeros_like(grad: Tensor) -> Tensor:
+    """The gradient of what an in-place fill or copy overwrote: zeros, as PyTorch's ``zeros_like(grad)``
+    (``grad * 0`` would be nan where the gradient is inf or nan)."""
+    return wrap(np.zeros_like(grad._data))
 
 
 class ZeroInplace(FillInplace):
@@ -180,7 +184,7 @@ class FillTensorInplace(Builtin):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0, grad.sum()
+        return _zeros_like(grad), grad.sum()
 
 
 class CopyInplace(Builtin):
@@ -194,13 +198,13 @@ class CopyInplace(Builtin):
 
     @staticmethod
     def forward(ctx, a, source):
-        np.copyto(a._data, np.broadcast_to(source._data, a._data.shape), casting="unsafe")
+        np.copyto(writeable_memory(a._data), np.broadcast_to(source._data, a._data.shape), casting="unsafe")
         ctx.mark_dirty(a)
         return a
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0, grad
+        return _zeros_like(grad) if ctx.needs_input_grad[0] else None, grad
 
 
 qualify_node_name(CopyInplace, "torch::autograd::CopyBackwards")
@@ -219,5 +223,15 @@ def inplace(function: type, a: Tensor, other, *extra) -> Tensor:
             return FillTensorInplace.apply(a, other)
         return function.apply(a, other)
     check_no_partial_overlap(a, other)
-    return function.apply(a, _operand(other), *extra)
+    other = _operand(other)
+    check_output_shape(a, other)
+    return function.apply(a, other, *extra)
+
+
+def check_output_shape(a: Tensor, other: Tensor) -> None:
+    """An in-place result keeps ``a``'s shape: ``other`` must broadcast to it (PyTorch's errors, not numpy's)."""
+    if other._data.shape != a._data.shape and other._data.ndim:
+        shape = check_broadcast(a._data.shape, other._data.shape)
+        if shape != a._data.shape:
+            raise RuntimeError(f"output with shape {list(a._data.shape)} doesn't match the broadcast shape {list(shape)}")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..tensor import Tensor, _operand
 from ._util import Builtin, binary_arrays, check_broadcast, wrap
 
 
@@ -164,7 +164,7 @@ class Relu(Builtin):
         x = a._data
         if x.dtype == np.bool_:
             raise RuntimeError("Boolean inputs not supported for relu")
-        out = wrap(np.maximum(x, x.dtype.type(0)))
+        out = wrap(np.maximum(x.dtype.type(0), x))   # 0 first: numpy then keeps -0.0 (and nan), as PyTorch
         ctx.save_for_backward(out)
         return out
 
@@ -177,8 +177,8 @@ class Relu(Builtin):
 class ThresholdBackward(Builtin):
     """Relu's backward as one operation, as in PyTorch (``threshold_backward``).
 
-    f(g, y) = g where y > threshold, else 0
-    ∂L/∂g = grad where y > threshold, else 0: this same operation, so it can be differentiated again;
+    f(g, y) = 0 where y <= threshold, else g (so a nan y passes its gradient on, as in PyTorch)
+    ∂L/∂g = grad where f passed g on, else 0: this same operation, so it can be differentiated again;
     ∂L/∂y = 0 (f is piecewise constant in y; zeros, as PyTorch's zeros_like)
     Saves y, to build the mask again. Node: ThresholdBackwardBackward0.
     """
@@ -190,7 +190,7 @@ class ThresholdBackward(Builtin):
     def forward(ctx, grad, result, threshold):
         ctx.save_for_backward(result)
         ctx._threshold = threshold
-        return wrap(_keep_where(result._data > threshold, grad._data))
+        return wrap(_keep_where(~(result._data <= threshold), grad._data))
 
     @staticmethod
     def backward(ctx, grad):
@@ -299,7 +299,10 @@ class Clamp(Builtin):
         x = a._data
         if x.dtype.kind in "biu" and any(isinstance(v, float) for v in (min, max)):
             x = x.astype(np.float32)   # float bounds on an integer tensor give the default float dtype
-        return wrap(np.clip(x, min, max))
+        # the bound first: numpy then keeps x on a tie, so -0.0 stays -0.0 as in PyTorch
+        if min is not None:
+            x = np.maximum(_bound(min, x.dtype), x)
+        return wrap(np.minimum(_bound(max, x.dtype), x) if max is not None else x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -310,7 +313,11 @@ class Clamp(Builtin):
             inside &= x >= ctx._min
         if ctx._max is not None:
             inside &= x <= ctx._max
-        return grad * wrap(inside), None, None
+        return _keep_gradient(inside, grad), None, None
+
+
+def _bound(value, dtype: np.dtype):
+    return value._data if isinstance(value, Tensor) else np.asarray(value).astype(dtype, copy=False)
 
 
 class Where(Builtin):
@@ -335,10 +342,18 @@ class Where(Builtin):
     @staticmethod
     def backward(ctx, grad):
         condition = ctx.saved_tensors[0]._data
-        return None, grad * wrap(condition), grad * wrap(~condition)
+        return (None, _keep_gradient(condition, grad) if ctx.needs_input_grad[1] else None,
+                _keep_gradient(~condition, grad) if ctx.needs_input_grad[2] else None)
+
+
+def _keep_gradient(mask: np.ndarray, grad: Tensor) -> Tensor:
+    """``grad`` where ``mask`` is True, else 0, as PyTorch's ``where(mask, grad, 0)``: an infinite or
+    nan gradient becomes 0 where masked (``grad * mask`` would give nan, or -0.0 for a negative one)."""
+    if grad.requires_grad:   # create_graph: the backward must itself be differentiable
+        return Where.apply(np.broadcast_to(mask, grad._data.shape), grad, _operand(0.0))
+    return wrap(_keep_where(np.broadcast_to(mask, grad._data.shape), grad._data))
 
 
 def where(condition: Tensor, a, b) -> Tensor:
     """Pick from ``a`` where ``condition`` is True, else from ``b``."""
-    from ..tensor import _operand
     return Where.apply(condition._data.astype(bool, copy=False), _operand(a), _operand(b))

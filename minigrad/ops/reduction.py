@@ -243,8 +243,11 @@ class MaxAll(Builtin):
     @staticmethod
     def backward(ctx, grad):
         a, result = ctx.saved_tensors
-        winners = a._data == result._data
-        return grad * wrap((winners / winners.sum()).astype(grad._data.dtype))
+        from .pointwise import where
+        # PyTorch's evenly_distribute_backward: the winners share the gradient; if the result is nan,
+        # the winners are the nan elements
+        winners = np.isnan(a._data) if np.isnan(result._data) else a._data == result._data
+        return where(wrap(winners), grad / int(winners.sum()), 0.0)
 
 
 class MinAll(MaxAll):
@@ -354,7 +357,8 @@ def argmin(a: Tensor, dim=None, keepdim: bool = False) -> Tensor:
 def _descending_order(x: np.ndarray, dim: int) -> np.ndarray:
     """Indices that sort ``x`` from largest to smallest. PyTorch counts NaN as larger than
     everything, so NaNs come first (numpy's argsort of ``-x`` would put them last)."""
-    order = np.argsort(-x, axis=dim, kind="stable")
+    keys = -x if x.dtype.kind in "fi" else -x.astype(np.int64)   # bool and uint8 cannot be negated as they are
+    order = np.argsort(keys, axis=dim, kind="stable")
     if np.issubdtype(x.dtype, np.floating):
         is_number = ~np.isnan(np.take_along_axis(x, order, axis=dim))
         order = np.take_along_axis(order, np.argsort(is_number, axis=dim, kind="stable"), axis=dim)
@@ -410,8 +414,9 @@ class Softmax(Builtin):
     def forward(ctx, a, dim):
         x, axis = a._data, _softmax_axis(a, dim, "softmax")
         if x.size:
-            e = np.exp(x - np.maximum.reduce(x, axis=axis, keepdims=True))   # x minus its max: exp cannot overflow
-            e /= np.add.reduce(e, axis=axis, keepdims=True)   # in place (a 0-dim numpy scalar is just replaced)
+            with np.errstate(invalid="ignore"):   # inf - inf is nan, as in PyTorch, without a numpy warning
+                e = np.exp(x - np.maximum.reduce(x, axis=axis, keepdims=True))   # x minus its max: no overflow
+                e /= np.add.reduce(e, axis=axis, keepdims=True)   # in place (a 0-dim numpy scalar is just replaced)
         else:
             e = x.copy()
         out = wrap(e)
@@ -474,8 +479,9 @@ class LogSoftmax(Builtin):
     def forward(ctx, a, dim):
         x, axis = a._data, _softmax_axis(a, dim, "log_softmax")
         if x.size:
-            out = x - np.maximum.reduce(x, axis=axis, keepdims=True)   # x minus its max: exp cannot overflow
-            out -= np.log(np.add.reduce(np.exp(out), axis=axis, keepdims=True))   # in place (or, 0-dim, replaced)
+            with np.errstate(invalid="ignore", divide="ignore"):   # inf - inf and log(0): nan and -inf, as in PyTorch
+                out = x - np.maximum.reduce(x, axis=axis, keepdims=True)   # x minus its max: exp cannot overflow
+                out -= np.log(np.add.reduce(np.exp(out), axis=axis, keepdims=True))   # in place (or, 0-dim, replaced)
         else:
             out = x.copy()
         result = wrap(out)

@@ -130,6 +130,11 @@ class SparseTensor(Tensor):
     def data(self) -> "SparseTensor":
         return SparseTensor._from_arrays(self._index_array, self._value_array, self._data.shape, self._coalesced)
 
+    @data.setter
+    def data(self, value: "SparseTensor") -> None:
+        Tensor.data.fset(self, value)   # a tensor of the same layout, as PyTorch checks
+        self._index_array, self._value_array, self._coalesced = value._index_array, value._value_array, value._coalesced
+
     def numpy(self):
         raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
 

@@ -22,6 +22,8 @@ import textwrap
 import warnings
 from dataclasses import dataclass, field
 
+import numpy as np
+
 # In-place changes through views (``x[0].mul_(2)``, ``y.view(-1).add_(1)``) are generated only
 # when this is set: minigrad gains them in a separate piece of work.
 VIEWS_INPLACE = os.environ.get("MINIGRAD_FUZZ_VIEWS_INPLACE") == "1"
@@ -308,7 +310,7 @@ class Generator:
     def step(self) -> None:
         kind = self.choose.pick(["leaf", "unary", "unary", "binary", "binary", "matmul", "matmul", "reduce",
                                  "reduce", "shape", "shape", "index", "index", "join", "where", "custom",
-                                 "inplace", "backward", "backward", "grad", "bad", "query"])
+                                 "inplace", "backward", "backward", "grad", "bad", "query"] + EDGE_AND_WRITE_STEPS)
         getattr(self, f"make_{kind}")()
 
     def make_leaf(self) -> None:
@@ -495,6 +497,80 @@ class Generator:
                                            f"{a}.tolist()", f"{a}.is_leaf", f"{a}.requires_grad",
                                            f"repr({a}.grad_fn.name() if {a}.grad_fn else None)", f"{a}.T",
                                            f"len({a})", f"float({a}.sum())"]))
+
+    # -- edges of a formula's domain, and writes of values that require grad (issue 21: the fuzzer had
+    #    generated neither ``0 ** b`` nor ``y[3] = v`` with ``v`` requiring grad, and both were wrong)
+    def make_edge(self) -> None:
+        """A leaf holding 0, -0.0, inf or nan, or an operation whose formula has an edge there."""
+        choose = self.choose
+        if choose.chance(35):
+            return self.edge_leaf()
+        a = self.tensor(floating=True)
+        number = choose.pick(EDGE_BASES)
+        op = choose.pick([f"{number} ** {a}", f"torch.tensor({number}) ** {a}", f"{a} ** {choose.pick(EDGE_EXPONENTS)}",
+                          f"{a}.abs() ** {self.tensor(floating=True)}", f"{a} ** torch.tensor(0.0)",
+                          f"{a}.sqrt()", f"{a}.log()", f"1 / {a}", f"{a} / 0.0", f"{a} % 1.5", f"{a} % -1.5",
+                          f"{a}.relu()", f"torch.nn.functional.elu({a})", f"{a}.clamp(min=0.0)", f"{a}.clamp(max=0.0)",
+                          f"torch.where({a} > 0, {a}, 0.0)", f"{a}.max()", f"{a}.min()", f"{a}.abs()", f"{a}.sigmoid()",
+                          f"{a}.tanh()", f"{a}.exp()", f"{a}.softmax(-1)" if self.value(a).dim() else f"{a}.sin()"])
+        self.assign(op)
+        if self.value(a).requires_grad and choose.chance(50):   # and a gradient that is itself at an edge
+            y = self.names[-1] if self.names and self.names[-1] == f"x{len(self.names) - 1}" else a
+            if self.value(y).requires_grad:
+                self.add(f"{y}.backward(torch.full_like({y}, {choose.pick(EDGE_FLOATS)}))", self.leaf_grads())
+
+    def edge_leaf(self) -> str:
+        choose = self.choose
+        shape = choose.pick([(3,), (4,), (2, 3), (2, 2), ()])
+        values = [choose.pick(EDGE_FLOATS) if choose.chance(60) else repr(choose.pick(NICE_VALUES))
+                  for _ in range(int(np.prod(shape)))]
+        data = values[0] if not shape else \
+            "[" + ", ".join("[" + ", ".join(values[i:i + shape[-1]]) + "]" for i in range(0, len(values), shape[-1])) + "]" \
+            if len(shape) == 2 else "[" + ", ".join(values) + "]"
+        dtype = "" if choose.chance(80) else ", dtype=torch.float64"
+        name = self.new_name()
+        self.assign(f"torch.tensor({data}{dtype}, requires_grad=True)")
+        return name
+
+    def make_write(self) -> None:
+        """``y[key] = value`` into a fresh non-leaf (or, with VIEWS_INPLACE, into a view of one), where the
+        value often requires grad; then, often, a backward that shows both tensors' gradients."""
+        choose = self.choose
+        a = self.tensor(floating=True)
+        if not self.value(a).dim() or not self.value(a).numel():
+            return self.make_inplace()
+        target = self.new_name()
+        self.assign(choose.pick([f"{a}.clone()", f"{a} * 1", f"{a} + 0"]))
+        if VIEWS_INPLACE and self.value(target).dim() > 1 and choose.chance(30):
+            base, target = target, self.new_name()
+            self.assign(f"{base}[0]")
+        shape = tuple(self.value(target).shape)
+        n, last = shape[0], shape[-1]
+        key = choose.pick([str(choose.integer(-n, n - 1)), f"{choose.integer(0, n - 1)}:", "...", "None", ":",
+                           f"torch.tensor([{n - 1}, 0])" if n > 1 else "torch.tensor([0])", f"{target} > 0",
+                           f"..., {choose.integer(0, last - 1)}", f"0, {choose.integer(0, shape[1] - 1)}"
+                           if len(shape) > 1 else "-1"])
+        try:
+            selected = tuple(eval(f"{target}[{key}]", self.namespace).shape)
+        except Exception:   # a key PyTorch refuses: the write must fail the same way on both sides
+            selected = None
+        form = choose.pick(["number", "0-dim", "0-dim", "same", "last", "leading ones"])
+        if form == "number" or (selected is None and form != "0-dim"):
+            source = repr(choose.pick(NICE_VALUES))
+        else:
+            source = self.leaf({"0-dim": (), "same": selected, "last": selected[-1:],
+                                "leading ones": (1, 1) + selected}[form])
+        self.add(f"{target}[{key}] = {source}", target)
+        if self.value(target).requires_grad and choose.chance(60):
+            weights = f"torch.arange(1.0, {self.value(target).numel() + 1}).view({list(shape)})"
+            self.add(f"({target} * {weights}).sum().backward()", self.leaf_grads())
+
+
+# Added to the step kinds (twice each: these two caught silently wrong gradients).
+EDGE_AND_WRITE_STEPS = ["edge", "edge", "write", "write"]
+EDGE_FLOATS = ["0.0", "-0.0", "float('inf')", "float('-inf')", "float('nan')", "1.0", "-1.0", "0.5"]
+EDGE_BASES = ["0", "0.0", "-0.0", "1", "-1", "-2.0", "0.5", "2", "float('inf')"]
+EDGE_EXPONENTS = ["0", "0.0", "0.5", "-0.5", "-1", "2", "3", "-2", "1.5", "1"]
 
 
 def generate(choose, torch, min_steps: int = 3, max_steps: int = 10) -> Program:
