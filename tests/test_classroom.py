@@ -157,6 +157,7 @@ c.Authenticator.admin_users = set()
 c.JupyterHub.spawner_class = "simple"
 c.SimpleLocalProcessSpawner.home_dir_template = {homes!r} + "/{{username}}"
 c.Spawner.environment = dict(c.Spawner.environment, MINIGRAD_CLASSROOM_TEST={marker!r})
+c.JupyterHub.tornado_settings = {{"slow_spawn_timeout": 0}}   # a start request returns at once; the test waits
 if os.geteuid() == 0:
     c.Spawner.args = ["--allow-root"]
 c.JupyterHub.services = [dict(c.JupyterHub.services[0], name="idle-culler")]
