@@ -110,6 +110,9 @@ c.ClearSolutions.code_stub = {{"python": ""}}
 c.ClearOutput.enabled = False
 # A notebook runs in under a minute; give a slow grading machine room.
 c.Execute.timeout = 300
+# `nbgrader zip_collect`: submissions gathered without the exchange (e-mail, a learning platform),
+# put in downloaded/<assignment>/archive/ as <student>_<notebook>.ipynb, or zip files of them.
+c.FileNameCollectorPlugin.named_regexp = r".*/(?P<student_id>[^/_]+)_(?P<file_id>\d\d_\w+\.ipynb)"
 '''
 
 
