@@ -165,7 +165,7 @@ classroom: $(CLASSROOM_STAMP) ## prepare the nbgrader course folder build/classr
 classroom-venv: $(CLASSROOM_STAMP) ## only create .venv-classroom: JupyterHub, nbgrader, nbgitpuller and the course (Python >= 3.11)
 	@:
 
-$(CLASSROOM_STAMP): pyproject.toml
+$(CLASSROOM_STAMP): pyproject.toml classroom/uv-overrides.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { \
 		echo "The classroom needs Python >= 3.11 (nbgrader 0.9); $(PYTHON) is $$($(PYTHON) --version 2>&1)." >&2; \
 		echo "Run e.g.: make $(or $(MAKECMDGOALS),classroom-venv) PYTHON=python3.12" >&2; exit 1; }
@@ -173,7 +173,8 @@ $(CLASSROOM_STAMP): pyproject.toml
 		rm -rf $(CLASSROOM_VENV); echo "Could not create a virtual environment. On Debian/Ubuntu: sudo apt-get install python3-venv" >&2; exit 1; }; }
 	@echo "Installing minigrad, JupyterHub, nbgrader and nbgitpuller into $(CLASSROOM_VENV) (about 540 MB, with uv: about a minute)"
 	$(CLASSROOM_VENV)/bin/python -m pip install -q uv
-	$(CLASSROOM_VENV)/bin/uv pip install -q --python $(CLASSROOM_VENV)/bin/python -e '.[course,test,classroom]'
+	$(CLASSROOM_VENV)/bin/uv pip install -q --python $(CLASSROOM_VENV)/bin/python --override classroom/uv-overrides.txt \
+		-e '.[course,test,classroom]'
 	@touch $@
 
 $(HUB_PROXY): classroom/package.json classroom/package-lock.json

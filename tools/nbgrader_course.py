@@ -112,7 +112,7 @@ c.ClearOutput.enabled = False
 c.Execute.timeout = 300
 # `nbgrader zip_collect`: submissions gathered without the exchange (e-mail, a learning platform),
 # put in downloaded/<assignment>/archive/ as <student>_<notebook>.ipynb, or zip files of them.
-c.FileNameCollectorPlugin.named_regexp = r".*/(?P<student_id>[^/_]+)_(?P<file_id>\d\d_\w+\.ipynb)"
+c.FileNameCollectorPlugin.named_regexp = r".*/(?P<student_id>[^/_]+)_(?P<file_id>\\d\\d_\\w+\\.ipynb)"
 '''
 
 
