@@ -153,12 +153,13 @@ browser: venv chromium ## check in headless Chromium what a learner sees in Jupy
 # into classroom/node_modules.
 CLASSROOM_VENV ?= .venv-classroom
 CLASSROOM_STAMP := $(CLASSROOM_VENV)/.installed
-CLASSROOM_DIR ?= $(BUILD)/classroom
+# The teacher's course folder: gradebook, submissions, grades. Outside build/, which `make clean` deletes.
+CLASSROOM_DIR ?= classroom/course
 HUB_PROXY := classroom/node_modules/.bin/configurable-http-proxy
 
 .PHONY: classroom classroom-venv hub classroom-test
 
-classroom: $(CLASSROOM_STAMP) ## prepare the nbgrader course folder build/classroom/ (an assignment per notebook, both languages)
+classroom: $(CLASSROOM_STAMP) ## prepare the nbgrader course folder classroom/course/ (an assignment per notebook, both languages)
 	$(CLASSROOM_VENV)/bin/python -m tools.nbgrader_course notebooks $(CLASSROOM_DIR)
 	@echo "nbgrader's commands: . $(CLASSROOM_VENV)/bin/activate && cd $(CLASSROOM_DIR) && nbgrader generate_assignment 00_start_here"
 
@@ -171,7 +172,7 @@ $(CLASSROOM_STAMP): pyproject.toml classroom/uv-overrides.txt
 		echo "Run e.g.: make $(or $(MAKECMDGOALS),classroom-venv) PYTHON=python3.12" >&2; exit 1; }
 	@test -x $(CLASSROOM_VENV)/bin/python || { echo "Creating $(CLASSROOM_VENV) with $(PYTHON)"; $(PYTHON) -m venv $(CLASSROOM_VENV) || { \
 		rm -rf $(CLASSROOM_VENV); echo "Could not create a virtual environment. On Debian/Ubuntu: sudo apt-get install python3-venv" >&2; exit 1; }; }
-	@echo "Installing minigrad, JupyterHub, nbgrader and nbgitpuller into $(CLASSROOM_VENV) (about 540 MB, with uv: about a minute)"
+	@echo "Installing minigrad, JupyterHub, nbgrader and nbgitpuller into $(CLASSROOM_VENV) (about 560 MB; with uv about a minute)"
 	$(CLASSROOM_VENV)/bin/python -m pip install -q uv
 	$(CLASSROOM_VENV)/bin/uv pip install -q --python $(CLASSROOM_VENV)/bin/python --override classroom/uv-overrides.txt \
 		-e '.[course,test,classroom]'

@@ -26,7 +26,7 @@ gradebook, submissions and an edited ``nbgrader_config.py`` are left as they are
 
 Usage, from the repository's root (``make classroom`` does this)::
 
-    python -m tools.nbgrader_course notebooks build/classroom [--course-id minigrad]
+    python -m tools.nbgrader_course notebooks classroom/course [--course-id minigrad]
 
 >>> import nbformat
 >>> nb = nbformat.v4.new_notebook(cells=[
@@ -238,7 +238,7 @@ def build(notebooks: Path | str, target: Path | str, course_id: str = COURSE_ID,
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("notebooks", type=Path, help="folder of course notebooks (notebooks)")
-    parser.add_argument("target", type=Path, help="the nbgrader course folder (build/classroom)")
+    parser.add_argument("target", type=Path, help="the nbgrader course folder (classroom/course)")
     parser.add_argument("--course-id", default=COURSE_ID, help=f"nbgrader's course id ({COURSE_ID})")
     parser.add_argument("--exchange", default=EXCHANGE, help=f"the exchange folder ({EXCHANGE})")
     parser.add_argument("--language", action="append", choices=["en", "zh"],

@@ -1,6 +1,6 @@
 # nbgrader in a student's JupyterLab on the class's hub (classroom/jupyterhub_config.py puts this
 # folder on the student's JUPYTER_CONFIG_PATH). The same course id and exchange as the teacher's
-# course folder (build/classroom/nbgrader_config.py, written by `make classroom`).
+# course folder (classroom/course/nbgrader_config.py, written by `make classroom`).
 import os
 
 c = get_config()  # noqa: F821 (nbgrader provides it)
