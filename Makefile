@@ -191,7 +191,7 @@ $(HUB_PROXY): classroom/package.json classroom/package-lock.json
 hub: $(CLASSROOM_STAMP) $(HUB_PROXY) dot ## start the class's JupyterHub on port 8000 (classroom/jupyterhub_config.py; run it as root); Ctrl-C stops it
 	PATH="$(abspath $(CLASSROOM_VENV))/bin:$$PATH" $(CLASSROOM_VENV)/bin/jupyterhub -f classroom/jupyterhub_config.py
 
-classroom-test: $(CLASSROOM_STAMP) $(HUB_PROXY) dot ## a class end to end on 127.0.0.1: hub, logins, nbgitpuller, notebook 00, nbgrader grading (about 4 minutes)
+classroom-test: $(CLASSROOM_STAMP) $(HUB_PROXY) dot ## a class end to end on 127.0.0.1: hub, logins, nbgitpuller, notebook 00, nbgrader grading (about 4 minutes from a fresh clone)
 	@start=$$SECONDS; set -x; MINIGRAD_REQUIRE_CLASSROOM=1 $(CLASSROOM_VENV)/bin/python -m pytest -q -p no:cacheprovider \
 		--durations=5 tests/test_classroom.py; { set +x; } 2>/dev/null; echo "::: classroom test took $$((SECONDS - start)) s"
 

@@ -204,6 +204,13 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
+def default_signals() -> None:
+    """SIGINT as in a teacher's terminal. A shell's background job (as CI may run this test)
+    ignores it, and so would the hub's services: the idle culler would then stop only when the hub
+    gives up on SIGINT, 10 to 30 s later."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Classroom:
     """The hub, its users and the teacher's course folder, all under one temporary folder."""
 
@@ -248,7 +255,8 @@ class Classroom:
             marker=self.marker, token=self.token))
         log = open(self.log_path, "w")
         self.hub = subprocess.Popen([str(VENV_BIN / "jupyterhub"), "-f", str(config)], cwd=self.tmp, env=self.env(),
-                                    stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+                                    stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                                    preexec_fn=default_signals)
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             assert self.hub.poll() is None, f"the hub stopped at start:\n{self.log()}"
