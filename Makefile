@@ -146,6 +146,55 @@ site: venv ## build the course as a static HTML site in build/site/ (open build/
 browser: venv chromium ## check in headless Chromium what a learner sees in JupyterLab and on the site (build/screenshots/)
 	MINIGRAD_REQUIRE_BROWSER=$(CAN_APT) $(VENV_BIN)/python -m pytest -q -p no:cacheprovider tests/test_browser.py
 
+# --- The classroom: nbgrader assignments and the class's JupyterHub (README.md, "Teaching a class") ---
+# Its own virtual environment (JupyterHub, nbgrader, nbgitpuller and the course), never .venv:
+# `make lab` and `make test` stay without them. uv (from PyPI, into that venv) installs the ~110
+# packages: pip took 4-7 minutes on the project's machine, uv about one. The proxy comes from npm
+# into classroom/node_modules.
+CLASSROOM_VENV ?= .venv-classroom
+CLASSROOM_STAMP := $(CLASSROOM_VENV)/.installed
+# The teacher's course folder: gradebook, submissions, grades. Outside build/, which `make clean` deletes.
+CLASSROOM_DIR ?= classroom/course
+HUB_PROXY := classroom/node_modules/.bin/configurable-http-proxy
+
+.PHONY: classroom classroom-venv hub classroom-test
+
+classroom: $(CLASSROOM_STAMP) ## prepare the nbgrader course folder classroom/course/ (an assignment per notebook, both languages)
+	$(CLASSROOM_VENV)/bin/python -m tools.nbgrader_course notebooks $(CLASSROOM_DIR)
+	@echo "nbgrader's commands: . $(CLASSROOM_VENV)/bin/activate && cd $(CLASSROOM_DIR) && nbgrader generate_assignment 00_start_here"
+
+classroom-venv: $(CLASSROOM_STAMP) ## only create .venv-classroom: JupyterHub, nbgrader, nbgitpuller and the course (Python >= 3.11)
+	@:
+
+$(CLASSROOM_STAMP): pyproject.toml classroom/uv-overrides.txt
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { \
+		echo "The classroom needs Python >= 3.11 (nbgrader 0.9); $(PYTHON) is $$($(PYTHON) --version 2>&1)." >&2; \
+		echo "Run e.g.: make $(or $(MAKECMDGOALS),classroom-venv) PYTHON=python3.12" >&2; exit 1; }
+	@test -x $(CLASSROOM_VENV)/bin/python || { echo "Creating $(CLASSROOM_VENV) with $(PYTHON)"; $(PYTHON) -m venv $(CLASSROOM_VENV) || { \
+		rm -rf $(CLASSROOM_VENV); echo "Could not create a virtual environment. On Debian/Ubuntu: sudo apt-get install python3-venv" >&2; exit 1; }; }
+	@echo "Installing minigrad, JupyterHub, nbgrader and nbgitpuller into $(CLASSROOM_VENV) (about 560 MB; with uv about a minute)"
+	$(CLASSROOM_VENV)/bin/python -m pip install -q uv
+	$(CLASSROOM_VENV)/bin/uv pip install -q --python $(CLASSROOM_VENV)/bin/python --override classroom/uv-overrides.txt \
+		-e '.[course,test,classroom]'
+	@touch $@
+
+$(HUB_PROXY): classroom/package.json classroom/package-lock.json
+	@if ! command -v npm >/dev/null && [ -n "$(CAN_APT)" ]; then \
+		echo "npm is missing: installing Debian's nodejs and npm with apt-get (for JupyterHub's proxy)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null; \
+	fi
+	@command -v npm >/dev/null || { echo "JupyterHub's proxy needs Node.js and npm (on Debian: apt-get install nodejs npm)" >&2; exit 1; }
+	@echo "Installing configurable-http-proxy into classroom/node_modules with npm ci (about 9 MB)"
+	cd classroom && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+hub: $(CLASSROOM_STAMP) $(HUB_PROXY) dot ## start the class's JupyterHub on port 8000 (classroom/jupyterhub_config.py; run it as root); Ctrl-C stops it
+	PATH="$(abspath $(CLASSROOM_VENV))/bin:$$PATH" $(CLASSROOM_VENV)/bin/jupyterhub -f classroom/jupyterhub_config.py
+
+classroom-test: $(CLASSROOM_STAMP) $(HUB_PROXY) dot ## a class end to end on 127.0.0.1: hub, logins, nbgitpuller, notebook 00, nbgrader grading (about 4 minutes from a fresh clone)
+	@start=$$SECONDS; set -x; MINIGRAD_REQUIRE_CLASSROOM=1 $(CLASSROOM_VENV)/bin/python -m pytest -q -p no:cacheprovider \
+		--durations=5 tests/test_classroom.py; { set +x; } 2>/dev/null; echo "::: classroom test took $$((SECONDS - start)) s"
+
 clean: ## remove build artefacts and caches (keeps .venv)
 	rm -rf build dist *.egg-info .pytest_cache .hypothesis
 	find . \( -path ./.git -o -path ./$(VENV) -o -path ./$(FIDELITY_VENV) \) -prune -o \

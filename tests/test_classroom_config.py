@@ -1,0 +1,207 @@
+"""The classroom's files, checked without starting anything (tests/test_classroom.py runs the
+class end to end with `make classroom-test`): the nbgrader assignments made from every notebook,
+the hub's and the students' configuration, the proxy's npm files, the Zero to JupyterHub values,
+and the nbgitpuller link.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+import yaml
+from traitlets.config import Config
+
+from tools import nbgrader_course, student_edition
+from tools.classroom import nbgitpuller_link
+from tools.course import editions, notebook_paths, read_notebook, tags
+
+ROOT = Path(__file__).resolve().parent.parent
+CLASSROOM = ROOT / "classroom"
+NOTEBOOKS = ROOT / "notebooks"
+ALL = [(language, path) for language, folder in editions(NOTEBOOKS).items() for path in notebook_paths(folder)]
+
+
+def clear_regions(source: str, begin: str, end: str) -> str:
+    """What nbgrader's ClearSolutions (with the course folder's empty stub) and ClearHiddenTests do
+    to a cell: the lines from ``begin`` to ``end`` go; a solution region leaves one empty line."""
+    lines, inside, kept = source.split("\n"), False, []
+    for line in lines:
+        if begin in line:
+            inside = True
+            if "SOLUTION" in begin:
+                kept.append("")
+        elif end in line:
+            inside = False
+        elif not inside:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+@pytest.mark.parametrize("language, path", ALL, ids=[f"{lang}/{p.stem}" for lang, p in ALL])
+def test_each_exercise_becomes_a_solution_region_and_a_graded_check(language, path):
+    original = read_notebook(path)
+    graded, exercises = nbgrader_course.source_notebook(original, language)
+    solutions = [i for i, cell in enumerate(original.cells) if "solution" in tags(cell)]
+    assert exercises and len(exercises) == len(solutions)
+    assert sorted(e.number for e in exercises) == list(range(1, len(exercises) + 1))
+    ids = [cell.metadata["nbgrader"]["grade_id"] for cell in graded.cells if "nbgrader" in cell.metadata]
+    assert len(ids) == len(set(ids)) == 2 * len(exercises) + 1
+    for solution in solutions:
+        starter, check = graded.cells[solution - 2], graded.cells[solution - 1]
+        number, call = nbgrader_course.check_call(original.cells[solution - 1].source)
+        # The solution cell: the starter, then the worked solution without its check call.
+        assert starter.metadata.nbgrader["solution"] and not starter.metadata.nbgrader["grade"]
+        region = starter.source.split(nbgrader_course.BEGIN_SOLUTION + "\n", 1)[1]
+        assert region.endswith("\n" + nbgrader_course.END_SOLUTION)
+        assert call not in region and region.strip()
+        kept = [line for line in original.cells[solution].source.split("\n") if line.rstrip(" ;") != call]
+        assert region.split("\n")[:-1] == "\n".join(kept).strip("\n").split("\n")
+        # The test cell: worth points, locked, and graded by the course's checker.
+        meta = check.metadata.nbgrader
+        assert meta["grade"] and meta["locked"] and meta["points"] == nbgrader_course.POINTS
+        hidden = check.source.split(nbgrader_course.BEGIN_HIDDEN, 1)[1]
+        assert f"_passed = {call}\n" in hidden and "\nassert _passed, " in hidden
+        ast.parse(check.source)
+        ast.parse(starter.source)
+    setup = next(cell for cell in graded.cells if cell.cell_type == "code")
+    assert setup.metadata.nbgrader["locked"] and " as check" in setup.source
+    assert graded.metadata.kernelspec.language == "python"
+    nbformat.validate(graded)
+
+
+@pytest.mark.parametrize("language, path", ALL, ids=[f"{lang}/{p.stem}" for lang, p in ALL])
+def test_the_students_version_is_the_student_edition(language, path):
+    """nbgrader's student version (regions cleared) has the student edition's cells: the starters
+    (which run), the course's checks (which never raise: Run All works), the folded hints, and no
+    stored feedback. tests/test_classroom.py compares nbgrader's real output for one notebook."""
+    original = read_notebook(path)
+    graded, _ = nbgrader_course.source_notebook(original, language)
+    edition, _ = student_edition.student_notebook(original, language)
+    students = []
+    for cell in graded.cells:
+        source = clear_regions(cell.source, nbgrader_course.BEGIN_SOLUTION, nbgrader_course.END_SOLUTION)
+        source = clear_regions(source, nbgrader_course.BEGIN_HIDDEN, nbgrader_course.END_HIDDEN)
+        students.append((cell.cell_type, source.rstrip("\n"), cell.get("outputs")))
+    assert students == [(cell.cell_type, cell.source.rstrip("\n"), cell.get("outputs")) for cell in edition.cells]
+    assert "assert" not in "\n".join(source for kind, source, _ in students if kind == "code" and "check.your_turn" in source)
+
+
+def test_the_course_folder_is_written_once_and_the_teachers_config_kept(tmp_path):
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    (notebooks / "zh").mkdir()
+    for name in ("00_start_here.ipynb", "06_needs_input_grad_and_friends.ipynb"):
+        (notebooks / name).write_bytes((NOTEBOOKS / name).read_bytes())
+    (notebooks / "zh" / "00_start_here.ipynb").write_bytes((NOTEBOOKS / "zh" / "00_start_here.ipynb").read_bytes())
+    course = tmp_path / "course"
+    (course / "source" / "99_gone").mkdir(parents=True)
+    (course / "source" / "99_gone" / "99_gone.ipynb").write_text("{}")
+    result = subprocess.run([sys.executable, "-m", "tools.nbgrader_course", str(notebooks), str(course),
+                             "--course-id", "autograd101"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in (course / "source").iterdir() if any(p.iterdir())) == \
+        ["00_start_here", "06_needs_input_grad_and_friends", "zh_00_start_here"]
+    assert "4 graded exercise(s), 4 point(s)" in result.stdout
+    config = (course / "nbgrader_config.py").read_text()
+    assert "c.CourseDirectory.course_id = 'autograd101'" in config
+    namespace = {"get_config": Config}
+    exec(compile(config, "nbgrader_config.py", "exec"), namespace)
+    c = namespace["c"]
+    assert c.ClearSolutions.code_stub == {"python": ""} and c.ClearOutput.enabled is False
+    (course / "nbgrader_config.py").write_text(config + "# the teacher's edit\n")
+    nbgrader_course.main([str(notebooks), str(course)])
+    assert (course / "nbgrader_config.py").read_text().endswith("# the teacher's edit\n")
+
+
+def run_config(path: Path, environ: dict | None = None, monkeypatch=None) -> Config:
+    """Run a JupyterHub or nbgrader config file as they do, and return its config."""
+    if environ and monkeypatch:
+        for key, value in environ.items():
+            monkeypatch.setenv(key, value)
+    namespace = {"get_config": lambda: namespace.setdefault("_c", Config()), "__file__": str(path)}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    return namespace["c"]
+
+
+def test_the_hub_gives_each_student_the_course_environment(tmp_path, monkeypatch):
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "students.txt").write_text("alice\nbob   # second row\n\n# carol left\n")
+    (state / "teachers.txt").write_text("teacher\n")
+    c = run_config(CLASSROOM / "jupyterhub_config.py", {"MINIGRAD_HUB_STATE": str(state)}, monkeypatch)
+    assert c.Authenticator.allowed_users == {"alice", "bob", "teacher"}
+    assert c.Authenticator.admin_users == {"teacher"}
+    assert c.JupyterHub.authenticator_class == "pam" and c.LocalAuthenticator.create_system_users
+    assert c.JupyterHub.spawner_class == "jupyterhub.spawner.LocalProcessSpawner"
+    assert c.Spawner.cmd == [str(ROOT / ".venv-classroom" / "bin" / "jupyterhub-singleuser")]
+    assert c.Spawner.default_url == "/lab"
+    paths = c.Spawner.environment["JUPYTER_CONFIG_PATH"].split(":")
+    assert paths == [str(CLASSROOM / "student-config"), str(ROOT / "jupyter-config")]
+    assert all(Path(p).is_dir() for p in paths)
+    assert c.Spawner.environment["PATH"].startswith(str(ROOT / ".venv-classroom" / "bin") + ":")
+    assert c.JupyterHub.db_url == f"sqlite:///{state / 'jupyterhub.sqlite'}"
+    package = json.loads((CLASSROOM / "package.json").read_text())
+    assert c.ConfigurableHTTPProxy.command == [str(CLASSROOM / "node_modules" / ".bin" / "configurable-http-proxy")]
+    assert "configurable-http-proxy" in package["dependencies"]
+
+    class Spawner:   # what pre_spawn_hook reads
+        def __init__(self, admin):
+            self.user = type("User", (), {"admin": admin})()
+            self.environment = dict(c.Spawner.environment)
+
+    teacher, student = Spawner(True), Spawner(False)
+    c.Spawner.pre_spawn_hook(teacher)
+    c.Spawner.pre_spawn_hook(student)
+    assert "student-config" not in teacher.environment["JUPYTER_CONFIG_PATH"]
+    assert student.environment == c.Spawner.environment
+
+
+def test_students_and_teacher_share_the_course_id_and_the_exchange(tmp_path, monkeypatch):
+    c = run_config(CLASSROOM / "student-config" / "nbgrader_config.py", {"JUPYTERHUB_USER": "alice"}, monkeypatch)
+    assert c.CourseDirectory.course_id == nbgrader_course.COURSE_ID
+    assert c.Exchange.root == nbgrader_course.EXCHANGE
+    assert c.CourseDirectory.student_id == "alice"
+    hub = run_config(CLASSROOM / "jupyterhub_config.py", {"MINIGRAD_HUB_STATE": str(tmp_path)}, monkeypatch)
+    assert hub.Spawner.environment["NBGRADER_EXCHANGE"] == nbgrader_course.EXCHANGE
+    disabled = json.loads((CLASSROOM / "student-config" / "jupyter_server_config.d" / "nbgrader-students.json").read_text())
+    assert disabled["ServerApp"]["jpserver_extensions"]["nbgrader.server_extensions.formgrader"] is False
+    lab = json.loads((CLASSROOM / "student-config" / "labconfig" / "page_config.json").read_text())
+    assert lab["disabledExtensions"]["@jupyter/nbgrader:formgrader"] is True
+
+
+def test_the_proxy_is_pinned_and_locked():
+    package = json.loads((CLASSROOM / "package.json").read_text())
+    lock = json.loads((CLASSROOM / "package-lock.json").read_text())
+    pinned = package["dependencies"]["configurable-http-proxy"]
+    assert re.fullmatch(r"\d+\.\d+\.\d+", pinned), "pin an exact version: npm ci installs the lock"
+    assert lock["packages"][""]["dependencies"] == package["dependencies"]
+    assert lock["packages"]["node_modules/configurable-http-proxy"]["version"] == pinned
+
+
+def test_the_zero_to_jupyterhub_values_are_valid_yaml_for_a_class():
+    values = yaml.safe_load((CLASSROOM / "z2jh-values.yaml").read_text())
+    single = values["singleuser"]
+    assert single["image"]["name"] and single["image"]["tag"]
+    assert single["memory"]["limit"] and single["cpu"]["limit"] and single["storage"]["capacity"]
+    assert single["defaultUrl"] == "/lab" and single["extraEnv"]["NBGITPULLER_APP"] == "lab"
+    for folder in single["extraEnv"]["JUPYTER_CONFIG_PATH"].split(":"):   # the repository is in /srv/repo
+        assert (ROOT / Path(folder).relative_to("/srv/repo")).is_dir(), folder
+    assert single["extraEnv"]["NBGRADER_EXCHANGE"] == nbgrader_course.EXCHANGE
+    assert values["cull"]["enabled"] is True
+    assert "DummyAuthenticator" not in json.dumps(values["hub"])
+
+
+def test_the_link_command_prints_the_nbgitpuller_link():
+    result = subprocess.run([sys.executable, "-m", "tools.classroom", "link", "--hub", "https://hub.example.edu",
+                             "--repo", "https://github.com/x/minigrad", "--language", "zh"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == nbgitpuller_link("https://hub.example.edu", "https://github.com/x/minigrad",
+                                                     language="zh")
+    assert result.stdout.strip().endswith("urlpath=lab%2Ftree%2Fminigrad%2Fnotebooks%2Fzh%2F00_start_here.ipynb")
