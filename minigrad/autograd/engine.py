@@ -19,9 +19,9 @@ Every other rule of PyTorch's engine is one named call below the loop: tensor ho
 (``_call_tensor_hooks``), ``retain_grad``, node pre-hooks and zeros for missing gradients
 (``_prepare_grad_outputs``), checking what backward returned (``_validate``, with broadcast
 reduction in ``_conform``), anomaly mode (``_apply_watched``), node post-hooks (``_run_post_hooks``),
-freeing saved tensors (``_free_saved_tensors``), a builtin node that received no gradient
+a builtin node that received no gradient
 (``_received_no_gradient``), ``autograd.grad``'s capture and pruning (``GradCapture``), the
-reentrant depth (``_on_fresh_thread``) and the no-copy accumulation (``graph._nobody_else_holds``).
+reentrant depth (``_running_tasks``, ``_on_fresh_thread``) and the no-copy accumulation (``graph._nobody_else_holds``).
 
 >>> import minigrad as torch
 >>> x = torch.tensor([2.0], requires_grad=True)
@@ -32,11 +32,10 @@ tensor([8.])
 """
 from __future__ import annotations
 
-import contextlib
 import heapq
 import itertools
 import threading
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -67,13 +66,18 @@ def run_backward(tensors: Sequence[Tensor], grad_tensors: Sequence[Tensor | None
         return _on_fresh_thread(run_backward, tensors, grad_tensors, retain_graph, create_graph, inputs,
                                 observer, accumulate)
     task = GraphTask(create_graph if retain_graph is None else retain_graph, create_graph, observer)
-    # Backward's own operations are recorded only for higher-order gradients (create_graph=True).
-    with grad_mode.set_grad_enabled(create_graph), _running(task), _silent_numpy():
-        task.start(_root_gradients(tensors, grad_tensors), inputs, accumulate)
-        _execute(task)
-        if task.capture is None or task.capture.accumulate:   # autograd.grad writes no .grad
-            _write_staged_gradients(task)
-        task.run_final_callbacks()
+    tasks = _running_tasks()
+    tasks.append(task)   # this thread's current graph task (for queue_callback and the reentrant depth)
+    try:
+        # Backward's own operations are recorded only for higher-order gradients (create_graph=True).
+        with grad_mode.set_grad_enabled(create_graph), _silent_numpy():
+            task.start(_root_gradients(tensors, grad_tensors), inputs, accumulate)
+            _execute(task)
+            if task.capture is None or task.capture.accumulate:   # autograd.grad writes no .grad
+                _write_staged_gradients(task)
+            task.run_final_callbacks()
+    finally:
+        tasks.pop()
     return task.capture.result() if task.capture is not None else None
 
 
@@ -126,7 +130,7 @@ def _execute(task: GraphTask) -> None:
             continue
         grad_outputs, grad_inputs = _run_node(task, node, grad_outputs)
         if not task.retain_graph:
-            _free_saved_tensors(node)
+            node._release_saved()                    # its saved tensors are freed: a 2nd backward raises
         if task.observer is not None:
             task.observer(node, tuple(grad_outputs), grad_inputs)
         for (next_node, input_nr), grad in zip(node.next_functions, grad_inputs):
@@ -220,11 +224,6 @@ def _stage_leaf_gradient(task: GraphTask, node: AccumulateGrad, grad) -> None:
     task.staged.append((node.variable, grad, node))
     if task.observer is not None:
         task.observer(node, (grad,), ())
-
-
-def _free_saved_tensors(node: BackwardCFunction) -> None:
-    """Without ``retain_graph=True``, a node's saved tensors go once it ran (a second backward raises)."""
-    node._release_saved()
 
 
 def _received_no_gradient(node: BackwardCFunction, grad_outputs: list) -> bool:
@@ -442,21 +441,12 @@ _thread_state = threading.local()   # per thread: the graph tasks running, inner
 
 
 def _running_tasks() -> list:
+    """The graph tasks running on this thread, innermost last: a backward called from a backward
+    (reentrant) pushes its own, and their number is the reentrant depth."""
     tasks = getattr(_thread_state, "tasks", None)
     if tasks is None:
         tasks = _thread_state.tasks = []
     return tasks
-
-
-@contextlib.contextmanager
-def _running(task: GraphTask) -> Iterator[None]:
-    """``task`` is this thread's current graph task while it runs (for queue_callback and the depth)."""
-    tasks = _running_tasks()
-    tasks.append(task)
-    try:
-        yield
-    finally:
-        tasks.pop()
 
 
 def _on_fresh_thread(function: Callable, *args):
