@@ -37,15 +37,9 @@ from .. import grad_mode
 from . import anomaly_mode
 from ..tensor import Tensor
 from .graph import Node, _sequence_numbers
-from ..types import Size, from_numpy_dtype
 from .saved import BACKWARD_TWICE, SavedTensor
 
 _grad_state = grad_mode.state
-
-# The names PyTorch itself defines on a ctx; everything else set on ctx is the user's own.
-_CTX_MEMBERS = frozenset({"needs_input_grad", "next_functions", "to_save", "dirty_tensors",
-                          "non_differentiable", "materialize_grads", "requires_grad"})
-
 
 class FunctionCtx:
     """The methods forward (or setup_context) calls on ctx to tell autograd what it needs.
@@ -262,16 +256,10 @@ class BackwardCFunction(Node, FunctionCtx):
 
     @property
     def _raw_saved_tensors(self) -> tuple | None:
-        """The saved tensors without any check (None after backward freed them). For pictures."""
+        """The saved tensors without any check (None after backward freed them): see ``node_info``."""
         if self._saved is None:
             return None
         return tuple(None if s is None else s.tensor for s in self._saved)
-
-    @property
-    def _output_meta(self) -> tuple:
-        """``(torch.Size, dtype)`` of each output (None for non-tensor outputs)."""
-        return tuple(None if info is None else (Size(info[0]), from_numpy_dtype(info[1]))
-                     for info in self._output_info)
 
     @property
     def _saved_names(self) -> tuple:
@@ -282,10 +270,6 @@ class BackwardCFunction(Node, FunctionCtx):
             # Which slots held a tensor, so a picture can name what was freed (not the None slots).
             self._freed_slots = tuple([s is not None for s in self._saved])
             self._saved = None
-
-    def _ctx_attributes(self) -> dict:
-        """What the user's forward or setup_context stored on ctx, e.g. ``{'constant': 10}``."""
-        return {k: v for k, v in vars(self).items() if not k.startswith("_") and k not in _CTX_MEMBERS}
 
 
 class _SavedTensorAttribute:
