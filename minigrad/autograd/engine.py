@@ -15,13 +15,16 @@ recursion (a chain of 100,000 operations is fine):
 The staged gradients are written into ``.grad`` only after the whole pass succeeded
 (``_write_staged_gradients``): a backward that fails half-way leaves every ``.grad`` as it was.
 
-Every other rule of PyTorch's engine is one named call below the loop: tensor hooks
-(``_call_tensor_hooks``), ``retain_grad``, node pre-hooks and zeros for missing gradients
-(``_prepare_grad_outputs``), checking what backward returned (``_validate``, with broadcast
-reduction in ``_conform``), anomaly mode (``_apply_watched``), node post-hooks (``_run_post_hooks``),
-a builtin node that received no gradient
-(``_received_no_gradient``), ``autograd.grad``'s capture and pruning (``GradCapture``), the
-reentrant depth (``_running_tasks``, ``_on_fresh_thread``) and the no-copy accumulation (``graph._nobody_else_holds``).
+Every other rule of PyTorch's engine is one named call, defined below the loop:
+
+- tensor hooks, ``t.register_hook(fn)``: ``_call_tensor_hooks``;
+- ``retain_grad()``, node pre-hooks and zeros for gradients that never arrived: ``_prepare_grad_outputs``;
+- checking what backward returned, and summing a broadcast gradient: ``_validate``, ``_conform``;
+- anomaly mode: ``_apply_watched``; node post-hooks: ``_run_post_hooks``;
+- a builtin node that received no gradient sends none on: ``_received_no_gradient``;
+- ``autograd.grad``: capture the inputs' gradients, run only the nodes leading to them: ``GradCapture``;
+- a backward inside a backward (reentrant): ``_running_tasks``, ``_on_fresh_thread``;
+- no copy for a gradient nobody else holds: ``graph._nobody_else_holds``.
 
 >>> import minigrad as torch
 >>> x = torch.tensor([2.0], requires_grad=True)
@@ -120,10 +123,10 @@ def _execute(task: GraphTask) -> None:
     while ready:
         node = heapq.heappop(ready)[-1]              # the ready node created last
         grad_outputs = buffers.pop(node)             # one gradient per output, summed over its uses
-        if capture is not None and capture.prunes(node):
+        if capture is not None and capture.skips(node):
             continue                                 # autograd.grad: it leads to no input
         _call_tensor_hooks(node, grad_outputs)       # t.register_hook(fn) sees the gradient first
-        if capture is not None and capture.takes(task, node, grad_outputs):
+        if capture is not None and capture.stops_at(task, node, grad_outputs):
             continue                                 # autograd.grad: an input's gradient, read off here
         if type(node) is AccumulateGrad:             # a leaf: nothing to run, the gradient is for .grad
             _stage_leaf_gradient(task, node, grad_outputs[0])
@@ -254,11 +257,11 @@ class GradCapture:
         self.needed = _needed_nodes(root_nodes, dependencies, self.wanted)
         self.captured: list = [None] * len(inputs)
 
-    def prunes(self, node) -> bool:
+    def skips(self, node) -> bool:
         """True for a node that leads to no input: it never runs, and its hooks are not called."""
         return node not in self.needed and node not in self.wanted
 
-    def takes(self, task: GraphTask, node, grad_outputs: list) -> bool:
+    def stops_at(self, task: GraphTask, node, grad_outputs: list) -> bool:
         """Keep the gradients of the inputs that arrive at ``node``; True if node itself must not run."""
         for slot, grad in enumerate(grad_outputs):
             for index in self.positions.get((node, slot), ()):
