@@ -431,27 +431,26 @@ def _connect_to_inputs(ctx: BackwardCFunction, args: tuple) -> bool:
     gradient against. Return whether a graph is recorded: in grad mode, when some tensor argument
     requires grad. A recorded node also gets its sequence number (and, in anomaly mode, its trace).
     """
-    grad_enabled = _grad_state.enabled
+    grad_enabled = _grad_state.enabled   # off only for a setup_context-style Function under no_grad
     needs_input_grad, positions, edges, input_info = [], [], [], []
     for i, arg in enumerate(args):
         if not isinstance(arg, Tensor):
-            needs_input_grad.append(False)
+            needs_input_grad.append(False)   # a number, a shape...: no gradient, no edge
             continue
-        positions.append(i)
-        input_info.append((arg._data.shape, arg._data.dtype))
-        # A view's grad_fn is a property, recomputed if its base changed in place; others' is read directly.
+        # Where arg's gradient goes. A view's grad_fn is a property, recomputed if its base changed in place.
         grad_fn = arg._grad_fn if arg._base is None else arg.grad_fn
         if grad_fn is not None:
-            edges.append((grad_fn, arg._output_nr))
+            edge = (grad_fn, arg._output_nr)   # made by an operation: that operation's node
         elif arg._requires_grad:
-            edges.append((arg._grad_accumulator() if grad_enabled else None, 0))
-        elif arg._base is not None and arg._base.requires_grad:
-            edges.append(_NO_EDGE)   # a view made under no_grad requires grad, as in PyTorch, but leads nowhere
+            edge = (arg._grad_accumulator() if grad_enabled else None, 0)   # a leaf: its AccumulateGrad
         else:
-            needs_input_grad.append(False)
-            edges.append(_NO_EDGE)
-            continue
-        needs_input_grad.append(True)
+            edge = _NO_EDGE
+        # A view made under no_grad of a tensor that requires grad requires grad too (as in PyTorch),
+        # though its gradient goes nowhere.
+        needs_input_grad.append(edge is not _NO_EDGE or (arg._base is not None and arg._base.requires_grad))
+        positions.append(i)
+        edges.append(edge)
+        input_info.append((arg._data.shape, arg._data.dtype))
     ctx.needs_input_grad = tuple(needs_input_grad)
     record = grad_enabled and True in needs_input_grad
     if record:
