@@ -4,6 +4,8 @@ Every tensor made by an operation that records history points at a node (``tenso
 A node knows where to send gradients next through ``next_functions``: one ``(node, input_nr)``
 pair per tensor input, ``(None, 0)`` for an input that needs no gradient. A leaf that requires
 grad is reached through an ``AccumulateGrad`` node whose ``variable`` is the leaf itself.
+Beyond PyTorch's public names (``name()``, ``next_functions``, ``metadata``, hooks), what a node
+can tell (its Function, its saved tensors, what forward marked) is asked through ``node_info``.
 
 >>> import minigrad as torch
 >>> x = torch.ones(3, requires_grad=True)
