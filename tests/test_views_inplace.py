@@ -529,6 +529,13 @@ def test_expanded_views_cannot_be_written():
     assert message(lambda: leaf().clone()[0].expand(3, 2).add_(1)) == text
 
 
+def test_an_empty_tensor_with_zero_strides_may_be_written():
+    x = torch.ones(1, 2, 2, requires_grad=True)
+    empty = torch.cat([x[:0], x[:0]])   # numpy gives it strides (0, 0, 0): still no shared element
+    with torch.no_grad():
+        assert empty.add_(1.0).shape == (0, 2, 2) and empty._version == 1
+
+
 def test_fill_and_zero_may_write_into_an_expanded_tensor_as_in_pytorch():
     base = torch.ones(2)
     expanded = base.expand(3, 2)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..tensor import Tensor
-from . import anomaly_mode, forward_ad, function, graph
+from . import anomaly_mode, forward_ad, function, graph, node_info
 from .anomaly_mode import detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
 from .engine import ExecutionEngine, run_backward
 from .function import Function, FunctionCtx, once_differentiable
@@ -75,4 +75,4 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
 
 __all__ = ["Variable", "forward_ad", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled", "Function", "FunctionCtx", "once_differentiable", "grad", "backward", "gradcheck", "gradgradcheck",
-           "GradcheckError", "AccumulateGrad", "Node", "function", "graph"]
+           "GradcheckError", "AccumulateGrad", "Node", "function", "graph", "node_info"]

@@ -1,15 +1,30 @@
 """The backward engine: walks the graph from the outputs and calls each node's backward once.
 
-Two passes, no recursion (a chain of 100,000 operations is fine):
+One call of ``backward()`` is one ``GraphTask`` (PyTorch's name). It works in two passes, with no
+recursion (a chain of 100,000 operations is fine):
 
-1. **Discover.** From the output's ``grad_fn``, follow ``next_functions`` and count, for each node,
-   how many edges point at it (its dependencies).
-2. **Execute.** A node is ready once every edge into it has delivered its gradient, so a reused
-   intermediate receives the *sum* of its gradients before its own backward runs. Among the ready
-   nodes, the most recently created runs first (as in PyTorch's engine).
+1. **Discover** (``_discover``). From the outputs' ``grad_fn``, follow ``next_functions`` and count,
+   for each node, how many edges point at it: its dependencies.
+2. **Execute** (``_execute``, the backward loop). A node is ready once every edge into it has
+   delivered its gradient, so a reused intermediate receives the *sum* of its gradients before its
+   own backward runs. The loop takes the ready node created last (the highest sequence number, as in
+   PyTorch's engine), runs its backward, sends each gradient it returns along the matching edge, and
+   counts down the dependencies of the node at the other end. A leaf's ``AccumulateGrad`` node runs
+   no backward: its gradient is staged for the leaf's ``.grad``.
 
-Gradients for leaves are collected and written into ``.grad`` only after the whole pass
-succeeded: a backward that fails half-way leaves every ``.grad`` as it was.
+The staged gradients are written into ``.grad`` only after the whole pass succeeded
+(``_write_staged_gradients``): a backward that fails half-way leaves every ``.grad`` as it was.
+
+Every other rule of PyTorch's engine is one named call, defined below the loop:
+
+- tensor hooks, ``t.register_hook(fn)``: ``_call_tensor_hooks``;
+- ``retain_grad()``, node pre-hooks and zeros for gradients that never arrived: ``_prepare_grad_outputs``;
+- checking what backward returned, and summing a broadcast gradient: ``_validate``, ``_conform``;
+- anomaly mode: ``_apply_watched``; node post-hooks: ``_run_post_hooks``;
+- a builtin node that received no gradient sends none on: ``_received_no_gradient``;
+- ``autograd.grad``: capture the inputs' gradients, run only the nodes leading to them: ``GradCapture``;
+- a backward inside a backward (reentrant): ``_running_tasks``, ``_on_fresh_thread``;
+- no copy for a gradient nobody else holds: ``graph._nobody_else_holds``.
 
 >>> import minigrad as torch
 >>> x = torch.tensor([2.0], requires_grad=True)
@@ -22,7 +37,6 @@ from __future__ import annotations
 
 import heapq
 import itertools
-import sys
 import threading
 from typing import Callable, Sequence
 
@@ -33,7 +47,7 @@ from . import anomaly_mode
 from ..tensor import Tensor
 from ..types import from_numpy_dtype
 from .function import BackwardCFunction
-from .graph import AccumulateGrad, Node
+from .graph import _COUNTS_KNOWN, AccumulateGrad, Node, _nobody_else_holds  # noqa: F401 (_COUNTS_KNOWN: tests)
 
 Observer = Callable[[Node, tuple, tuple], None]
 
@@ -51,82 +65,141 @@ def run_backward(tensors: Sequence[Tensor], grad_tensors: Sequence[Tensor | None
     ``REENTRANT_DEPTH_PER_THREAD`` nested levels it continues on a fresh thread, as PyTorch's
     engine does, so that thousands of nested levels never hit Python's recursion limit.
     """
-    depth = getattr(_thread_state, "depth", 0)
-    if depth >= REENTRANT_DEPTH_PER_THREAD:
+    if len(_running_tasks()) >= REENTRANT_DEPTH_PER_THREAD:
         return _on_fresh_thread(run_backward, tensors, grad_tensors, retain_graph, create_graph, inputs,
                                 observer, accumulate)
-    if retain_graph is None:
-        retain_graph = create_graph
-    previous_mode = grad_mode.state.enabled
-    grad_mode.state.enabled = create_graph   # backward is recorded only for higher-order grads
-    _thread_state.depth = depth + 1
-    callbacks: list = []
-    _callback_stack().append(callbacks)
+    task = GraphTask(create_graph if retain_graph is None else retain_graph, create_graph, observer)
+    tasks = _running_tasks()
+    tasks.append(task)   # this thread's current graph task (for queue_callback and the reentrant depth)
     try:
-        roots = _root_gradients(tensors, grad_tensors)
-        captures = _capture_points(inputs) if inputs is not None else None
-        # PyTorch makes inf and nan silently (0 * inf in a backward formula); numpy would warn.
-        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            result = _execute(roots, retain_graph, create_graph, captures, inputs, observer, accumulate)
-        while callbacks:      # queue_callback: run once this graph task is done, in order
-            callbacks.pop(0)()
-        return result
+        # Backward's own operations are recorded only for higher-order gradients (create_graph=True).
+        with grad_mode.set_grad_enabled(create_graph), _silent_numpy():
+            task.start(_root_gradients(tensors, grad_tensors), inputs, accumulate)
+            _execute(task)
+            if task.capture is None or task.capture.accumulate:   # autograd.grad writes no .grad
+                _write_staged_gradients(task)
+            task.run_final_callbacks()
     finally:
-        _callback_stack().pop()
-        _thread_state.depth = depth
-        grad_mode.state.enabled = previous_mode
+        tasks.pop()
+    return task.capture.result() if task.capture is not None else None
 
 
-REENTRANT_DEPTH_PER_THREAD = 20
-_thread_state = threading.local()   # per thread: reentrant depth and the running graph tasks
+class GraphTask:
+    """One backward pass (PyTorch's ``GraphTask``): everything the loop keeps between two nodes."""
+
+    def __init__(self, retain_graph: bool, create_graph: bool, observer: Observer | None = None) -> None:
+        self.retain_graph = retain_graph      # False: each node's saved tensors are freed once it ran
+        self.create_graph = create_graph      # True: backward's operations are recorded too
+        self.observer = observer
+        self.dependencies: dict = {}          # node -> edges into it that have not delivered yet
+        self.buffers: dict = {}               # node -> one gradient per output, summed as they arrive
+        self.ready: list = []                 # heap of (-sequence_nr, tie, node): the latest node first
+        self.tie = itertools.count()          # equal sequence numbers (AccumulateGrad): first in, first out
+        self.staged: list = []                # (tensor, gradient, AccumulateGrad or None) for .grad
+        self.final_callbacks: list = []       # queue_callback(fn): run once the pass has succeeded
+        self.capture: GradCapture | None = None
+
+    def start(self, roots: list, inputs: Sequence[Tensor] | None, accumulate: bool) -> None:
+        """Count dependencies, put the root gradients in their buffers, make the roots ready."""
+        root_nodes = [node for node, _, _ in roots]
+        self.dependencies = _discover(root_nodes)
+        if inputs is not None:
+            self.capture = GradCapture(inputs, accumulate, root_nodes, self.dependencies)
+        for node, output_nr, grad in roots:
+            buffer = self.buffers.get(node) or _new_buffer(self.buffers, node)
+            buffer[output_nr] = grad if buffer[output_nr] is None else buffer[output_nr] + grad
+        for node in dict.fromkeys(root_nodes):
+            if self.dependencies.get(node, 0) == 0:
+                heapq.heappush(self.ready, (-node._sequence_nr, next(self.tie), node))
+
+    def run_final_callbacks(self) -> None:
+        while self.final_callbacks:   # a callback may queue another: it runs too, in order
+            self.final_callbacks.pop(0)()
 
 
-def _on_fresh_thread(function: Callable, *args):
-    """Run ``function(*args)`` on a new thread and wait: its Python stack starts empty."""
-    outcome = {}
-
-    def target():
-        try:
-            outcome["value"] = function(*args)
-        except BaseException as error:  # noqa: BLE001 - re-raised below on the calling thread
-            outcome["error"] = error
-
-    thread = threading.Thread(target=target)
-    thread.start()
-    thread.join()
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome.get("value")
-
-
-def _callback_stack() -> list:
-    stack = getattr(_thread_state, "callbacks", None)
-    if stack is None:
-        stack = _thread_state.callbacks = []
-    return stack
-
-
-def queue_callback(callback: Callable[[], None]) -> None:
-    """Run ``callback()`` when the backward pass now running has finished (PyTorch's final callbacks)."""
-    stack = _callback_stack()
-    if not stack:
-        raise RuntimeError("Final callbacks can only be installed during backward pass.")
-    stack[-1].append(callback)
+def _execute(task: GraphTask) -> None:
+    """The backward loop: every node runs once, after every edge into it has delivered."""
+    ready, buffers, dependencies, capture = task.ready, task.buffers, task.dependencies, task.capture
+    while ready:
+        node = heapq.heappop(ready)[-1]              # the ready node created last
+        grad_outputs = buffers.pop(node)             # one gradient per output, summed over its uses
+        if capture is not None and capture.skips(node):
+            continue                                 # autograd.grad: it leads to no input
+        _call_tensor_hooks(node, grad_outputs)       # t.register_hook(fn) sees the gradient first
+        if capture is not None and capture.stops_at(task, node, grad_outputs):
+            continue                                 # autograd.grad: an input's gradient, read off here
+        if type(node) is AccumulateGrad:             # a leaf: nothing to run, the gradient is for .grad
+            _stage_leaf_gradient(task, node, grad_outputs[0])
+            continue
+        grad_outputs, grad_inputs = _run_node(task, node, grad_outputs)
+        if not task.retain_graph:
+            node._release_saved()                    # its saved tensors are freed: a 2nd backward raises
+        if task.observer is not None:
+            task.observer(node, tuple(grad_outputs), grad_inputs)
+        for (next_node, input_nr), grad in zip(node.next_functions, grad_inputs):
+            if next_node is None:
+                continue                             # this input needs no gradient
+            buffer = buffers.get(next_node) or _new_buffer(buffers, next_node)
+            if grad is not None:
+                buffer[input_nr] = grad if buffer[input_nr] is None else buffer[input_nr] + grad
+            dependencies[next_node] -= 1
+            if dependencies[next_node] == 0:         # every edge into next_node has delivered
+                heapq.heappush(ready, (-next_node._sequence_nr, next(task.tie), next_node))
 
 
-class ExecutionEngine:
-    """``Variable._execution_engine``: the object PyTorch code reaches the engine through."""
+def _run_node(task: GraphTask, node: BackwardCFunction, grad_outputs: list) -> tuple[list, tuple]:
+    """Call ``node``'s backward with PyTorch's rules around it; return the gradients it was given
+    (after hooks and zeros for missing ones) and the checked gradients it returned."""
+    if _received_no_gradient(node, grad_outputs):
+        return grad_outputs, (None,) * len(node.next_functions)
+    grad_outputs = _prepare_grad_outputs(node, grad_outputs, task.staged)
+    if anomaly_mode.state.enabled:
+        grad_inputs = _apply_watched(node, grad_outputs)
+    else:
+        grad_inputs = _validate(node, node.apply(*grad_outputs))
+    if node._post_hooks:
+        grad_inputs = _run_post_hooks(node, grad_inputs, grad_outputs)
+    return grad_outputs, grad_inputs
 
-    queue_callback = staticmethod(queue_callback)
 
-    @staticmethod
-    def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=(), allow_unreachable=True,
-                     accumulate_grad=True):
-        return run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs or None,
-                            accumulate=bool(inputs) and accumulate_grad)
+def _write_staged_gradients(task: GraphTask) -> None:
+    """Add the staged gradients into ``.grad``: only now, after every node's backward succeeded."""
+    for tensor, grad, node in task.staged:
+        if node is None:   # a non-leaf that called retain_grad(), or a non-leaf input of backward(inputs=...)
+            AccumulateGrad(tensor).accumulate(grad, task.create_graph)
+            continue
+        sole_owner = _nobody_else_holds(grad)   # asked first: an argument list being built holds grad too
+        node.accumulate(grad, task.create_graph, sole_owner)
+        if node._post_hooks:   # AccumulateGrad's own hooks see no grad_inputs: a leaf sends nothing on
+            _run_post_hooks(node, (), [grad])
+
+
+# ---------------------------------------------------------------------------- the two passes' pieces
+def _discover(root_nodes) -> dict:
+    """Count, for every reachable node, the edges that point at it."""
+    dependencies = {}
+    seen = set(root_nodes)
+    stack = list(seen)
+    while stack:
+        node = stack.pop()
+        for next_node, _ in node.next_functions:
+            if next_node is None:
+                continue
+            dependencies[next_node] = dependencies.get(next_node, 0) + 1
+            if next_node not in seen:
+                seen.add(next_node)
+                stack.append(next_node)
+    return dependencies
+
+
+def _new_buffer(buffers: dict, node) -> list:
+    """An empty input buffer for ``node``: one slot per output, None until a gradient arrives."""
+    buffer = buffers[node] = [None] * len(node._output_info)
+    return buffer
 
 
 def _root_gradients(tensors, grad_tensors) -> list:
+    """``(node, output_nr, gradient)`` for each tensor backward starts from, checked PyTorch's way."""
     roots = []
     for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
         if t.grad_fn is None and not t._requires_grad:
@@ -145,35 +218,69 @@ def _root_gradients(tensors, grad_tensors) -> list:
     return roots
 
 
-def _capture_points(inputs) -> dict:
-    """For autograd.grad and backward(inputs=...): where each input's gradient is read off the graph."""
-    captures = {}
-    for index, t in enumerate(inputs):
-        if not t.requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
-        node, output_nr = t._gradient_edge()
-        captures.setdefault((node, output_nr), []).append(index)
-    return captures
+def _stage_leaf_gradient(task: GraphTask, node: AccumulateGrad, grad) -> None:
+    """A leaf's gradient: its AccumulateGrad pre-hooks run now, ``.grad`` changes at the end."""
+    if grad is None:
+        return
+    if node._pre_hooks:
+        grad = _run_pre_hooks(node, [grad])[0]
+    task.staged.append((node.variable, grad, node))
+    if task.observer is not None:
+        task.observer(node, (grad,), ())
 
 
-def _discover(root_nodes) -> dict:
-    """Count, for every reachable node, the edges that point at it."""
-    dependencies = {}
-    seen = set(root_nodes)
-    stack = list(seen)
-    while stack:
-        node = stack.pop()
-        for next_node, _ in node.next_functions:
-            if next_node is None:
-                continue
-            dependencies[next_node] = dependencies.get(next_node, 0) + 1
-            if next_node not in seen:
-                seen.add(next_node)
-                stack.append(next_node)
-    return dependencies
+def _received_no_gradient(node: BackwardCFunction, grad_outputs: list) -> bool:
+    """A builtin node that no gradient reached sends none on: no zeros are invented (PyTorch's rule)."""
+    return (grad_outputs[0] is None and node._skips_without_gradients and not node._pre_hooks
+            and all(g is None for g in grad_outputs))
 
 
-def _needed_nodes(root_nodes, dependencies: dict, captures: dict) -> set:
+def _silent_numpy() -> np.errstate:
+    """PyTorch makes inf and nan silently (0 * inf in a backward formula); numpy would warn."""
+    return np.errstate(invalid="ignore", divide="ignore", over="ignore")
+
+
+# ---------------------------------------------------------------------------- autograd.grad
+class GradCapture:
+    """``autograd.grad`` and ``backward(inputs=...)``: read the inputs' gradients off the graph, and run
+    only the nodes that lead to one of them (PyTorch's ``exec_info``)."""
+
+    def __init__(self, inputs: Sequence[Tensor], accumulate: bool, root_nodes: list, dependencies: dict) -> None:
+        self.inputs = inputs
+        self.accumulate = accumulate   # backward(inputs=...): into .grad; autograd.grad: returned
+        self.positions: dict = {}      # (node, output_nr) -> indices of the inputs whose gradient arrives there
+        for index, t in enumerate(inputs):
+            if not t.requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            self.positions.setdefault(t._gradient_edge(), []).append(index)
+        self.wanted = {node for node, _ in self.positions}
+        self.needed = _needed_nodes(root_nodes, dependencies, self.wanted)
+        self.captured: list = [None] * len(inputs)
+
+    def skips(self, node) -> bool:
+        """True for a node that leads to no input: it never runs, and its hooks are not called."""
+        return node not in self.needed and node not in self.wanted
+
+    def stops_at(self, task: GraphTask, node, grad_outputs: list) -> bool:
+        """Keep the gradients of the inputs that arrive at ``node``; True if node itself must not run."""
+        for slot, grad in enumerate(grad_outputs):
+            for index in self.positions.get((node, slot), ()):
+                self.captured[index] = grad
+                if self.accumulate and type(node) is not AccumulateGrad:
+                    task.staged.append((self.inputs[index], grad, None))   # a non-leaf input: like retain_grad
+        if type(node) is AccumulateGrad:
+            return not (self.accumulate and node in self.wanted)   # backward(inputs=[leaf]) accumulates
+        if node in self.needed:
+            return False
+        if self.accumulate and node._pre_hooks:   # a non-leaf input of backward(inputs=...): hooks still run
+            _run_pre_hooks(node, grad_outputs)
+        return True
+
+    def result(self) -> tuple | None:
+        return None if self.accumulate else tuple(self.captured)
+
+
+def _needed_nodes(root_nodes, dependencies: dict, wanted: set) -> set:
     """For autograd.grad: the nodes that must run because they lead to one of the inputs.
 
     A node whose own output gradient is wanted, but which leads to no other input, is not run:
@@ -187,7 +294,6 @@ def _needed_nodes(root_nodes, dependencies: dict, captures: dict) -> set:
                 remaining[next_node] -= 1
                 if remaining[next_node] == 0:
                     order.append(next_node)
-    wanted = {node for node, _ in captures}
     needed = set()
     for node in reversed(order):
         if any(n in needed or n in wanted for n, _ in node.next_functions if n is not None):
@@ -195,138 +301,7 @@ def _needed_nodes(root_nodes, dependencies: dict, captures: dict) -> set:
     return needed
 
 
-def _execute(roots, retain_graph, create_graph, captures, inputs, observer, accumulate):
-    root_nodes = [node for node, _, _ in roots]
-    dependencies = _discover(root_nodes)
-    needed = wanted = None
-    if captures is not None:
-        needed = _needed_nodes(root_nodes, dependencies, captures)
-        wanted = {node for node, _ in captures}
-    captured = [None] * len(inputs or ())
-    staged = []     # (tensor, gradient, node) written to .grad once everything succeeded
-
-    buffers = {}
-    ready = []
-    tie = itertools.count()
-    for node, output_nr, grad in roots:
-        if node not in buffers:
-            buffers[node] = [None] * len(node._output_info)
-        buffer = buffers[node]
-        buffer[output_nr] = grad if buffer[output_nr] is None else buffer[output_nr] + grad
-    for node in dict.fromkeys(root_nodes):
-        if dependencies.get(node, 0) == 0:
-            heapq.heappush(ready, (-node._sequence_nr, next(tie), node))
-
-    while ready:
-        _, _, node = heapq.heappop(ready)
-        grad_outputs = buffers.pop(node)
-        if needed is not None:
-            if node not in needed and node not in wanted:
-                continue      # leads to no input: not run, and its hooks are not called
-            _run_tensor_pre_hooks(node, grad_outputs)
-            for slot, grad in enumerate(grad_outputs):
-                for index in captures.get((node, slot), ()):
-                    captured[index] = grad
-                    if accumulate and type(node) is not AccumulateGrad:
-                        staged.append((inputs[index], grad, None))   # a non-leaf input: like retain_grad
-        elif node._tensor_pre_hooks or (type(node) is AccumulateGrad and node.variable._backward_hooks):
-            _run_tensor_pre_hooks(node, grad_outputs)
-        if type(node) is AccumulateGrad:
-            if captures is None or (accumulate and node in wanted):
-                _visit_leaf(node, grad_outputs[0], staged, observer)
-            continue
-        if needed is not None and node not in needed:
-            if accumulate and node._pre_hooks:   # a non-leaf input of backward(inputs=...): hooks still run
-                _run_pre_hooks(node, grad_outputs)
-            continue
-        if grad_outputs[0] is None and node._skips_without_gradients and not node._pre_hooks \
-                and all(g is None for g in grad_outputs):
-            grad_inputs = (None,) * len(node.next_functions)   # nothing arrived: nothing to send on
-        else:
-            # Hooks, retain_grad and missing gradients need work; the common case (one gradient, no
-            # hooks) skips it.
-            if (len(grad_outputs) != 1 or grad_outputs[0] is None
-                    or node._retain_grad_tensors or node._pre_hooks):
-                grad_outputs = _prepare_grad_outputs(node, grad_outputs, staged)
-            if anomaly_mode.state.enabled:
-                grad_inputs = _apply_watched(node, grad_outputs)
-            else:
-                grad_inputs = _validate(node, node.apply(*grad_outputs))
-            if node._post_hooks:
-                grad_inputs = _run_post_hooks(node, grad_inputs, grad_outputs)
-        if not retain_graph:
-            node._release_saved()
-        if observer is not None:
-            observer(node, tuple(grad_outputs), grad_inputs)
-        for (next_node, input_nr), grad in zip(node.next_functions, grad_inputs):
-            if next_node is None:
-                continue
-            buffer = buffers.get(next_node)
-            if buffer is None:
-                buffer = buffers[next_node] = [None] * len(next_node._output_info)
-            if grad is not None:
-                buffer[input_nr] = grad if buffer[input_nr] is None else buffer[input_nr] + grad
-            remaining = dependencies[next_node] - 1
-            dependencies[next_node] = remaining
-            if remaining == 0:
-                heapq.heappush(ready, (-next_node._sequence_nr, next(tie), next_node))
-
-    if captures is not None and not accumulate:
-        return tuple(captured)
-    grad_outputs = grad_inputs = buffer = None   # drop the last node's references (see _held_only_here)
-    for tensor, grad, node in staged:
-        if node is None:   # a non-leaf that called retain_grad(), or a non-leaf input of backward(inputs=...)
-            AccumulateGrad(tensor).accumulate(grad, create_graph)
-            continue
-        sole_owner = _held_only_here(grad)   # asked first: an argument list being built holds grad too
-        node.accumulate(grad, create_graph, sole_owner)
-        if node._post_hooks:   # AccumulateGrad's own hooks see no grad_inputs: a leaf sends nothing on
-            _run_post_hooks(node, (), [grad])
-    return None
-
-
-def _held_only_here(grad: Tensor) -> bool:
-    """True if no one but this backward pass holds ``grad`` or its memory, so that it may become a
-    leaf's ``.grad`` without a copy. PyTorch's AccumulateGrad asks the same of the reference counts.
-
-    The expected references are ``staged``'s tuple, the loop variable in ``_execute``, this
-    parameter and ``getrefcount``'s own argument; the array is held by the tensor alone. A view
-    qualifies too when its base is held by the view alone (``nn.Linear``'s weight gradient is the
-    transpose of a transposed product). Those counts are CPython's up to 3.13 (3.14 may borrow
-    references): elsewhere the answer is False.
-    """
-    if not (_COUNTS_KNOWN and sys.getrefcount(grad) == 4 and sys.getrefcount(grad._data) == 2):
-        return False
-    flags = grad._data.flags   # .grad is added into in place: no read-only or broadcast memory
-    if not flags.writeable or not (flags.c_contiguous or flags.f_contiguous):
-        return False
-    base = grad._base
-    if base is None:
-        return grad._data.base is None
-    # References to the base: the view's _base, the local name, getrefcount's argument; to its
-    # array: the base itself, the view array's .base, getrefcount's argument.
-    return (base._base is None and base._data.base is None and grad._data.base is base._data
-            and sys.getrefcount(base) == 3 and sys.getrefcount(base._data) == 3)
-
-
-_COUNTS_KNOWN = sys.implementation.name == "cpython" and sys.version_info < (3, 14)
-
-
-def _apply_watched(node, grad_outputs: list) -> tuple:
-    """Anomaly detection is on: note which node runs, refuse nan, say where a failing node came from."""
-    parent, anomaly_mode.state.current_node = anomaly_mode.state.current_node, node
-    try:
-        grad_inputs = _validate(node, node.apply(*grad_outputs))
-        if anomaly_mode.state.check_nan:
-            anomaly_mode.check_nan(node, grad_inputs)
-        return grad_inputs
-    except Exception:
-        anomaly_mode.warn_error_in(node)
-        raise
-    finally:
-        anomaly_mode.state.current_node = parent
-
-
+# ---------------------------------------------------------------------------- hooks and retain_grad
 def _run_tensor_hooks(hooks: dict, grad):
     for hook in tuple(hooks.values()):   # a snapshot: a hook removed meanwhile still runs this time
         result = hook(grad)
@@ -335,7 +310,7 @@ def _run_tensor_hooks(hooks: dict, grad):
     return grad
 
 
-def _run_tensor_pre_hooks(node, grad_outputs: list) -> None:
+def _call_tensor_hooks(node, grad_outputs: list) -> None:
     """Hooks registered on tensors (``t.register_hook``) run first, before anything reads the gradient."""
     if type(node) is AccumulateGrad:
         hooks = node.variable._backward_hooks
@@ -347,18 +322,10 @@ def _run_tensor_pre_hooks(node, grad_outputs: list) -> None:
                 grad_outputs[slot] = _run_tensor_hooks(hooks, grad_outputs[slot])
 
 
-def _visit_leaf(node: AccumulateGrad, grad, staged: list, observer) -> None:
-    if grad is None:
-        return
-    if node._pre_hooks:
-        grad = _run_pre_hooks(node, [grad])[0]
-    staged.append((node.variable, grad, node))
-    if observer is not None:
-        observer(node, (grad,), ())
-
-
 def _prepare_grad_outputs(node, grad_outputs: list, staged: list) -> list:
     """retain_grad, node pre-hooks, then zeros for gradients that never arrived."""
+    if len(grad_outputs) == 1 and grad_outputs[0] is not None and not (node._retain_grad_tensors or node._pre_hooks):
+        return grad_outputs   # the common case: one gradient, no hooks
     if node._retain_grad_tensors:
         for slot, ref in node._retain_grad_tensors.items():
             tensor = ref()
@@ -391,33 +358,39 @@ def _run_post_hooks(node: BackwardCFunction, grads: tuple, grad_outputs: list) -
     return grads
 
 
+# ---------------------------------------------------------------------------- checking gradients
+def _apply_watched(node, grad_outputs: list) -> tuple:
+    """Anomaly detection is on: note which node runs, refuse nan, say where a failing node came from."""
+    parent, anomaly_mode.state.current_node = anomaly_mode.state.current_node, node
+    try:
+        grad_inputs = _validate(node, node.apply(*grad_outputs))
+        if anomaly_mode.state.check_nan:
+            anomaly_mode.check_nan(node, grad_inputs)
+        return grad_inputs
+    except Exception:
+        anomaly_mode.warn_error_in(node)
+        raise
+    finally:
+        anomaly_mode.state.current_node = parent
+
+
 def _validate(node: BackwardCFunction, grads) -> tuple:
     """Check what backward returned, PyTorch's way, and line it up with next_functions."""
     if not isinstance(grads, tuple):
         grads = (grads,)
     needs = node.needs_input_grad
-    n_args = len(needs)
-    if len(grads) != n_args:
-        if len(grads) > n_args and all(g is None for g in grads[n_args:]):
-            grads = grads[:n_args]
+    if len(grads) != len(needs):
+        if len(grads) > len(needs) and all(g is None for g in grads[len(needs):]):
+            grads = grads[:len(needs)]   # extra Nones at the end are allowed
         else:
             raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
-                               f"(expected {n_args}, got {len(grads)})")
-    info = node._input_info
-    if len(grads) == len(info):
-        # Every argument is a tensor: nothing to drop or re-align if every gradient already fits.
-        for grad, (shape, dtype), need in zip(grads, info, needs):
-            if grad is not None and (type(grad) is not Tensor or not need or grad._data.shape != shape
-                                     or (grad._data.dtype is not dtype and grad._data.dtype != dtype)):
-                break
-        else:
-            return grads
+                               f"(expected {len(needs)}, got {len(grads)})")
+    if _fits_as_it_is(node, grads):
+        return grads   # the common case: every argument a tensor, every gradient of the right shape
     positions = node._input_positions
     result = []
-    k = 0
     for i, grad in enumerate(grads):
-        is_tensor_input = k < len(positions) and positions[k] == i
-        if not is_tensor_input:
+        if i not in positions:
             if grad is not None:
                 raise RuntimeError(f"function {node.name()} returned a gradient different than None at "
                                    f"position {i + 1}, but the corresponding forward input was not a Variable")
@@ -425,13 +398,21 @@ def _validate(node: BackwardCFunction, grads) -> tuple:
         if grad is not None:
             if not isinstance(grad, Tensor):
                 raise RuntimeError(f"expected Variable or None (got {type(grad).__name__})")
-            if not needs[i]:
-                grad = None
-            else:
-                grad = _conform(node, k, grad)
+            grad = _conform(node, len(result), grad) if needs[i] else None
         result.append(grad)
-        k += 1
     return tuple(result)
+
+
+def _fits_as_it_is(node: BackwardCFunction, grads: tuple) -> bool:
+    """True if every argument was a tensor and every gradient already has its input's shape and dtype."""
+    info = node._input_info
+    if len(grads) != len(info):
+        return False
+    for grad, (shape, dtype), need in zip(grads, info, node.needs_input_grad):
+        if grad is not None and (type(grad) is not Tensor or not need or grad._data.shape != shape
+                                 or (grad._data.dtype is not dtype and grad._data.dtype != dtype)):
+            return False
+    return True
 
 
 def _conform(node: BackwardCFunction, index: int, grad: Tensor) -> Tensor:
@@ -455,3 +436,55 @@ def _expandable(shape: tuple, target: tuple) -> bool:
         if a != b and a != 1:
             return False
     return True
+
+
+# ---------------------------------------------------------------------------- threads and callbacks
+REENTRANT_DEPTH_PER_THREAD = 20
+_thread_state = threading.local()   # per thread: the graph tasks running, innermost last
+
+
+def _running_tasks() -> list:
+    """The graph tasks running on this thread, innermost last: a backward called from a backward
+    (reentrant) pushes its own, and their number is the reentrant depth."""
+    tasks = getattr(_thread_state, "tasks", None)
+    if tasks is None:
+        tasks = _thread_state.tasks = []
+    return tasks
+
+
+def _on_fresh_thread(function: Callable, *args):
+    """Run ``function(*args)`` on a new thread and wait: its Python stack starts empty."""
+    outcome = {}
+
+    def target():
+        try:
+            outcome["value"] = function(*args)
+        except BaseException as error:  # noqa: BLE001 - re-raised below on the calling thread
+            outcome["error"] = error
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome.get("value")
+
+
+def queue_callback(callback: Callable[[], None]) -> None:
+    """Run ``callback()`` when the backward pass now running has finished (PyTorch's final callbacks)."""
+    tasks = _running_tasks()
+    if not tasks:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    tasks[-1].final_callbacks.append(callback)
+
+
+class ExecutionEngine:
+    """``Variable._execution_engine``: the object PyTorch code reaches the engine through."""
+
+    queue_callback = staticmethod(queue_callback)
+
+    @staticmethod
+    def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=(), allow_unreachable=True,
+                     accumulate_grad=True):
+        return run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs or None,
+                            accumulate=bool(inputs) and accumulate_grad)

@@ -37,36 +37,119 @@ from .. import grad_mode
 from . import anomaly_mode
 from ..tensor import Tensor
 from .graph import Node, _sequence_numbers
-from ..types import Size, from_numpy_dtype
 from .saved import BACKWARD_TWICE, SavedTensor
 
 _grad_state = grad_mode.state
 
-# The names PyTorch itself defines on a ctx; everything else set on ctx is the user's own.
-_CTX_MEMBERS = frozenset({"needs_input_grad", "next_functions", "to_save", "dirty_tensors",
-                          "non_differentiable", "materialize_grads", "requires_grad"})
-
-
 class FunctionCtx:
-    """The methods forward (or setup_context) calls on ctx to tell autograd what it needs."""
+    """The methods forward (or setup_context) calls on ctx to tell autograd what it needs.
+
+    ctx is also the backward node, of a class derived from ``BackwardCFunction``, which documents
+    the attribute apply fills in before forward runs: ``needs_input_grad``.
+    """
 
     def save_for_backward(self, *tensors: Tensor | None) -> None:
         """Keep these tensors for backward, where ``ctx.saved_tensors`` returns them.
 
-        Only tensors (or None) may be saved. A second call replaces the first.
+        Only tensors (or None) may be saved; anything else goes on ctx as a plain attribute. A second
+        call replaces the first. Saved tensors are checked against in-place changes and freed after
+        backward, which a plain attribute never is.
+
+        >>> import minigrad as torch
+        >>> class MulAdd(torch.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x, y, z):
+        ...         ctx.save_for_backward(x, y)   # tensors: checked and freed by autograd
+        ...         ctx.z = z                     # anything else: a plain attribute
+        ...         return x * y + z
+        ...     @staticmethod
+        ...     def backward(ctx, grad_output):
+        ...         x, y = ctx.saved_tensors
+        ...         return grad_output * y, grad_output * x, None
+        >>> x = torch.tensor([1., 2.], requires_grad=True)
+        >>> y = torch.tensor([3., 4.], requires_grad=True)
+        >>> MulAdd.apply(x, y, 10).sum().backward()
+        >>> x.grad, y.grad
+        (tensor([3., 4.]), tensor([1., 2.]))
         """
         self.to_save = tensors
 
     def mark_dirty(self, *args: Tensor) -> None:
-        """Declare inputs that forward modified in place (they must be returned as outputs)."""
+        """Declare inputs that forward modified in place (they must be returned as outputs).
+
+        Their version counter goes up, so that anything saved before the change refuses to be used:
+
+        >>> import minigrad as torch
+        >>> class AddOne_(torch.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         x.numpy()[...] += 1    # changes its input's memory behind autograd's back...
+        ...         ctx.mark_dirty(x)      # ...and says so: x's version goes up
+        ...         return x               # a dirty input must be returned
+        ...     @staticmethod
+        ...     def backward(ctx, grad_output):
+        ...         return grad_output
+        >>> a = torch.ones(2, requires_grad=True).clone()
+        >>> b = a * a                      # MulBackward0 saved a at version 0
+        >>> c = AddOne_.apply(a)
+        >>> c is a, a._version, a.grad_fn.name()
+        (True, 1, 'AddOne_Backward')
+        >>> b.sum().backward()             # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+          ...
+        RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: ...
+        """
         self.dirty_tensors = args
 
     def mark_non_differentiable(self, *args: Tensor) -> None:
-        """Declare outputs that carry no gradient, such as integer indices."""
+        """Declare outputs that carry no gradient, such as integer indices.
+
+        They get no ``grad_fn``; backward still receives one gradient per output (zeros, or None
+        with ``set_materialize_grads(False)``) for them.
+
+        >>> import minigrad as torch
+        >>> class Sort(torch.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         values, idx = x.sort()
+        ...         ctx.mark_non_differentiable(idx)   # positions: no gradient
+        ...         ctx.save_for_backward(idx)
+        ...         return values, idx
+        ...     @staticmethod
+        ...     def backward(ctx, g_values, g_idx):    # still one argument per output
+        ...         idx, = ctx.saved_tensors
+        ...         grad_input = torch.zeros_like(g_values)
+        ...         grad_input.index_add_(0, idx, g_values)
+        ...         return grad_input
+        >>> x = torch.tensor([3., 1., 2.], requires_grad=True)
+        >>> values, idx = Sort.apply(x)
+        >>> values.requires_grad, idx.requires_grad
+        (True, False)
+        >>> (values * torch.tensor([1., 10., 100.])).sum().backward(); x.grad
+        tensor([100.,   1.,  10.])
+        """
         self.non_differentiable = args
 
     def set_materialize_grads(self, value: bool) -> None:
-        """With ``False``, gradients of unused outputs reach backward as None instead of zeros."""
+        """With ``False``, gradients of unused outputs reach backward as None instead of zeros.
+
+        >>> import minigrad as torch
+        >>> class Twice(torch.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         ctx.set_materialize_grads(False)
+        ...         return x.clone(), x.clone()
+        ...     @staticmethod
+        ...     def backward(ctx, g1, g2):
+        ...         print("g2 is", g2)                # None: the second output was not used
+        ...         return g1 if g2 is None else g1 + g2
+        >>> x = torch.ones(2, requires_grad=True)
+        >>> first, _ = Twice.apply(x)
+        >>> first.sum().backward()
+        g2 is None
+        >>> x.grad
+        tensor([1., 1.])
+        """
         self.materialize_grads = value
 
     def save_for_forward(self, *tensors: Tensor | None) -> None:
@@ -75,14 +158,39 @@ class FunctionCtx:
 
 
 class BackwardCFunction(Node, FunctionCtx):
-    """Base class of every generated ``<Name>Backward`` node class: the type of ctx."""
+    """Base class of every generated ``<Name>Backward`` node class: the type of ctx.
+
+    Besides the ``FunctionCtx`` methods, ctx has an attribute that apply fills in before forward runs:
+
+    ``needs_input_grad``: a tuple with one bool per argument of forward, True where a gradient is
+    needed (a tensor that requires grad). Backward may skip the work for the others and return None:
+
+    >>> import minigrad as torch
+    >>> class Mul(torch.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x, y):
+    ...         print(ctx.needs_input_grad)
+    ...         ctx.save_for_backward(x, y)
+    ...         return x * y
+    ...     @staticmethod
+    ...     def backward(ctx, grad_output):
+    ...         x, y = ctx.saved_tensors
+    ...         grad_x = grad_output * y if ctx.needs_input_grad[0] else None
+    ...         grad_y = grad_output * x if ctx.needs_input_grad[1] else None
+    ...         return grad_x, grad_y
+    >>> w = torch.ones(2, requires_grad=True)
+    >>> out = Mul.apply(w, torch.tensor([3., 4.]))
+    (True, False)
+    >>> out.sum().backward(); w.grad
+    tensor([3., 4.])
+    """
 
     _forward_cls: type
     to_save: tuple | None = None
     dirty_tensors: tuple | None = None
     non_differentiable: tuple | None = None
     materialize_grads: bool = True
-    needs_input_grad: tuple = ()
+    needs_input_grad: tuple = ()        # set by apply for each call (see the class docstring)
     requires_grad: bool = False
     _saved: tuple | None = ()          # SavedTensor records; None once freed
     _dirty_refs: tuple = ()             # weak references to the outputs marked dirty (for pictures)
@@ -103,6 +211,32 @@ class BackwardCFunction(Node, FunctionCtx):
     def saved_tensors(self) -> tuple:
         """The tensors given to ``save_for_backward``, checked against in-place changes.
 
+        Each is the tensor that was saved, as long as its version is the one it had then; after
+        backward has freed them (without ``retain_graph=True``), reading them raises.
+
+        >>> import minigrad as torch
+        >>> class Mul(torch.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x, y):
+        ...         ctx.save_for_backward(x, y)
+        ...         return x * y
+        ...     @staticmethod
+        ...     def backward(ctx, grad_output):
+        ...         x, y = ctx.saved_tensors
+        ...         return grad_output * y, grad_output * x
+        >>> x = torch.tensor([1., 2.], requires_grad=True)
+        >>> y = torch.tensor([3., 4.], requires_grad=True)
+        >>> out = Mul.apply(x, y)
+        >>> a, b = out.grad_fn.saved_tensors
+        >>> a is x, b is y
+        (True, True)
+        >>> with torch.no_grad():
+        ...     _ = x.mul_(2)                    # x is at version 1 now
+        >>> out.sum().backward()                 # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+          ...
+        RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor [2]] is at version 1; expected version 0 instead. ...
+
         A Function class with ``clear_saved_tensors_on_access = True`` lets go of them at the first
         read, so that backward can free their memory as soon as it drops its own references.
         """
@@ -122,16 +256,10 @@ class BackwardCFunction(Node, FunctionCtx):
 
     @property
     def _raw_saved_tensors(self) -> tuple | None:
-        """The saved tensors without any check (None after backward freed them). For pictures."""
+        """The saved tensors without any check (None after backward freed them): see ``node_info``."""
         if self._saved is None:
             return None
         return tuple(None if s is None else s.tensor for s in self._saved)
-
-    @property
-    def _output_meta(self) -> tuple:
-        """``(torch.Size, dtype)`` of each output (None for non-tensor outputs)."""
-        return tuple(None if info is None else (Size(info[0]), from_numpy_dtype(info[1]))
-                     for info in self._output_info)
 
     @property
     def _saved_names(self) -> tuple:
@@ -142,10 +270,6 @@ class BackwardCFunction(Node, FunctionCtx):
             # Which slots held a tensor, so a picture can name what was freed (not the None slots).
             self._freed_slots = tuple([s is not None for s in self._saved])
             self._saved = None
-
-    def _ctx_attributes(self) -> dict:
-        """What the user's forward or setup_context stored on ctx, e.g. ``{'constant': 10}``."""
-        return {k: v for k, v in vars(self).items() if not k.startswith("_") and k not in _CTX_MEMBERS}
 
 
 class _SavedTensorAttribute:
@@ -268,65 +392,25 @@ class Function(metaclass=FunctionMeta):
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
-        """Run forward and, if any tensor input requires grad, record a node for backward."""
+        """Run forward and, if any tensor input requires grad, record a node for backward.
+
+        Five steps: make ctx (an instance of the node class ``cls._backward_cls``), connect it to
+        the inputs' nodes (``ctx.next_functions``), run forward with grad mode off, let
+        ``setup_context`` fill ctx (separate style only), and wrap the outputs (``grad_fn = ctx``).
+        """
         if not _grad_state.enabled and not cls._uses_setup_context:
-            return _apply_without_graph(cls, args, kwargs)   # the same forward, nothing recorded
+            return _apply_without_graph(cls, args, kwargs)   # under no_grad: nothing to record
         if cls._uses_setup_context:
-            signature = cls.__dict__.get("_forward_signature") or _cache_signature(cls)
-            bound = signature.bind(*args, **kwargs)
-            bound.apply_defaults()
-            args, kwargs = bound.args, {}
-
-        ctx = cls._backward_cls()
-        grad_enabled = _grad_state.enabled
-        needs_input_grad = []
-        positions = []      # which arguments are tensors
-        edges = []          # where each tensor argument's gradient goes: next_functions
-        input_info = []     # each tensor argument's shape and dtype, to check gradients against
-        for i, arg in enumerate(args):
-            if isinstance(arg, Tensor):
-                positions.append(i)
-                input_info.append((arg._data.shape, arg._data.dtype))
-                # A view's grad_fn is a property, recomputed if its base changed in place; others' is read directly.
-                grad_fn = arg._grad_fn if arg._base is None else arg.grad_fn
-                if grad_fn is not None:
-                    needs_input_grad.append(True)
-                    edges.append((grad_fn, arg._output_nr))
-                elif arg._requires_grad:
-                    needs_input_grad.append(True)
-                    edges.append((arg._grad_accumulator() if grad_enabled else None, 0))
-                elif arg._base is not None and arg._base.requires_grad:
-                    needs_input_grad.append(True)   # a view made under no_grad: it requires grad, as in
-                    edges.append(_NO_EDGE)          # PyTorch, but its gradient goes nowhere
-                else:
-                    needs_input_grad.append(False)
-                    edges.append(_NO_EDGE)
-            else:
-                needs_input_grad.append(False)
-        ctx.needs_input_grad = tuple(needs_input_grad)
-        # A graph is recorded only in grad mode and when some tensor argument requires grad.
-        record = grad_enabled and True in needs_input_grad
-        if record:
-            ctx.requires_grad = True
-            ctx._sequence_nr = next(_sequence_numbers)
-            if anomaly_mode.state.enabled:
-                anomaly_mode.record_forward(ctx)
-            ctx._input_positions = tuple(positions)
-            ctx.next_functions = tuple(edges)
-            ctx._input_info = input_info
-
-        _grad_state.enabled = False   # forward is computed without recording anything
-        try:
+            args, kwargs = _bind_arguments(cls, args, kwargs), {}   # setup_context sees them all
+        ctx = cls._backward_cls()                   # ctx IS the backward node: a <Name>Backward
+        record = _connect_to_inputs(ctx, args)      # needs_input_grad, next_functions
+        with grad_mode.no_grad():                   # forward's own operations are not recorded
             if cls._uses_setup_context:
                 outputs = cls.forward(*args)
                 cls.setup_context(ctx, args, outputs)
             else:
                 outputs = cls.forward(ctx, *args, **kwargs)
-        finally:
-            _grad_state.enabled = grad_enabled
-        if type(outputs) is Tensor and ctx.dirty_tensors is None and ctx.non_differentiable is None:
-            return _wrap_single_output(ctx, args, outputs, record)
-        return _wrap_outputs(ctx, args, outputs, record)
+        return _wrap_outputs(ctx, args, outputs, record)   # grad_fn = ctx, saved tensors checked
 
 
 _NO_EDGE = (None, 0)
@@ -341,6 +425,43 @@ def _both_backward_and_vjp(ctx, *grad_outputs):
                        "should only implement one of them.")
 
 
+def _connect_to_inputs(ctx: BackwardCFunction, args: tuple) -> bool:
+    """Set ``ctx.needs_input_grad`` and, when a graph is recorded, the node's edges: for each tensor
+    argument, where its gradient goes (``next_functions``), with its shape and dtype to check that
+    gradient against. Return whether a graph is recorded: in grad mode, when some tensor argument
+    requires grad. A recorded node also gets its sequence number (and, in anomaly mode, its trace).
+    """
+    grad_enabled = _grad_state.enabled   # off only for a setup_context-style Function under no_grad
+    needs_input_grad, positions, edges, input_info = [], [], [], []
+    for i, arg in enumerate(args):
+        if not isinstance(arg, Tensor):
+            needs_input_grad.append(False)   # a number, a shape...: no gradient, no edge
+            continue
+        # Where arg's gradient goes. A view's grad_fn is a property, recomputed if its base changed in place.
+        grad_fn = arg._grad_fn if arg._base is None else arg.grad_fn
+        if grad_fn is not None:
+            edge = (grad_fn, arg._output_nr)   # made by an operation: that operation's node
+        elif arg._requires_grad:
+            edge = (arg._grad_accumulator() if grad_enabled else None, 0)   # a leaf: its AccumulateGrad
+        else:
+            edge = _NO_EDGE
+        # A view made under no_grad of a tensor that requires grad requires grad too (as in PyTorch),
+        # though its gradient goes nowhere.
+        needs_input_grad.append(edge is not _NO_EDGE or (arg._base is not None and arg._base.requires_grad))
+        positions.append(i)
+        edges.append(edge)
+        input_info.append((arg._data.shape, arg._data.dtype))
+    ctx.needs_input_grad = tuple(needs_input_grad)
+    record = grad_enabled and True in needs_input_grad
+    if record:
+        ctx.requires_grad = True
+        ctx._sequence_nr = next(_sequence_numbers)
+        ctx.next_functions, ctx._input_positions, ctx._input_info = tuple(edges), tuple(positions), input_info
+        if anomaly_mode.state.enabled:
+            anomaly_mode.record_forward(ctx)
+    return record
+
+
 def _apply_without_graph(cls, args: tuple, kwargs: dict) -> Any:
     """``apply`` in no-grad mode (under ``no_grad``, or inside a backward that builds no graph):
     forward gets a fresh ctx with ``needs_input_grad`` as usual, but no edges, sequence number or
@@ -351,116 +472,146 @@ def _apply_without_graph(cls, args: tuple, kwargs: dict) -> Any:
         # minigrad's own forwards read needs_input_grad only to choose what to save for a backward
         # that will not run here: telling them that nothing needs a gradient saves work.
         ctx.needs_input_grad = (False,) * len(args)
-        output = cls.forward(ctx, *args, **kwargs)
-        if type(output) is Tensor and ctx.dirty_tensors is None and (not args or output is not args[0]):
-            return output   # the common case: a new tensor (a builtin's view needs no marking)
     else:
-        # As in apply: True for a tensor with a grad_fn or requiring grad (a view's grad_fn is a
-        # property, recomputed if its base changed in place; others' is read directly).
-        ctx.needs_input_grad = tuple([isinstance(arg, Tensor) and (
-            arg._requires_grad or (arg._grad_fn if arg._base is None else arg.grad_fn) is not None)
-            for arg in args])
-        output = cls.forward(ctx, *args, **kwargs)
-    if type(output) is Tensor and ctx.non_differentiable is None:
-        dirty = ctx.dirty_tensors
-        if dirty is None:
-            for arg in args:
-                if output is arg:   # with no graph, PyTorch hands back a detached alias (not a view)
-                    return output.detach()
-            if output._base is not None:
-                _views.mark_custom_function_output(ctx, output)
-            return output
-        if len(dirty) == 1 and dirty[0] is output and args and output is args[0]:
-            output._version_counter.value += 1   # an in-place operation such as p -= lr * p.grad
-            ctx.dirty_tensors = None
-            return output
+        ctx.needs_input_grad = tuple([_requires_grad(arg) for arg in args])
+    output = cls.forward(ctx, *args, **kwargs)
+    if cls._is_builtin and type(output) is Tensor and ctx.dirty_tensors is None and (
+            not args or output is not args[0]):
+        return output   # the common case: a new tensor (a builtin's view needs no marking)
+    if _is_in_place_update(ctx, args, output):
+        output._version_counter.value += 1   # an in-place operation such as p -= lr * p.grad
+        ctx.dirty_tensors = None
+        return output
     return _wrap_outputs(ctx, args, output, False)
 
 
-def _cache_signature(cls) -> inspect.Signature:
-    """forward's signature, computed once per class (binding arguments needs it on every call)."""
-    signature = inspect.signature(cls.forward)
-    cls._forward_signature = signature
-    return signature
+def _requires_grad(arg) -> bool:
+    """``arg.requires_grad`` for a tensor argument (False for anything else), read as cheaply as possible:
+    a view's grad_fn is a property, recomputed if its base changed in place; others' is read directly."""
+    return isinstance(arg, Tensor) and (
+        arg._requires_grad or (arg._grad_fn if arg._base is None else arg.grad_fn) is not None)
+
+
+def _is_in_place_update(ctx: BackwardCFunction, args: tuple, output: Any) -> bool:
+    """True for forward's first argument changed in place, marked dirty and returned alone."""
+    dirty = ctx.dirty_tensors
+    return (type(output) is Tensor and dirty is not None and len(dirty) == 1 and dirty[0] is output
+            and ctx.non_differentiable is None and len(args) > 0 and output is args[0])
+
+
+def _bind_arguments(cls, args: tuple, kwargs: dict) -> tuple:
+    """Every argument of forward by position, defaults included: setup_context gets them as ``inputs``."""
+    signature = cls.__dict__.get("_forward_signature")
+    if signature is None:   # computed once per class: binding arguments needs it on every call
+        signature = cls._forward_signature = inspect.signature(cls.forward)
+    bound = signature.bind(*args, **kwargs)
+    bound.apply_defaults()
+    return bound.args
+
+
+# ---------------------------------------------------------------------------- wrapping the outputs
+def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, record: bool) -> Any:
+    """Connect forward's outputs to ctx (``grad_fn = ctx``) and turn ``ctx.to_save`` into checked records.
+
+    Each output follows the rules of ``_wrap_output``: an input returned unchanged comes back as a
+    new tensor, an input marked dirty gets a new version (and, when recorded, a new history), an
+    output marked non-differentiable or of an integer dtype gets no ``grad_fn``.
+    """
+    if type(outputs) is Tensor and ctx.dirty_tensors is None and ctx.non_differentiable is None:
+        return _wrap_single_output(ctx, args, outputs, record)   # the common case, quicker
+    raw = outputs if isinstance(outputs, tuple) else (outputs,)
+    dirty, non_differentiable = ctx.dirty_tensors or (), ctx.non_differentiable or ()
+    _check_marked_dirty(dirty, args, raw)
+    n_tensors = sum(isinstance(out, Tensor) for out in raw)
+    wrapped = [_wrap_output(ctx, args, out, output_nr, record, _is_one_of(out, dirty),
+                            _is_one_of(out, non_differentiable), n_tensors) if isinstance(out, Tensor) else out
+               for output_nr, out in enumerate(raw)]
+    if record:
+        _remember_marks(ctx, raw, dirty, non_differentiable)
+        ctx._output_info = tuple((o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None for o in wrapped)
+        _save_tensors(ctx, raw, wrapped)
+    ctx.dirty_tensors = ctx.non_differentiable = None   # PyTorch empties them once the outputs are wrapped
+    return tuple(wrapped) if isinstance(outputs, tuple) else wrapped[0]
 
 
 def _wrap_single_output(ctx: BackwardCFunction, args: tuple, output: Tensor, record: bool) -> Tensor:
     """The common case of _wrap_outputs: one tensor output, nothing dirty or non-differentiable."""
-    for arg in args:
-        if output is arg:
-            output = output._alias()   # an input returned unchanged comes back as a new view object
-            break
+    if _is_one_of(output, args):
+        output = _returned_input(output, record)
     if output._base is not None:
         _views.mark_custom_function_output(ctx, output)
     if record:
         if output._data.dtype.kind in "fc":   # integer and bool outputs carry no gradient
             output.grad_fn = ctx
         ctx._output_info = ((output._data.shape, output._data.dtype),)
-        if ctx.to_save is not None:
-            ctx._saved = tuple([_save(ctx, t, i, (output,), (output,)) for i, t in enumerate(ctx.to_save)])
-            ctx.to_save = None
+        _save_tensors(ctx, (output,), (output,))
     return output
 
 
-def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, record: bool) -> Any:
-    """Connect forward's outputs to ctx, and turn ctx.to_save into checked SavedTensor records."""
-    is_tuple = isinstance(outputs, tuple)
-    raw = outputs if is_tuple else (outputs,)
-    dirty = ctx.dirty_tensors or ()
-    non_differentiable = ctx.non_differentiable or ()
+def _wrap_output(ctx: BackwardCFunction, args: tuple, out: Tensor, output_nr: int, record: bool,
+                 dirty: bool, non_differentiable: bool, n_tensors: int) -> Tensor:
+    """One tensor output of forward, connected to ctx when a graph is recorded."""
+    if dirty:
+        if record and out._grad_fn is None and out._requires_grad:
+            raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+        out._version_counter.value += 1
+        if record and out._base is not None:   # changed through a view: rewrite the base's history too
+            _views.rebase_view(out, ctx, args, n_tensors)
+            return out
+    elif _is_one_of(out, args):
+        out = _returned_input(out, record)
+    if out._base is not None and not dirty:
+        _views.mark_custom_function_output(ctx, out)
+    if record:
+        out.grad_fn = ctx if out._data.dtype.kind in "fc" and not non_differentiable else None
+        out._output_nr = output_nr
+        out._requires_grad = False
+    return out
+
+
+def _returned_input(tensor: Tensor, record: bool) -> Tensor:
+    """An input returned unchanged comes back as a new tensor object, as in PyTorch: a view of it
+    (which gets ``grad_fn = ctx`` when recorded), or a detached alias of an input that requires grad
+    when no graph is recorded (under ``no_grad``)."""
+    return tensor.detach() if not record and tensor.requires_grad else tensor._alias()
+
+
+def _check_marked_dirty(dirty: tuple, args: tuple, outputs: tuple) -> None:
+    """PyTorch's checks of ``ctx.mark_dirty``: only inputs, and each one returned."""
     for t in dirty:
-        if not any(t is a for a in args):
+        if not _is_one_of(t, args):
             warnings.warn("ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that "
-                          "have been mutated should be passed to ctx.mark_dirty().", UserWarning, stacklevel=3)
-        if not any(t is out for out in raw):
+                          "have been mutated should be passed to ctx.mark_dirty().", UserWarning, stacklevel=4)
+        if not _is_one_of(t, outputs):
             raise RuntimeError(
                 "Some elements marked as dirty during the forward method were not returned as output. "
                 "The inputs that are modified inplace must all be outputs of the Function.")
 
-    wrapped = []
-    for output_nr, out in enumerate(raw):
-        if not isinstance(out, Tensor):
-            wrapped.append(out)
-            continue
-        differentiable = out._data.dtype.kind in "fc" and not any(out is t for t in non_differentiable)
-        if any(out is t for t in dirty):
-            if record and out._grad_fn is None and out._requires_grad:
-                raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
-            out._version_counter.value += 1
-            if record and out._base is not None:   # changed through a view: rewrite the base's history too
-                n_tensors = sum(isinstance(o, Tensor) for o in raw)
-                _views.rebase_view(out, ctx, args, n_tensors)
-                wrapped.append(out)
-                continue
-        elif any(out is a for a in args):
-            # an input returned unchanged comes back as a new view object (a detached alias with no graph)
-            out = out._alias() if record else out.detach()
-        if out._base is not None and not any(out is t for t in dirty):
-            _views.mark_custom_function_output(ctx, out)
-        if record:
-            out.grad_fn = ctx if differentiable else None
-            out._output_nr = output_nr
-            out._requires_grad = False
-        wrapped.append(out)
 
-    # PyTorch clears these once the outputs are wrapped; holding the outputs here would also make a
-    # cycle (ctx -> output -> grad_fn = ctx). Weak references remain for minigrad.viz.
-    if record:
-        ctx._dirty_refs = tuple(weakref.ref(t) for t in dirty)
-        ctx._non_differentiable_refs = tuple(weakref.ref(t) for t in non_differentiable if isinstance(t, Tensor))
-        if non_differentiable:
-            ctx._non_differentiable_slots = tuple(i for i, out in enumerate(raw)
-                                                  if any(out is t for t in non_differentiable))
-    ctx.dirty_tensors = ctx.non_differentiable = None
-    if record:
-        ctx._output_info = tuple((o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None for o in wrapped)
-        to_save = ctx.to_save
-        if to_save is not None:
-            ctx._saved = tuple(_save(ctx, t, i, raw, wrapped) for i, t in enumerate(to_save))
-            ctx.to_save = None
-    if is_tuple:
-        return tuple(wrapped)
-    return wrapped[0]
+def _remember_marks(ctx: BackwardCFunction, outputs: tuple, dirty: tuple, non_differentiable: tuple) -> None:
+    """Keep what mark_dirty and mark_non_differentiable said, without holding the outputs (that would
+    make a cycle: ctx -> output -> grad_fn = ctx): weak references for pictures, and the positions of
+    the non-differentiable outputs for the engine (``set_materialize_grads`` and friends)."""
+    ctx._dirty_refs = tuple(weakref.ref(t) for t in dirty)
+    ctx._non_differentiable_refs = tuple(weakref.ref(t) for t in non_differentiable if isinstance(t, Tensor))
+    if non_differentiable:
+        ctx._non_differentiable_slots = tuple(i for i, out in enumerate(outputs)
+                                              if _is_one_of(out, non_differentiable))
+
+
+def _is_one_of(tensor: Any, tensors: tuple) -> bool:
+    """``tensor in tensors`` by identity (``in`` would compare tensors element by element)."""
+    for t in tensors:
+        if t is tensor:
+            return True
+    return False
+
+
+def _save_tensors(ctx: BackwardCFunction, raw: tuple, wrapped: Any) -> None:
+    """Turn ``ctx.to_save`` into checked ``SavedTensor`` records (see saved.py)."""
+    if ctx.to_save is not None:
+        ctx._saved = tuple([_save(ctx, t, i, raw, wrapped) for i, t in enumerate(ctx.to_save)])
+        ctx.to_save = None
 
 
 def _save(ctx, tensor, index: int, raw: tuple, wrapped: tuple) -> SavedTensor | None:

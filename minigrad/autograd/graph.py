@@ -4,6 +4,8 @@ Every tensor made by an operation that records history points at a node (``tenso
 A node knows where to send gradients next through ``next_functions``: one ``(node, input_nr)``
 pair per tensor input, ``(None, 0)`` for an input that needs no gradient. A leaf that requires
 grad is reached through an ``AccumulateGrad`` node whose ``variable`` is the leaf itself.
+Beyond PyTorch's public names (``name()``, ``next_functions``, ``metadata``, hooks), what a node
+can tell (its Function, its saved tensors, what forward marked) is asked through ``node_info``.
 
 >>> import minigrad as torch
 >>> x = torch.ones(3, requires_grad=True)
@@ -17,6 +19,7 @@ True
 from __future__ import annotations
 
 import itertools
+import sys
 from typing import Any, Callable
 
 # Nodes are numbered in creation order. The engine runs later nodes first, as PyTorch's does.
@@ -107,28 +110,66 @@ class AccumulateGrad(Node):
     def accumulate(self, grad, create_graph: bool, sole_owner: bool = False) -> None:
         """Add ``grad`` into ``variable.grad`` (the engine calls this once backward has succeeded).
 
-        The first gradient is kept as it is when the engine says nothing else holds it
-        (``sole_owner``); otherwise it is stored as a copy, because the same gradient tensor may have
-        been handed to several leaves, or kept by a hook, and ``.grad`` is later updated in place.
-        With ``create_graph=True`` the copy is itself recorded (a ``CopyBackwards`` node, as in
-        PyTorch), so ``.grad`` stays differentiable, and later gradients are added out of place.
+        >>> import minigrad as torch
+        >>> x = torch.ones(2, requires_grad=True)
+        >>> (x * 3).sum().backward()      # x.grad was None: it becomes the gradient
+        >>> (x * 3).sum().backward()      # now the gradient is added into it
+        >>> x.grad
+        tensor([6., 6.])
         """
         variable = self.variable
-        old = variable._grad
-        if old is None:
-            if create_graph:
-                variable._grad = _recorded_copy(grad)
-            elif sole_owner:   # kept as it is (a view of memory nobody else holds becomes a plain tensor)
-                variable._grad = grad if grad._base is None else grad.detach()
-            else:
-                variable._grad = grad._detached_copy()
-        elif create_graph or old.requires_grad:
-            variable._grad = old + grad
+        if variable._grad is None:
+            variable._grad = _first_gradient(grad, create_graph, sole_owner)
+        elif create_graph or variable._grad.requires_grad:
+            variable._grad = variable._grad + grad   # out of place: the old .grad is part of a graph
         else:
-            old._accumulate_in_place(grad)
+            variable._grad._accumulate_in_place(grad)   # in place: no new tensor on every backward
+
+
+def _first_gradient(grad, create_graph: bool, sole_owner: bool):
+    """What ``.grad`` becomes when it was None: ``grad`` itself, or a copy of it.
+
+    The engine passes ``sole_owner=True`` when nothing else holds ``grad`` (``_nobody_else_holds``):
+    then no copy is needed, as in PyTorch. Otherwise the same gradient tensor may have been handed to
+    several leaves, or kept by a hook, and ``.grad`` is later updated in place: it gets a copy. With
+    ``create_graph=True`` the copy is itself recorded (a ``CopyBackwards`` node, as in PyTorch), so
+    ``.grad`` stays differentiable.
+    """
+    if create_graph:
+        return _recorded_copy(grad)
+    if sole_owner:   # a view of memory nobody else holds becomes a plain tensor
+        return grad if grad._base is None else grad.detach()
+    return grad._detached_copy()
 
 
 def _recorded_copy(grad):
     """``torch.empty_like(grad).copy_(grad)`` while grad mode is on: a copy with a CopyBackwards node."""
     from ..ops.inplace import CopyInplace
     return CopyInplace.apply(grad._detached_copy(), grad)
+
+
+def _nobody_else_holds(grad) -> bool:
+    """True if no one but the engine holds ``grad`` or its memory, so that it may become a leaf's
+    ``.grad`` without a copy. PyTorch's AccumulateGrad asks the same of the reference counts.
+
+    The expected references are the engine's staged tuple, the loop variable in
+    ``_write_staged_gradients``, this parameter and ``getrefcount``'s own argument: 4. The array is
+    held by the tensor alone. A view qualifies too when its base is held by the view alone
+    (``nn.Linear``'s weight gradient is the transpose of a transposed product). Those counts are
+    CPython's up to 3.13 (3.14 may borrow references): elsewhere the answer is False.
+    """
+    if not (_COUNTS_KNOWN and sys.getrefcount(grad) == 4 and sys.getrefcount(grad._data) == 2):
+        return False
+    flags = grad._data.flags   # .grad is added into in place: no read-only or broadcast memory
+    if not flags.writeable or not (flags.c_contiguous or flags.f_contiguous):
+        return False
+    base = grad._base
+    if base is None:
+        return grad._data.base is None
+    # References to the base: the view's _base, the local name, getrefcount's argument; to its
+    # array: the base itself, the view array's .base, getrefcount's argument.
+    return (base._base is None and base._data.base is None and grad._data.base is base._data
+            and sys.getrefcount(base) == 3 and sys.getrefcount(base._data) == 3)
+
+
+_COUNTS_KNOWN = sys.implementation.name == "cpython" and sys.version_info < (3, 14)

@@ -27,6 +27,7 @@ import numpy as np
 import minigrad as torch
 from minigrad import factories
 from minigrad.autograd.engine import _discover
+from minigrad.autograd import node_info
 from minigrad.autograd.function import Function
 
 from ._feedback import exercise, expect
@@ -74,8 +75,8 @@ def your_turn_1(Cube) -> None:
     x = torch.tensor([1.0, 2.0, -1.0], requires_grad=True)
     y = Cube.apply(x)
     ctx = y.grad_fn
-    saved = [t for t in (ctx._raw_saved_tensors or ()) if t is not None]
-    stashed = [name for name, value in ctx._ctx_attributes().items() if isinstance(value, torch.Tensor)]
+    saved = [t for t in (node_info.saved_tensors(ctx) or ()) if t is not None]
+    stashed = [name for name, value in node_info.ctx_attributes(ctx).items() if isinstance(value, torch.Tensor)]
     with torch.no_grad():
         x.mul_(10)   # the bug: x changes after forward and before backward
     try:
@@ -111,7 +112,7 @@ def your_turn_1(Cube) -> None:
 
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     ctx = Cube.apply(x).grad_fn
-    stashed = [name for name, value in ctx._ctx_attributes().items() if isinstance(value, torch.Tensor)]
+    stashed = [name for name, value in node_info.ctx_attributes(ctx).items() if isinstance(value, torch.Tensor)]
     expect(not stashed, f"ctx.{stashed[0] if stashed else ''} still holds a tensor as a plain attribute: "
            "it is never checked and never freed by backward",
            f"delete the line that sets ctx.{stashed[0] if stashed else ''}; save_for_backward is enough")
@@ -125,7 +126,7 @@ def _reference_bytes(tensor) -> int:
 
 
 def _node_bytes(node) -> int:
-    saved = getattr(node, "_raw_saved_tensors", None) or ()
+    saved = node_info.saved_tensors(node) or ()
     return sum(t.numel() * t.element_size() for t in saved if t is not None)
 
 
@@ -142,7 +143,7 @@ def _paths_bytes(tensor) -> int:
 def _elements(tensor) -> int:
     root = tensor.grad_fn
     nodes = set(_discover([root])) | {root}
-    return sum(t.numel() for node in nodes for t in (getattr(node, "_raw_saved_tensors", None) or ())
+    return sum(t.numel() for node in nodes for t in (node_info.saved_tensors(node) or ())
                if t is not None)
 
 
@@ -309,7 +310,7 @@ def your_turn_3(two_backwards: Callable) -> None:
            "one backward pass went through y's node: adding the two losses and calling backward once gives "
            "the same x.grad, but the exercise is two separate passes through one graph",
            "call backward twice: first on y.sum(), then on (3 * y).sum()")
-    expect(y.grad_fn._raw_saved_tensors is None,
+    expect(node_info.saved_tensors(y.grad_fn) is None,
            "after the last backward the saved tensors are still kept: retain_graph=True on the last "
            "pass keeps them for nothing",
            "retain_graph=True only where another backward follows, not on the last one")

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from minigrad.autograd import node_info
+
 from .formatting import describe_tensor, describe_value
 from .graph_walk import ACCUMULATE, BUILTIN, FUNCTION, GraphModel, NodeItem, TensorItem
 from .options import DrawOptions
@@ -91,7 +93,7 @@ def saved_text(item: TensorItem, options: DrawOptions) -> str:
 def function_title(item: NodeItem) -> str:
     """``'MulConstantBackward (ctx of your Function MulConstant)'`` for a learner's Function."""
     if item.kind == FUNCTION:
-        forward_cls = getattr(item.node, "_forward_cls", None)
+        forward_cls = node_info.function_class(item.node)
         if forward_cls is not None:
             return f"{item.handle} (ctx of the Function {forward_cls.__name__})"
     return item.handle
@@ -140,7 +142,7 @@ def output_text(out: TensorItem, model: GraphModel, options: DrawOptions) -> str
     target = model.output_nodes.get(out.key)
     if target is not None:
         text += f" -> {target.handle}"
-        if options.show_grads and getattr(tensor, "_retains_grad", False):
+        if options.show_grads and getattr(tensor, "retains_grad", False):
             text += f" (retain_grad, grad: {grad_text(tensor)})"
     elif getattr(tensor, "grad_fn", None) is not None:
         text += " -> (collapsed)"

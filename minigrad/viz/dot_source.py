@@ -15,6 +15,9 @@ A :class:`FrameState` paints one step of a backward trace over the same graph.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from minigrad.autograd import node_info
+
 from . import style
 from .describe import NOT_COMPUTED, attribute_lines
 from .formatting import describe_tensor, describe_value, describe_value_short
@@ -159,7 +162,7 @@ class _Writer:
                     lines.append("requires_grad=False: no graph")
                     self.node(out.key, label(out.name, *lines), box(style.NON_DIFFERENTIABLE, dashed=True))
                 continue
-            if getattr(tensor, "_retains_grad", False):
+            if getattr(tensor, "retains_grad", False):
                 lines.append(self.grad_line(out))
             self.node(out.key, label(out.name, *lines), box(style.OUTPUT))
             look = {}
@@ -177,7 +180,7 @@ class _Writer:
             return label("AccumulateGrad", bold=False)
         lines: list[str] = []
         if item.kind == FUNCTION:
-            forward_cls = getattr(item.node, "_forward_cls", None)
+            forward_cls = node_info.function_class(item.node)
             if forward_cls is not None:
                 lines.append(f"ctx of {forward_cls.__name__}")
         if self.options.show_attrs:

@@ -19,15 +19,15 @@ addresses, so the same code gives the same graph on every machine.
 from __future__ import annotations
 
 import heapq
-import inspect
 import itertools
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
+from minigrad.autograd import node_info
+
 # How a node is drawn: a built-in op, a Function the learner wrote, an AccumulateGrad, or other.
-BUILTIN, FUNCTION, ACCUMULATE, OTHER = "builtin", "function", "accumulate", "other"
-BUILTIN_ARG_NAMES = {"a": "self", "b": "other"}
+BUILTIN, FUNCTION, ACCUMULATE, OTHER = node_info.BUILTIN, node_info.FUNCTION, node_info.ACCUMULATE, node_info.OTHER
 
 
 @dataclass
@@ -162,10 +162,7 @@ def named_tensors(params: Any) -> list[tuple[str, Any]]:
 def node_kind(node: Any) -> str:
     if type(node).__name__ == "AccumulateGrad" or hasattr(node, "variable"):
         return ACCUMULATE
-    forward_cls = getattr(node, "_forward_cls", None)
-    if forward_cls is not None:
-        return BUILTIN if getattr(forward_cls, "_is_builtin", False) else FUNCTION
-    return OTHER
+    return node_info.kind(node)
 
 
 def node_name(node: Any) -> str:
@@ -179,41 +176,7 @@ def node_name(node: Any) -> str:
 
 def forward_parameter_names(node: Any) -> list[str]:
     """Names of the forward's positional parameters, without ``ctx`` (empty if unknown)."""
-    forward_cls = getattr(node, "_forward_cls", None)
-    forward = getattr(forward_cls, "forward", None)
-    if forward is None:
-        return []
-    try:
-        params = list(inspect.signature(forward).parameters.values())
-    except (TypeError, ValueError):
-        return []
-    # Combined style is forward(ctx, *args); with setup_context it is forward(*args).
-    if not _uses_setup_context(forward_cls) and params:
-        params = params[1:]
-    names = []
-    for p in params:
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
-            names.append(p.name)
-        elif p.kind == p.VAR_POSITIONAL:
-            break
-    explicit = getattr(forward_cls, "_arg_names", None)
-    if explicit:
-        return list(explicit)
-    if getattr(forward_cls, "_is_builtin", False):
-        # minigrad's own ops call their inputs a, b; PyTorch calls them self, other.
-        names = [BUILTIN_ARG_NAMES.get(name, name) for name in names]
-    return names
-
-
-def _uses_setup_context(forward_cls: type) -> bool:
-    flag = getattr(forward_cls, "_uses_setup_context", None)
-    if isinstance(flag, bool):
-        return flag
-    try:
-        from minigrad.autograd.function import Function
-    except ImportError:
-        return False
-    return getattr(forward_cls, "setup_context", None) is not Function.setup_context
+    return node_info.argument_names(node)
 
 
 class _Walker:
@@ -345,7 +308,7 @@ def walk(tensors: Iterable[Any], params: Any = None, names: Mapping[str, Any] | 
     for out in output_items:
         if getattr(out.tensor, "grad_fn", None) is None:
             for item in visible:
-                marked = [ref() for ref in getattr(item.node, "_non_differentiable_refs", ())]
+                marked = node_info.non_differentiable_tensors(item.node)
                 if any(t is out.tensor for t in marked):
                     out.non_differentiable_in = item
                     break
@@ -392,11 +355,8 @@ def _summary_targets(ordered: list[NodeItem], hidden_ids: set, visible_ids: set)
 
 
 def _type_name_for(item: NodeItem, name: str, position: int) -> str:
-    """The type of a non-tensor argument: recorded by the engine (``_arg_types``), or guessed
-    from a ctx attribute of the same name (``ctx.constant = constant``, ``ctx.N = n``)."""
-    recorded = getattr(item.node, "_arg_types", None)
-    if recorded and position < len(recorded) and recorded[position]:
-        return str(recorded[position])
+    """The type of a non-tensor argument, guessed from a ctx attribute of the same name
+    (``ctx.constant = constant``, ``ctx.N = n``); the engine does not record it."""
     if name in item.ctx_attributes:
         return type(item.ctx_attributes[name]).__name__
     same = [value for key, value in item.ctx_attributes.items() if key.lower() == name.lower()]
@@ -409,13 +369,9 @@ def _describe_node(item: NodeItem, walker: _Walker, visible_ids: set, known: lis
     params = forward_parameter_names(node)
     needs = getattr(node, "needs_input_grad", None)
     item.needs_input_grad = tuple(needs) if needs is not None else None
-    positions = getattr(node, "_input_positions", None)
-    try:
-        attrs = node._ctx_attributes() if hasattr(node, "_ctx_attributes") else {}
-    except Exception:
-        attrs = {}
-    item.ctx_attributes = dict(attrs)
-    item.metadata = dict(getattr(node, "_metadata", None) or {})
+    positions = node_info.argument_positions(node)
+    item.ctx_attributes = node_info.ctx_attributes(node)
+    item.metadata = dict(getattr(node, "metadata", None) or {})
 
     def arg_name(position: int | None, index: int) -> str:
         if position is not None and position < len(params):
@@ -448,25 +404,23 @@ def _describe_node(item: NodeItem, walker: _Walker, visible_ids: set, known: lis
                 item.non_tensor_args.append(NonTensorArg(position, name, _type_name_for(item, name, position)))
 
     # Saved tensors: named like PyTorch's _saved_<name> for built-ins, saved[i] otherwise.
-    if item.kind in (BUILTIN, FUNCTION) or hasattr(node, "_raw_saved_tensors"):
-        saved_names = tuple(getattr(node, "_saved_names", ()) or ())
-        raw = getattr(node, "_raw_saved_tensors", ())
+    if item.kind in (BUILTIN, FUNCTION):
+        saved_names = node_info.saved_names(node)
+        raw = node_info.saved_tensors(node)
         if raw is None:
             item.saved = None
-            held = getattr(node, "_freed_slots", None)  # which slots held a tensor, when known
+            held = node_info.freed_slots(node)  # which slots held a tensor, when known
             item.saved_freed_names = saved_names if held is None else tuple(
                 name for name, kept in zip(saved_names, held) if kept)
         else:
             item.saved = []
-            records = getattr(node, "_saved", None) or ()
             for index, tensor in enumerate(raw):
                 name = saved_names[index] if index < len(saved_names) else f"saved[{index}]"
                 saved = new_tensor(tensor, "saved", name)
                 if tensor is not None:
-                    record = records[index] if index < len(records) else None
-                    if getattr(record, "is_output", False):
+                    nr = node_info.saved_output_nr(node, index)
+                    if nr is not None:
                         # A saved output is kept as an alias without grad_fn: find the output itself.
-                        nr = getattr(record, "output_nr", 0)
                         saved.same_as = _output_name(node, nr, known)
                         saved.note = "" if saved.same_as else f"output {nr} of this node"
                     else:
@@ -476,18 +430,11 @@ def _describe_node(item: NodeItem, walker: _Walker, visible_ids: set, known: lis
                             saved.made_by = walker.items[id(maker)]
                 item.saved.append(saved)
 
-    for tensor in [ref() for ref in getattr(node, "_dirty_refs", ())]:
-        if tensor is None:
-            continue
+    for tensor in node_info.dirty_tensors(node):
         item.dirty.append(_same_as(tensor, known) or "a tensor")
 
     # Non-leaf tensors made by this node: retain_grad() ones and the ones the caller named.
-    extra: list[Any] = []
-    for output_nr in sorted((getattr(node, "_retain_grad_tensors", None) or {}).keys()):
-        ref = node._retain_grad_tensors[output_nr]
-        tensor = ref() if callable(ref) else ref
-        if tensor is not None:
-            extra.append(tensor)
+    extra: list[Any] = list(node_info.retained_tensors(node).values())
     extra += [t for t in named_nonleaf if getattr(t, "grad_fn", None) is node]
     seen: set[int] = set()
     for tensor in extra:
@@ -495,7 +442,7 @@ def _describe_node(item: NodeItem, walker: _Walker, visible_ids: set, known: lis
             continue
         seen.add(id(tensor))
         walker.keep_alive.append(tensor)
-        retains = bool(getattr(tensor, "_retains_grad", False))
+        retains = bool(getattr(tensor, "retains_grad", False))
         name = name_of.get(id(tensor), "retained tensor" if retains else "tensor")
         item.retained.append(new_tensor(tensor, "retained" if retains else "named", name))
 
@@ -503,7 +450,7 @@ def _describe_node(item: NodeItem, walker: _Walker, visible_ids: set, known: lis
 def _output_name(node: Any, output_nr: int, known: list[tuple[Any, str]]) -> str:
     """The name of the known tensor that is output ``output_nr`` of ``node``."""
     for other, name in known:
-        if getattr(other, "grad_fn", None) is node and getattr(other, "_output_nr", 0) == output_nr:
+        if getattr(other, "grad_fn", None) is node and getattr(other, "output_nr", 0) == output_nr:
             return name
     return ""
 
@@ -521,7 +468,7 @@ def _assign_handles(items: list[NodeItem]) -> None:
     repeated names, numbered in creation order (``#1`` is the node the forward pass made first)."""
     counts = Counter(item.name for item in items if item.kind != ACCUMULATE)
     seen: Counter = Counter()
-    for item in sorted(items, key=lambda item: getattr(item.node, "_sequence_nr", 0)):
+    for item in sorted(items, key=lambda item: node_info.sequence_nr(item.node)):
         if item.kind == ACCUMULATE:
             item.handle = f"AccumulateGrad({item.leaf.name})" if item.leaf is not None else "AccumulateGrad"
         elif counts[item.name] > 1:
