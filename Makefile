@@ -136,7 +136,8 @@ $(FIDELITY_STAMP): pyproject.toml
 	$(FIDELITY_VENV)/bin/python -m pip install -q -e '.[test]'
 	@touch $@
 
-execute: venv dot ## re-run every notebook in place (English, then the Chinese edition rebuilt from its catalogs)
+execute: venv dot ## re-run every notebook in place (English, then the Chinese edition rebuilt from its catalogs); FRESH=1 also stores outputs nbval ignores
+	@rm -rf $(BUILD)/before-execute && mkdir -p $(BUILD) && cp -R notebooks $(BUILD)/before-execute
 	@shopt -s nullglob; cd notebooks; LC_ALL=C; for nb in *.ipynb; do \
 		echo "executing notebooks/$$nb"; \
 		$(VENV_BIN)/jupyter nbconvert --log-level=WARN --to notebook --execute --inplace \
@@ -145,7 +146,7 @@ execute: venv dot ## re-run every notebook in place (English, then the Chinese e
 	done
 	$(VENV_BIN)/python -m tools.translate build
 	$(VENV_BIN)/python -m tools.translate execute
-	$(VENV_BIN)/python -m tools.notebook_metadata notebooks
+	$(VENV_BIN)/python -m tools.notebook_metadata notebooks $(if $(filter 1,$(FRESH)),,--keep-outputs-from $(BUILD)/before-execute)
 
 bench: venv ## run every bench/*.py script
 	@shopt -s nullglob; scripts=(bench/[!_]*.py); \
