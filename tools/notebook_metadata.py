@@ -43,6 +43,7 @@ False
 from __future__ import annotations
 
 import argparse
+import ast
 import copy
 import functools
 import hashlib
@@ -156,10 +157,27 @@ def output_is_ignored(cell: dict) -> bool:
                 or IGNORED_OUTPUT_COMMENT.search(source))
 
 
+def names(source: str, context: type) -> set[str]:
+    """The names a cell's code stores (``ast.Store``) or reads (``ast.Load``); none if it is not
+    plain Python.
+
+    >>> sorted(names("measured = [f(n) for n in SIZES]", ast.Store)), sorted(names("plot(measured)", ast.Load))
+    (['measured', 'n'], ['measured', 'plot'])
+    """
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, context)}
+
+
 def keep_outputs(nb: dict, before: dict, rules: list[tuple[re.Pattern, str]]) -> int:
     """Give back each code cell of ``nb`` the outputs it had in ``before`` (the same notebook
     before re-executing) when its source is unchanged and its new outputs differ only where nbval
-    does not look. Returns how many cells got their outputs back.
+    does not look: its output is ignored (``nbval-ignore-output``), or its text is the same under
+    nbval's sanitize ``rules`` and so are its pictures, unless it reads values that a kept cell
+    computed (a plot of kept timings stays the plot of those timings). Returns how many cells got
+    their outputs back.
 
     >>> old = {"cells": [{"cell_type": "code", "id": "a", "source": "print(f)", "metadata": {},
     ...                   "outputs": [{"output_type": "stream", "name": "stdout", "text": "at 0x7f01\\n"}]}]}
@@ -168,23 +186,24 @@ def keep_outputs(nb: dict, before: dict, rules: list[tuple[re.Pattern, str]]) ->
     (1, 'at 0x7f01\\n')
     """
     previous = {cell.get("id"): cell for cell in before.get("cells", []) if cell.get("cell_type") == "code"}
-    kept = 0
+    kept, kept_values = 0, set()       # names bound by the cells whose old outputs were kept
     for cell in nb.get("cells", []):
         old = previous.get(cell.get("id"))
-        if cell.get("cell_type") != "code" or old is None or "".join(old.get("source", "")) != "".join(cell.get("source", "")):
+        source = "".join(cell.get("source", ""))
+        if cell.get("cell_type") != "code" or old is None or "".join(old.get("source", "")) != source:
             continue
         new_outputs, old_outputs = cell.get("outputs", []), old.get("outputs", [])
-        if new_outputs == old_outputs:
-            continue
-        same_for_nbval = output_is_ignored(cell) or (
-            len(new_outputs) == len(old_outputs)
-            and all(output_key(a, rules) == output_key(b, rules) for a, b in zip(new_outputs, old_outputs))
-            and all({k: v for k, v in a.get("data", {}).items() if k.startswith("image/")}
-                    == {k: v for k, v in b.get("data", {}).items() if k.startswith("image/")}
-                    for a, b in zip(new_outputs, old_outputs)))
-        if same_for_nbval:
-            cell["outputs"] = copy.deepcopy(old_outputs)
-            kept += 1
+        pictures = [{k: v for k, v in output.get("data", {}).items() if k.startswith("image/")}
+                    for output in (*new_outputs, *old_outputs)]
+        same_text = len(new_outputs) == len(old_outputs) and all(
+            output_key(a, rules) == output_key(b, rules) for a, b in zip(new_outputs, old_outputs))
+        same_pictures = pictures[:len(new_outputs)] == pictures[len(new_outputs):]
+        if output_is_ignored(cell) or (same_text and (same_pictures or names(source, ast.Load) & kept_values)):
+            if new_outputs != old_outputs:
+                cell["outputs"] = copy.deepcopy(old_outputs)
+                kept += 1
+            if output_is_ignored(cell) or not same_pictures:
+                kept_values |= names(source, ast.Store)
     return kept
 
 
