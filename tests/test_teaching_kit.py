@@ -418,6 +418,26 @@ def test_deck_is_lecture_length_with_solutions_in_speaker_notes(path, decks, tmp
             assert heading in shown, f"heading {cell.source.splitlines()[0]!r} is not on a slide"
 
 
+@by_name(NOTEBOOK_PATHS)
+def test_every_heading_starts_a_slide(path, decks):
+    """A ``#``, ``##`` or ``###`` heading in the middle of a markdown cell starts a slide too."""
+    deck = next(out for out in decks if out.name == f"{path.stem}.slides.html").read_text(encoding="utf-8")
+    innermost = re.findall(r"<section>((?:(?!<section>).)*?)</section>", deck, re.S)
+    headings = 0
+    for slide in innermost:
+        found = [match.start() for match in re.finditer(r"<h[1-3][ >]", slide)]
+        headings += len(found)
+        assert len(found) <= 1, f"two headings on one slide: {re.findall(r'<h[1-3][^>]*>([^<]*)', slide)}"
+        if found:
+            above = re.sub(r"<[^>]+>", "", slide[:found[0]]).strip()
+            assert not above, f"a heading below {above[:80]!r} on its slide"
+    in_sources = sum(1 for cell in read_notebook(path).cells if cell.cell_type == "markdown"
+                     for line in re.sub(r"```.*?```", "", cell.source, flags=re.S).splitlines()
+                     if re.match(r"#{1,3}\s", line))
+    skipped = sum(1 for slide in innermost if not slide.strip())
+    assert headings == in_sources and not skipped, (headings, in_sources)
+
+
 def test_slide_rule_on_a_small_notebook():
     long_code = "\n".join(f"line_{i} = {i}" for i in range(30))
     nb = nbformat.v4.new_notebook(cells=[
