@@ -92,7 +92,7 @@ chromium: ## check for Chromium and a CJK font, for `make browser` (as root on D
 	@missing=""; command -v chromium >/dev/null || missing="chromium"; \
 	fc-list :lang=zh 2>/dev/null | grep -q . || missing="$$missing fonts-noto-cjk"; \
 	if [ -n "$$missing" ] && [ -n "$(CAN_APT)" ]; then \
-		echo "Installing Debian's $$missing with apt-get for the browser tests (about 170 MB on disk for both," \
+		echo "Installing Debian's $$missing with apt-get for the browser tests (both: about 170 MB to download, 450 MB on disk," \
 			"a minute or two; fonts-noto-cjk draws Chinese text)"; \
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; } \
 			|| echo "apt-get could not install $$missing: the browser test will fail" >&2; \
