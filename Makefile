@@ -19,7 +19,10 @@ CELL_TIMEOUT ?= 600
 FIDELITY_VENV ?= .venv-fidelity
 FIDELITY_STAMP := $(FIDELITY_VENV)/.installed
 TORCH_VERSION ?= 2.13.0
-# Extra pip arguments for installing torch, e.g. an index of CPU-only wheels.
+# PyTorch's own index of CPU-only wheels (PyPI's torch for Linux pulls about 20 nvidia CUDA packages,
+# several GB). `make fidelity TORCH_INDEX=` installs torch from pip's configured indexes instead.
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
+# Extra pip arguments for installing torch.
 TORCH_PIP_ARGS ?=
 # Random programs the differential fuzzer runs (FUZZ_SEED= picks hypothesis's seed; empty: a random one).
 FUZZ_EXAMPLES ?= 300
@@ -33,8 +36,8 @@ export PYTHONHASHSEED := 0
 # this silences it (none appears with the versions pinned today, but a stray stderr fails nbval).
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-# `python -m minigrad doctor` without importing minigrad (whose __init__ needs numpy),
-# so it works before the virtual environment exists.
+# minigrad's doctor without importing minigrad (whose __init__ needs numpy), so it works before
+# the virtual environment exists (`python -m minigrad doctor` needs .venv's Python).
 DOCTOR := $(PYTHON) -c 'import runpy, sys; sys.exit(runpy.run_path("minigrad/doctor.py")["main"](sys.argv[1:]))'
 
 IS_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo yes)
@@ -46,26 +49,32 @@ ifneq ($(origin LAB_TOKEN),undefined)
 TOKEN_ARG := --IdentityProvider.token='$(LAB_TOKEN)'
 endif
 
-.PHONY: help venv dot chromium lab lab-student test fidelity execute bench student slides site browser clean distclean
+.PHONY: help venv dot doctor chromium lab lab-student test fidelity execute bench student slides site browser clean distclean
 
 help: ## list the targets (the default)
 	@echo "minigrad course: make TARGET"
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  %-12s %s\n", $$1, $$2}'
 	@echo "Variables: PYTHON=$(PYTHON) PORT=$(PORT) LAB_ARGS='$(LAB_ARGS)' LAB_TOKEN=<token, empty for none> CELL_TIMEOUT=$(CELL_TIMEOUT)"
 	@echo "           CDN=1 (make slides: decks load reveal.js from a CDN instead of build/reveal.js)"
-	@echo "           FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_SEED=$(FUZZ_SEED) FUZZ_VIEWS_INPLACE=1 TORCH_VERSION=$(TORCH_VERSION) (make fidelity)"
+	@echo "           BINDER_REPO=owner/name (make site: the GitHub repository its Binder links open; default: origin's)"
+	@echo "           FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_SEED=$(FUZZ_SEED) FUZZ_VIEWS_INPLACE=1 TORCH_VERSION=$(TORCH_VERSION)"
+	@echo "           TORCH_INDEX=$(TORCH_INDEX) (make fidelity: where torch comes from; empty: pip's own indexes)"
 
 venv: $(STAMP) ## create .venv and install minigrad with its course and test tools
 	@:
 
 $(STAMP): pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { \
+		echo "There is no $(PYTHON) program on this machine (minigrad needs Python >= 3.10)." >&2; \
+		echo "Install one, or name one you have, e.g.: make $(or $(MAKECMDGOALS),venv) PYTHON=python3.12" >&2; exit 1; }
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { \
 		echo "minigrad needs Python >= 3.10; $(PYTHON) is $$($(PYTHON) --version 2>&1)." >&2; \
 		echo "Install a newer Python and run e.g.: make $(or $(MAKECMDGOALS),venv) PYTHON=python3.12" >&2; exit 1; }
 	@test -x $(VENV)/bin/python || { echo "Creating $(VENV) with $(PYTHON)"; $(PYTHON) -m venv $(VENV) || { \
 		rm -rf $(VENV); echo "Could not create a virtual environment. On Debian/Ubuntu: sudo apt-get install python3-venv" >&2; exit 1; }; }
-	@echo "Installing minigrad and its tools into $(VENV) (a minute or so the first time)"
-	$(VENV)/bin/python -m pip install -q -e '.[course,test]'
+	@echo "Installing minigrad and its tools into $(VENV): about 110 packages, 420 MB (about 5 minutes measured on a busy 2-core machine)"
+	@$(VENV)/bin/python -m pip install --progress-bar off -e '.[course,test]' | \
+		awk '/^(Collecting|Processing) /{n++; sub(".*/", "", $$2); printf "  %3d %s\n", n, $$2; fflush()} /^Successfully installed/{print "  installed " NF - 2 " packages"}'
 	@touch $@
 
 dot: ## check for Graphviz's dot program (as root on Debian/Ubuntu: install it with apt-get)
@@ -75,11 +84,16 @@ dot: ## check for Graphviz's dot program (as root on Debian/Ubuntu: install it w
 	fi
 	@report=$$($(DOCTOR) --dot-only) || { echo "$$report" >&2; exit 1; }
 
-chromium: ## check for Chromium and a CJK font, for the browser test (as root on Debian/Ubuntu: install them with apt-get)
+doctor: ## check this machine for the course: Python, numpy, Graphviz's dot, matplotlib, JupyterLab (works before .venv exists)
+	@if [ -x $(VENV)/bin/python ]; then $(VENV)/bin/python -m minigrad doctor; else \
+		echo "No $(VENV) yet (\`make venv\` or \`make lab\` creates it): checking $(PYTHON) instead."; $(DOCTOR); fi
+
+chromium: ## check for Chromium and a CJK font, for `make browser` (as root on Debian/Ubuntu: install them with apt-get)
 	@missing=""; command -v chromium >/dev/null || missing="chromium"; \
 	fc-list :lang=zh 2>/dev/null | grep -q . || missing="$$missing fonts-noto-cjk"; \
 	if [ -n "$$missing" ] && [ -n "$(CAN_APT)" ]; then \
-		echo "Installing Debian's $$missing with apt-get (for tests/test_browser.py; fonts-noto-cjk draws Chinese text)"; \
+		echo "Installing Debian's $$missing with apt-get for the browser tests (both: about 170 MB to download, 450 MB on disk," \
+			"a minute or two; fonts-noto-cjk draws Chinese text)"; \
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; } \
 			|| echo "apt-get could not install $$missing: the browser test will fail" >&2; \
 	fi
@@ -92,12 +106,10 @@ lab: venv dot ## open the notebooks in JupyterLab; it holds the terminal until C
 lab-student: student dot ## build the student edition, then open it in JupyterLab (like make lab)
 	$(VENV_BIN)/python -m tools.lab $(BUILD)/student --port $(PORT) -- $(LAB_ARGS) $(TOKEN_ARG)
 
-test: venv dot chromium ## run the unit tests, the browser tests, then check every notebook's stored outputs with nbval (notebooks/ and notebooks/zh/)
+test: venv dot ## check your set-up and the course: the unit tests, then every notebook's stored outputs with nbval (notebooks/ and notebooks/zh/)
 	@start=$$SECONDS; set -x; $(VENV_BIN)/python -m pytest -q -p no:cacheprovider --durations=5 --doctest-modules \
 		--ignore=tests/programs --ignore=tests/fidelity --ignore=tests/test_browser.py tests/ minigrad/ tools/; \
 		{ set +x; } 2>/dev/null; echo "::: unit tests took $$((SECONDS - start)) s"
-	@start=$$SECONDS; set -x; MINIGRAD_REQUIRE_BROWSER=$(CAN_APT) $(VENV_BIN)/python -m pytest -q -p no:cacheprovider \
-		--durations=5 tests/test_browser.py; { set +x; } 2>/dev/null; echo "::: browser tests took $$((SECONDS - start)) s"
 	@shopt -s nullglob; notebooks=(notebooks/*.ipynb); start=$$SECONDS; \
 	if [ $${#notebooks[@]} -eq 0 ]; then echo "nbval: no notebooks in notebooks/ yet, nothing to check"; exit 0; fi; \
 	cmd="$(VENV_BIN)/python -m pytest -q -p no:cacheprovider --nbval --nbval-current-env --nbval-sanitize-with $(SANITIZE) notebooks/"; \
@@ -113,12 +125,19 @@ fidelity: $(FIDELITY_STAMP) ## compare minigrad with real PyTorch (in .venv-fide
 $(FIDELITY_STAMP): pyproject.toml
 	@test -x $(FIDELITY_VENV)/bin/python || { echo "Creating $(FIDELITY_VENV) with $(PYTHON)"; $(PYTHON) -m venv $(FIDELITY_VENV) || { \
 		rm -rf $(FIDELITY_VENV); echo "Could not create a virtual environment. On Debian/Ubuntu: sudo apt-get install python3-venv" >&2; exit 1; }; }
-	@echo "Installing torch==$(TORCH_VERSION) and minigrad into $(FIDELITY_VENV) (a few minutes the first time)"
-	$(FIDELITY_VENV)/bin/python -m pip install -q $(TORCH_PIP_ARGS) torch==$(TORCH_VERSION)
+	@index="$(TORCH_INDEX)"; host=$$(echo "$$index" | sed -E 's#^[a-z]+://([^/:]+).*#\1#'); \
+	if [ -n "$$index" ] && ! $(FIDELITY_VENV)/bin/python -c 'import socket, sys; socket.getaddrinfo(sys.argv[1], 443)' "$$host" 2>/dev/null; then \
+		echo "$$host is unreachable from here: installing torch from pip's configured indexes instead (TORCH_INDEX= does this)"; index=""; fi; \
+	echo "Installing torch==$(TORCH_VERSION) (CPU) into $(FIDELITY_VENV)$${index:+ from $$index}: about 190 MB to download, 1 GB installed"; \
+	set -x; $(FIDELITY_VENV)/bin/python -m pip install -q $${index:+--index-url $$index} $(TORCH_PIP_ARGS) torch==$(TORCH_VERSION)
+	@! $(FIDELITY_VENV)/bin/python -m pip list 2>/dev/null | grep -i '^nvidia-' || { \
+		echo "pip installed PyTorch's CUDA build (the nvidia-* packages above, several GB): make fidelity needs only the CPU build." >&2; \
+		echo "Remove $(FIDELITY_VENV) and run again with TORCH_INDEX=https://download.pytorch.org/whl/cpu reachable." >&2; exit 1; }
 	$(FIDELITY_VENV)/bin/python -m pip install -q -e '.[test]'
 	@touch $@
 
-execute: venv dot ## re-run every notebook in place (English, then the Chinese edition rebuilt from its catalogs)
+execute: venv dot ## re-run every notebook in place (English, then the Chinese edition rebuilt from its catalogs); FRESH=1 also stores outputs nbval ignores
+	@rm -rf $(BUILD)/before-execute && mkdir -p $(BUILD) && cp -R notebooks $(BUILD)/before-execute
 	@shopt -s nullglob; cd notebooks; LC_ALL=C; for nb in *.ipynb; do \
 		echo "executing notebooks/$$nb"; \
 		$(VENV_BIN)/jupyter nbconvert --log-level=WARN --to notebook --execute --inplace \
@@ -127,7 +146,7 @@ execute: venv dot ## re-run every notebook in place (English, then the Chinese e
 	done
 	$(VENV_BIN)/python -m tools.translate build
 	$(VENV_BIN)/python -m tools.translate execute
-	$(VENV_BIN)/python -m tools.notebook_metadata notebooks
+	$(VENV_BIN)/python -m tools.notebook_metadata notebooks $(if $(filter 1,$(FRESH)),,--keep-outputs-from $(BUILD)/before-execute)
 
 bench: venv ## run every bench/*.py script
 	@shopt -s nullglob; scripts=(bench/[!_]*.py); \
@@ -141,10 +160,11 @@ slides: venv ## build a reveal.js deck per notebook in build/slides/, working of
 	$(VENV_BIN)/python -m tools.slides notebooks $(BUILD)/slides --reveal-dir $(BUILD)/reveal.js $(if $(filter 1,$(CDN)),--cdn)
 
 site: venv ## build the course as a static HTML site in build/site/ (open build/site/index.html)
-	$(VENV_BIN)/python -m tools.site notebooks $(BUILD)/site
+	$(VENV_BIN)/python -m tools.site notebooks $(BUILD)/site $(if $(BINDER_REPO),--binder-repo $(BINDER_REPO))
 
-browser: venv chromium ## check in headless Chromium what a learner sees in JupyterLab and on the site (build/screenshots/)
-	MINIGRAD_REQUIRE_BROWSER=$(CAN_APT) $(VENV_BIN)/python -m pytest -q -p no:cacheprovider tests/test_browser.py
+browser: venv chromium ## check in headless Chromium what a learner sees in JupyterLab, on the site and in the slides (build/screenshots/)
+	@start=$$SECONDS; set -x; MINIGRAD_REQUIRE_BROWSER=$(CAN_APT) $(VENV_BIN)/python -m pytest -v -p no:cacheprovider \
+		--durations=5 tests/test_browser.py; { set +x; } 2>/dev/null; echo "::: browser tests took $$((SECONDS - start)) s"
 
 # --- The classroom: nbgrader assignments and the class's JupyterHub (README.md, "Teaching a class") ---
 # Its own virtual environment (JupyterHub, nbgrader, nbgitpuller and the course), never .venv:

@@ -11,8 +11,13 @@ Run it from a notebook or from a terminal::
     >>> report.ok                              # doctest: +SKIP
     True
 
-    $ python -m minigrad doctor            # exit code 1 when something required is missing
-    $ python -m minigrad doctor --dot-only # only the Graphviz `dot` program
+    $ make doctor                                  # in the course folder, before or after `make venv`
+    $ .venv/bin/python -m minigrad doctor          # the same, in the course's virtual environment
+    $ .venv/bin/python -m minigrad doctor --dot-only   # only the Graphviz `dot` program
+
+Both exit with code 1 when something required is missing. ``python -m minigrad`` needs a Python
+that has numpy (``import minigrad`` imports it): outside ``.venv``, ``make doctor`` runs this file
+by path with the bare interpreter, so it can say what is missing.
 
 The default output names no versions and no paths, so it is the same on every
 machine that passes (notebook 00 prints it and nbval compares it);
@@ -46,11 +51,11 @@ minigrad draws its graph pictures with Graphviz's `dot` program, which is not in
   Windows:        winget install graphviz     (or: choco install graphviz)
                   then add C:\\Program Files\\Graphviz\\bin to PATH and open a new terminal
   conda:          conda install -c conda-forge graphviz python-graphviz
-Check it with `dot -V`, then `python -m minigrad doctor`."""
+Check it with `dot -V`, then `make doctor` in the course folder."""
 
 _PIP_FIX = (
-    "Fix: python -m pip install {package}\n"
-    "     (or, in the course folder: pip install -e '.[course,test]', which `make lab` does for you)"
+    "Fix: in the course folder, `make venv` (or `make lab`) installs it into .venv;\n"
+    "     in an environment of your own: python -m pip install {package}"
 )
 
 

@@ -4,11 +4,17 @@
    stored in the notebook is rendered in an output area (checked in the page's DOM) and painted
    on screen (its exact pixels are found in a screenshot).
 2. The same for the notebook's page of the HTML site (``make site``).
+3. No "Jupyter news" pop-up; every notebook opened in the course's JupyterLab, with a kernel whose
+   Python version the file does not name, is not marked modified, and git sees no change.
+4. Chinese text is drawn with a CJK font, in JupyterLab and on the site.
+5. The slide decks (``make slides``) load nothing from the network, log no error, start a slide
+   at every heading and show every code line whole.
 
 Screenshots, and close-ups of the graph in them (``*_graph.png``), are kept in
 ``build/screenshots/`` for a person to look at. Without a ``chromium``
-program the tests are skipped, unless MINIGRAD_REQUIRE_BROWSER=1 (``make test`` sets it where it
-installs Chromium itself: as root with apt-get), in which case they fail.
+program the tests are skipped, unless MINIGRAD_REQUIRE_BROWSER=1 (``make browser`` sets it where it
+installs Chromium itself: as root with apt-get), in which case they fail. Long steps print progress
+lines (``make browser`` runs pytest with -v).
 """
 from __future__ import annotations
 
@@ -19,8 +25,6 @@ import json
 import os
 import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -34,8 +38,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tools import lab, notebook_metadata, site  # noqa: E402
-from tools.course import editions, notebook_paths, read_notebook  # noqa: E402
+from course_server import course_lab, free_port, stop_group  # noqa: E402
+from tools import notebook_metadata, site, slides  # noqa: E402
+from tools.course import editions, has_math, notebook_paths, read_notebook  # noqa: E402
 
 NOTEBOOKS = ROOT / "notebooks"
 SCREENSHOTS = ROOT / "build" / "screenshots"
@@ -197,84 +202,19 @@ def assert_not_blank(path: Path) -> None:
     assert lightest - darkest > 100, f"{path} is blank (one colour)"
 
 
-# --- JupyterLab on loopback -----------------------------------------------------------------
+# --- JupyterLab on loopback (tests/course_server.py starts it as `make lab` does) -------------
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+@pytest.fixture
+def progress(request):
+    """Print a line at once, even while pytest captures output (for the long tests)."""
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
 
-
-def processes_mentioning(text: str) -> list[int]:
-    """Process ids whose command line contains ``text`` (kernels started by our server)."""
-    found = []
-    for proc in Path("/proc").glob("[0-9]*"):
-        try:
-            if text.encode() in (proc / "cmdline").read_bytes():
-                found.append(int(proc.name))
-        except OSError:
-            continue
-    return found
-
-
-def stop_group(process: subprocess.Popen) -> None:
-    """Stop a process started in its own session, and its children (SIGTERM, then SIGKILL)."""
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=10)
-
-
-def stop(server: subprocess.Popen, runtime_dir: Path) -> None:
-    """Stop JupyterLab (it shuts its kernels down), then anything of ours that is left."""
-    stop_group(server)
-    for pid in processes_mentioning(str(runtime_dir)):
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-
-
-@contextlib.contextmanager
-def course_lab(home: Path, root_dir: Path, config: Path = lab.CONFIG, settings: dict | None = None):
-    """JupyterLab started as ``make lab`` starts it (tools/lab.py, the course's jupyter-config/),
-    serving ``root_dir`` on 127.0.0.1 without a token, with its own Jupyter folders under
-    ``home``; ``settings`` are user settings (plugin id -> values). Yields the base URL."""
-    settings_dir = home / "settings"
-    for plugin, values in (settings or {}).items():
-        package, _, name = plugin.partition(":")
-        (settings_dir / package).mkdir(parents=True, exist_ok=True)
-        (settings_dir / package / f"{name}.jupyterlab-settings").write_text(json.dumps(values))
-    runtime_dir = home / "runtime"
-    env = lab.lab_environment(dict(os.environ, JUPYTER_CONFIG_DIR=str(home / "config"),
-                                   JUPYTER_RUNTIME_DIR=str(runtime_dir),
-                                   JUPYTERLAB_SETTINGS_DIR=str(settings_dir),
-                                   JUPYTERLAB_WORKSPACES_DIR=str(home / "workspaces")), config)
-    port = free_port()
-    command = lab.lab_command(root_dir, port, ["--no-browser", "--ip=127.0.0.1", "--IdentityProvider.token="])
-    log_path = home / "jupyterlab.log"
-    log = open(log_path, "w")
-    server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
-                              cwd=config.parent)   # from the checkout's root, as `make lab` runs
-    base_url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert server.poll() is None, f"JupyterLab stopped:\n{log_path.read_text()[-3000:]}"
-            try:
-                with urllib.request.urlopen(f"{base_url}/api/status", timeout=2):
-                    break
-            except OSError:
-                assert time.monotonic() < deadline, "JupyterLab did not answer within 60 s"
-                time.sleep(0.3)
-        yield base_url
-    finally:
-        stop(server, runtime_dir)
-        log.close()
-    assert not processes_mentioning(str(runtime_dir)), "a kernel of the test JupyterLab is still running"
+    def say(text: str) -> None:
+        if reporter is not None and capture is not None:
+            with capture.global_and_fixture_disabled():
+                reporter.write_line(f"    {text}")
+    return say
 
 
 @pytest.fixture(scope="module")
@@ -283,7 +223,7 @@ def jupyterlab(tmp_path_factory, chromium):
     home = tmp_path_factory.mktemp("jupyterlab")
     root_dir = home / "notebooks"
     shutil.copytree(NOTEBOOKS, root_dir, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
-    with course_lab(home, root_dir) as base_url:
+    with course_lab(home, root_dir) as (base_url, _log):
         yield base_url
 
 
@@ -341,34 +281,7 @@ def test_course_server_shows_no_jupyter_news_pop_up(chromium, jupyterlab, notebo
     assert not re.search(r"Jupyter news|notified about", dom, re.IGNORECASE), "the news pop-up is shown"
 
 
-# --- opening a notebook changes nothing -----------------------------------------------------
-
-COURSE_FILES = ("notebooks", "tools", "jupyter-config", ".gitignore")
-OTHER_PYTHON = "0.0.1"   # a Python version no kernel reports
-
-
-def course_copy(target: Path) -> Path:
-    """A git repository with a copy of the course's notebooks and server configuration, whose
-    stored notebook metadata names Python OTHER_PYTHON, as on a learner's machine whose Python is
-    not the one the notebooks were stored with."""
-    for name in COURSE_FILES:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, target / name, ignore=shutil.ignore_patterns(
-                ".ipynb_checkpoints", "__pycache__"))
-        else:
-            shutil.copy(source, target / name)
-    module = target / "tools" / "notebook_metadata.py"
-    stored = f'"version": "{notebook_metadata.LANGUAGE_INFO["version"]}"'
-    assert stored in module.read_text()
-    module.write_text(module.read_text().replace(stored, f'"version": "{OTHER_PYTHON}"'))
-    subprocess.run([sys.executable, "-m", "tools.notebook_metadata", "notebooks"], cwd=target, check=True,
-                   capture_output=True)
-    for command in (["git", "init", "-q"], ["git", "add", "-A"],
-                    ["git", "-c", "user.name=test", "-c", "user.email=test@example.org", "commit", "-qm", "copy"]):
-        subprocess.run(command, cwd=target, check=True, capture_output=True)
-    return target
-
+# --- driving a page over Chromium's DevTools protocol ------------------------------------------
 
 @contextlib.contextmanager
 def chromium_tabs(program: str, profile: Path):
@@ -402,37 +315,180 @@ def chromium_tabs(program: str, profile: Path):
         stop_group(browser)
 
 
-def test_opening_every_notebook_in_jupyterlab_changes_nothing(chromium, tmp_path):
-    """Open each notebook in the course's JupyterLab, let autosave run, close it: git sees no change.
+class Page:
+    """One tab of headless Chromium, driven over the DevTools protocol. Every event Chromium sends
+    (console messages, exceptions, network requests of the enabled domains) is kept in ``events``."""
 
-    JupyterLab writes the kernel's kernelspec and language_info (with its Python version) into an
-    opened notebook and autosaves it when they differ from the stored ones. The copy's notebooks
-    name a Python no kernel has, so every notebook is marked modified and saved: the file must
-    come out byte for byte as it was (the course's server restores the stored metadata), and the
-    kernelspec, which needs no such help, must already be the kernel's.
+    def __init__(self, connection) -> None:
+        self.connection = connection
+        self.events: list[dict] = []
+        self.last_id = 0
+
+    def call(self, method: str, **params):
+        self.last_id += 1
+        self.connection.send(json.dumps({"id": self.last_id, "method": method, "params": params}))
+        while True:
+            message = json.loads(self.connection.recv())
+            if message.get("id") == self.last_id:
+                assert "error" not in message, f"{method}: {message['error']}"
+                return message.get("result", {})
+            self.events.append(message)
+
+    def evaluate(self, expression: str, await_promise: bool = False):
+        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=await_promise)
+        assert "exceptionDetails" not in result, f"{expression[:80]}...: {result['exceptionDetails']}"
+        return result["result"].get("value")
+
+    def wait_for(self, expression: str, timeout: float = 90):
+        """Evaluate ``expression`` every second until it gives something other than null/false."""
+        deadline = time.monotonic() + timeout
+        while True:
+            value = self.evaluate(expression)
+            if value not in (None, False) or time.monotonic() > deadline:
+                return value
+            time.sleep(1)
+
+    def problems(self) -> list[str]:
+        """Errors and warnings the page logged, and its uncaught exceptions."""
+        found = []
+        for event in self.events:
+            method, params = event.get("method"), event.get("params", {})
+            if method == "Runtime.exceptionThrown":
+                details = params.get("exceptionDetails", {})
+                found.append(details.get("exception", {}).get("description") or details.get("text", ""))
+            elif method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "warning", "assert"):
+                found.append(" ".join(str(arg.get("value", arg.get("description", ""))) for arg in params.get("args", [])))
+            elif method == "Log.entryAdded" and params.get("entry", {}).get("level") in ("error", "warning"):
+                found.append(params["entry"].get("text", ""))
+        return found
+
+    def requested(self) -> list[str]:
+        return [event["params"]["request"]["url"] for event in self.events
+                if event.get("method") == "Network.requestWillBeSent"]
+
+
+@contextlib.contextmanager
+def devtools_page(program: str, profile: Path, url: str | None = None, timeout: float = 300):
+    """A ``Page`` in headless Chromium, with console, exceptions and network requests recorded,
+    showing ``url`` (if given; ``Page.navigate`` returns before the page has loaded)."""
+    websocket = pytest.importorskip("websocket", reason="websocket-client (installed with JupyterLab)")
+    with chromium_tabs(program, profile) as (open_tab, close_tab, port):
+        tab = open_tab("about:blank")
+        connection = websocket.create_connection(f"ws://127.0.0.1:{port}/devtools/page/{tab}", timeout=timeout)
+        page = Page(connection)
+        try:
+            for domain in ("Runtime", "Log", "Network", "Page"):
+                page.call(f"{domain}.enable")
+            if url:
+                page.call("Page.navigate", url=url)
+            yield page
+        finally:
+            connection.close()
+            close_tab(tab)
+
+
+def evaluate_when_ready(program: str, url: str, expression: str, profile: Path, timeout: float = 90):
+    """Open ``url`` in headless Chromium and evaluate ``expression`` in it until it returns
+    something other than null; returns that value."""
+    with devtools_page(program, profile, url) as page:
+        return page.wait_for(expression, timeout)
+
+
+# --- opening a notebook changes nothing -----------------------------------------------------
+
+COURSE_FILES = ("notebooks", "tools", "jupyter-config", ".gitignore")
+NO_AUTOSAVE = {"@jupyterlab/docmanager-extension:plugin": {"autosave": False}}
+
+
+def course_copy(target: Path, course_server: bool = True) -> Path:
+    """A git repository with a copy of the course's notebooks, tools and server configuration;
+    without ``course_server``, a JupyterLab configuration with the course's page settings only
+    (no news) and without its server configuration (a plain ``jupyter lab``)."""
+    for name in COURSE_FILES:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, target / name, ignore=shutil.ignore_patterns(
+                ".ipynb_checkpoints", "__pycache__"))
+        else:
+            shutil.copy(source, target / name)
+    if not course_server:
+        (target / "jupyter-config" / "jupyter_server_config.py").unlink()
+    for command in (["git", "init", "-q"], ["git", "add", "-A"],
+                    ["git", "-c", "user.name=test", "-c", "user.email=test@example.org", "commit", "-qm", "copy"]):
+        subprocess.run(command, cwd=target, check=True, capture_output=True)
+    return target
+
+
+# In JupyterLab's page (window.jupyterapp, exposed by --LabApp.expose_app_in_browser): open each
+# notebook, wait for its kernel's info reply (whose language_info JupyterLab writes into the
+# notebook), then read whether the notebook is marked modified; shut the kernel down and close.
+OPEN_NOTEBOOKS = r"""(async (paths) => {
+  const app = window.jupyterapp;
+  await app.restored;
+  const open = async (path) => {
+    const widget = await app.commands.execute('docmanager:open', {path, factory: 'Notebook'});
+    await widget.context.ready;
+    await widget.sessionContext.ready;
+    const info = await widget.sessionContext.session.kernel.info;
+    await new Promise(resolve => setTimeout(resolve, 1500));   // the panel's own handlers run
+    const model = widget.context.model;
+    const result = {path, dirty: model.dirty, kernel: info.language_info,
+                    notebook: model.getMetadata('language_info')};
+    await widget.sessionContext.shutdown();
+    widget.dispose();
+    return result;
+  };
+  return JSON.stringify(await Promise.all(paths.map(open)));
+})(%s)"""
+
+
+def open_in_jupyterlab(page: Page, base_url: str, paths: list[str], say, batch: int = 4) -> list[dict]:
+    """Open ``paths`` (relative to the server's root) in JupyterLab, ``batch`` notebooks (and
+    kernels) at a time; returns what OPEN_NOTEBOOKS found for each."""
+    page.call("Page.navigate", url=f"{base_url}/lab")
+    assert page.wait_for("window.jupyterapp !== undefined", 120), "JupyterLab did not start in the page"
+    found = []
+    for start in range(0, len(paths), batch):
+        chunk = paths[start:start + batch]
+        found += json.loads(page.evaluate(OPEN_NOTEBOOKS % json.dumps(chunk), await_promise=True))
+        say(f"opened {start + len(chunk)}/{len(paths)} notebooks: {', '.join(Path(p).stem[:2] for p in chunk)}")
+    return found
+
+
+def test_opening_every_notebook_in_jupyterlab_changes_nothing(chromium, tmp_path, progress):
+    """Open each notebook in the course's JupyterLab: none is marked modified, git sees no change.
+
+    JupyterLab writes the kernel's language_info (with its Python version) into an opened notebook
+    and marks it modified when that differs from what it loaded. The stored notebooks name no
+    Python version, so every kernel's differs from the file; the course's server hands JupyterLab
+    the kernel's own. The same check on a plain server marks the notebook modified, which shows
+    that the check can fail.
     """
     repo = course_copy(tmp_path / "repo")
-    paths = [path for folder in editions(repo / "notebooks").values() for path in notebook_paths(folder)]
-    before = {path: path.stat().st_mtime_ns for path in paths}
-    autosave = {"@jupyterlab/docmanager-extension:plugin": {"autosaveInterval": 2}}   # seconds
-    with course_lab(tmp_path / "home", repo / "notebooks", repo / "jupyter-config", autosave) as base_url, \
-            chromium_tabs(chromium, tmp_path / "profile") as (open_tab, close_tab, _port):
-        for start in range(0, len(paths), 4):    # four notebooks (and kernels) at a time
-            batch = paths[start:start + 4]
-            tabs = [open_tab(f"{base_url}/lab/tree/{path.relative_to(repo / 'notebooks').as_posix()}")
-                    for path in batch]
-            deadline = time.monotonic() + 90
-            while any(path.stat().st_mtime_ns == before[path] for path in batch) and time.monotonic() < deadline:
-                time.sleep(1)
-            time.sleep(3)   # one more autosave round after the kernel's metadata arrived
-            for tab in tabs:
-                close_tab(tab)
-    unsaved = [path.name for path in paths if path.stat().st_mtime_ns == before[path]]
-    assert not unsaved, f"JupyterLab never saved {unsaved}: the test did not exercise autosave"
+    paths = [path.relative_to(repo / "notebooks").as_posix()
+             for folder in editions(repo / "notebooks").values() for path in notebook_paths(folder)]
+    expose = ("--LabApp.expose_app_in_browser=True",)
+    with course_lab(tmp_path / "home", repo / "notebooks", repo, NO_AUTOSAVE, expose) as (base_url, _log), \
+            devtools_page(chromium, tmp_path / "profile") as page:
+        progress(f"the course's JupyterLab: opening {len(paths)} notebooks")
+        found = open_in_jupyterlab(page, base_url, paths, progress)
+    for result in found:
+        stored = json.loads((repo / "notebooks" / result["path"]).read_text(encoding="utf-8"))
+        assert "version" not in stored["metadata"]["language_info"], result["path"]
+        assert result["kernel"]["version"], "the kernel reports its Python version"
+        assert result["notebook"] == result["kernel"], result["path"]
+        assert not result["dirty"], f"{result['path']} is marked modified on opening"
     status = subprocess.run(["git", "status", "--porcelain", "notebooks/"], cwd=repo, capture_output=True,
                             text=True, check=True).stdout
-    diff = subprocess.run(["git", "diff", "--stat", "notebooks/"], cwd=repo, capture_output=True, text=True).stdout
-    assert not status, f"opening the notebooks in JupyterLab changed them:\n{status}\n{diff}"
+    assert not status, f"opening the notebooks in JupyterLab changed them:\n{status}"
+
+    plain = course_copy(tmp_path / "plain", course_server=False)
+    with course_lab(tmp_path / "plain-home", plain / "notebooks", plain, NO_AUTOSAVE, expose) as (base_url, _log), \
+            devtools_page(chromium, tmp_path / "plain-profile") as page:
+        progress("a plain JupyterLab (without the course's server configuration): opening one notebook")
+        [control] = open_in_jupyterlab(page, base_url, paths[:1], progress)
+    assert control["dirty"] and control["notebook"] == control["kernel"], \
+        "on a plain server the notebook should be marked modified: the check above could not fail"
 
 
 # --- the Chinese edition: CJK text is drawn with a CJK font, not as boxes ("tofu") ----------
@@ -462,31 +518,6 @@ CJK_PROBE = r"""(() => {
 })()"""
 
 
-def evaluate_when_ready(program: str, url: str, expression: str, profile: Path, timeout: float = 90):
-    """Open ``url`` in headless Chromium and evaluate ``expression`` in it (DevTools protocol)
-    until it returns something other than null; returns that value."""
-    websocket = pytest.importorskip("websocket", reason="websocket-client (installed with JupyterLab)")
-    with chromium_tabs(program, profile) as (open_tab, close_tab, port):
-        tab = open_tab(url)
-        connection = websocket.create_connection(f"ws://127.0.0.1:{port}/devtools/page/{tab}", timeout=30)
-        try:
-            deadline = time.monotonic() + timeout
-            for message_id in range(1, 10_000):
-                connection.send(json.dumps({"id": message_id, "method": "Runtime.evaluate",
-                                            "params": {"expression": expression, "returnByValue": True}}))
-                while True:
-                    answer = json.loads(connection.recv())
-                    if answer.get("id") == message_id:
-                        break
-                value = answer.get("result", {}).get("result", {}).get("value")
-                if value is not None or time.monotonic() > deadline:
-                    return value
-                time.sleep(1)
-        finally:
-            connection.close()
-            close_tab(tab)
-
-
 @pytest.fixture(scope="module")
 def chinese_notebook() -> Path:
     """The notebook of the Chinese edition that opens with the most Chinese (skips while
@@ -514,7 +545,7 @@ def test_chinese_notebook_in_jupyterlab_draws_chinese_text(chromium, chinese_not
     home = tmp_path / "home"
     root_dir = home / "notebooks"
     shutil.copytree(chinese_notebook.parent, root_dir / "zh", ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
-    with course_lab(home, root_dir) as base_url:
+    with course_lab(home, root_dir) as (base_url, _log):
         url = f"{base_url}/lab/tree/zh/{chinese_notebook.name}"
         probe = evaluate_when_ready(chromium, url, CJK_PROBE, tmp_path / "profile")
         assert_chinese_is_drawn(probe, f"JupyterLab's zh/{chinese_notebook.name}")
@@ -530,3 +561,74 @@ def test_chinese_site_page_draws_chinese_text(chromium, chinese_notebook, tmp_pa
     probe = evaluate_when_ready(chromium, page.as_uri(), CJK_PROBE, tmp_path / "profile")
     assert_chinese_is_drawn(probe, f"the site's zh/{page.name}")
     screenshot(chromium, page.as_uri(), tmp_path / "profile", f"site_zh_{chinese_notebook.stem}.png", "1200,1600")
+
+
+# --- the slide decks (make slides) ----------------------------------------------------------
+
+# Decks to open: one without formulas that had headings in the middle of cells (07), one with
+# formulas (09), one with the longest output lines (08), and a Chinese one.
+DECKS = ("07_tracing_special_spmm", "08_gradcheck", "09_capstone_sparse_gcn", "zh/07_tracing_special_spmm")
+
+# In a deck: go to every slide with reveal.js's API and list each code or output line with a word
+# past the slide's right edge (cut off on the screen; spaces at a line break do not count).
+WALK_DECK = r"""(async () => {
+  const script = [...document.scripts].map(s => s.textContent).join('\n');
+  const url = script.match(/"([^"]*dist\/reveal\.js)"/)[1];
+  const Reveal = await new Promise(resolve => require([url], resolve));
+  const cut = [];
+  for (const slide of Reveal.getSlides()) {
+    const {h, v} = Reveal.getIndices(slide);
+    Reveal.slide(h, v);
+    await new Promise(resolve => setTimeout(resolve, 30));
+    const right = slide.getBoundingClientRect().right;
+    for (const pre of slide.querySelectorAll('pre')) {
+      const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
+      let past = null;
+      for (let node = walker.nextNode(); node && !past; node = walker.nextNode()) {
+        for (const word of node.textContent.matchAll(/\S+/g)) {
+          const range = document.createRange();
+          range.setStart(node, word.index);
+          range.setEnd(node, word.index + word[0].length);
+          if (range.getBoundingClientRect().right > right + 1) { past = word[0]; break; }
+        }
+      }
+      if (past) cut.push(`slide ${h}/${v}: '${past}' in ${pre.textContent.slice(0, 60)}`);
+    }
+  }
+  return JSON.stringify({slides: Reveal.getTotalSlides(), cut});
+})()"""
+
+
+@pytest.fixture(scope="module")
+def built_decks(tmp_path_factory, chromium) -> dict[str, Path]:
+    """The decks of DECKS, built as `make slides` builds them (offline, with build/reveal.js)."""
+    offline = ROOT / "build" / "reveal.js"
+    try:
+        slides.fetch_offline_copy(offline)
+    except slides.NoOfflineCopy as reason:
+        pytest.skip(f"no offline copy of reveal.js ({reason}): `make slides` would use a CDN")
+    source = tmp_path_factory.mktemp("notebooks")
+    for name in DECKS:
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(NOTEBOOKS / f"{name}.ipynb", source / f"{name}.ipynb")
+    written = slides.build(source, tmp_path_factory.mktemp("slides"), offline)
+    return {name: next(deck for deck in written if deck.as_posix().endswith(f"/{name}.slides.html"))
+            for name in DECKS}
+
+
+@pytest.mark.parametrize("name", DECKS)
+def test_deck_works_offline_without_errors_and_shows_whole_lines(chromium, built_decks, name, tmp_path):
+    deck = built_decks[name]
+    with devtools_page(chromium, tmp_path / "profile", deck.as_uri()) as page:
+        assert page.wait_for("document.querySelector('.reveal.ready') !== null", 60), f"{name}: reveal.js did not start"
+        walked = json.loads(page.evaluate(WALK_DECK, await_promise=True))
+        time.sleep(1)
+        page.evaluate("1")   # collect what the page logged meanwhile
+        requested, problems = page.requested(), page.problems()
+    online = [url for url in requested if not url.startswith(("file:", "data:"))]
+    assert not online, f"{name}: the offline deck asks the network for {online}"
+    assert not problems, f"{name}: the deck's console shows {problems}"
+    assert walked["slides"] >= 8
+    assert not walked["cut"], f"{name}: code lines cut off at the right edge: {walked['cut']}"
+    if has_math(read_notebook(NOTEBOOKS / f"{name}.ipynb")):
+        assert any("mathjax" in url.lower() for url in requested), f"{name}: formulas but no MathJax"

@@ -88,7 +88,8 @@ def test_a_missing_required_package_fails_with_a_pip_command(monkeypatch):
     report, output = run_doctor()
     assert not report.ok
     assert report.problems == ["matplotlib"]
-    assert "  PROBLEM  matplotlib\n           Fix: python -m pip install matplotlib\n" in output
+    assert ("  PROBLEM  matplotlib\n           Fix: in the course folder, `make venv` (or `make lab`) installs it"
+            " into .venv;\n                in an environment of your own: python -m pip install matplotlib\n") in output
 
 
 def test_a_missing_optional_package_is_reported_but_not_fatal(monkeypatch):

@@ -8,6 +8,7 @@ import copy
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from html.parser import HTMLParser
@@ -417,6 +418,26 @@ def test_deck_is_lecture_length_with_solutions_in_speaker_notes(path, decks, tmp
             assert heading in shown, f"heading {cell.source.splitlines()[0]!r} is not on a slide"
 
 
+@by_name(NOTEBOOK_PATHS)
+def test_every_heading_starts_a_slide(path, decks):
+    """A ``#``, ``##`` or ``###`` heading in the middle of a markdown cell starts a slide too."""
+    deck = next(out for out in decks if out.name == f"{path.stem}.slides.html").read_text(encoding="utf-8")
+    innermost = re.findall(r"<section>((?:(?!<section>).)*?)</section>", deck, re.S)
+    headings = 0
+    for slide in innermost:
+        found = [match.start() for match in re.finditer(r"<h[1-3][ >]", slide)]
+        headings += len(found)
+        assert len(found) <= 1, f"two headings on one slide: {re.findall(r'<h[1-3][^>]*>([^<]*)', slide)}"
+        if found:
+            above = re.sub(r"<[^>]+>", "", slide[:found[0]]).strip()
+            assert not above, f"a heading below {above[:80]!r} on its slide"
+    in_sources = sum(1 for cell in read_notebook(path).cells if cell.cell_type == "markdown"
+                     for line in re.sub(r"```.*?```", "", cell.source, flags=re.S).splitlines()
+                     if re.match(r"#{1,3}\s", line))
+    skipped = sum(1 for slide in innermost if not slide.strip())
+    assert headings == in_sources and not skipped, (headings, in_sources)
+
+
 def test_slide_rule_on_a_small_notebook():
     long_code = "\n".join(f"line_{i} = {i}" for i in range(30))
     nb = nbformat.v4.new_notebook(cells=[
@@ -520,7 +541,7 @@ class PageReader(HTMLParser):
 @pytest.fixture(scope="module")
 def site_pages(tmp_path_factory):
     target = tmp_path_factory.mktemp("site")
-    return site.build(NOTEBOOKS, target)
+    return site.build(NOTEBOOKS, target, repository="someone/minigrad")
 
 
 def read_page(path: Path) -> PageReader:
@@ -607,7 +628,29 @@ def test_every_markdown_page_of_the_course_is_on_the_site(site_pages):
             assert page in site_pages
             course_map = page.parent / "index.html"
             assert f'href="{path.stem}.html"' in course_map.read_text(encoding="utf-8"), path
-    assert 'class="binder" href="https://mybinder.org/v2/gh/' in index
+    assert 'class="binder" href="https://mybinder.org/v2/gh/someone/minigrad/HEAD?urlpath=lab/tree/notebooks/00_' in index
+    zh_index = (site_pages[0].parent / "zh" / "index.html").read_text(encoding="utf-8")
+    assert 'href="https://mybinder.org/v2/gh/someone/minigrad/HEAD?urlpath=lab/tree/notebooks/zh/00_' in zh_index
+
+
+def test_site_without_a_github_repository_has_no_dead_binder_link_and_warns(tmp_path, monkeypatch, capsys):
+    (tmp_path / "notebooks").mkdir()
+    shutil.copy(NOTEBOOK_PATHS[0], tmp_path / "notebooks")
+    monkeypatch.setattr(site, "github_repository", lambda: None)
+    assert site.main([str(tmp_path / "notebooks"), str(tmp_path / "site")]) == 0
+    assert "make site BINDER_REPO=owner/name" in capsys.readouterr().err
+    index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert "mybinder.org" not in index and site.BINDER_PLACEHOLDER not in index
+    assert "needs the course's GitHub repository" in index
+    assert site.main([str(tmp_path / "notebooks"), str(tmp_path / "site"), "--binder-repo", "a/b"]) == 0
+    assert "mybinder.org/v2/gh/a/b/HEAD" in (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+
+
+def test_markdown_pages_show_heading_anchors_only_on_hover(site_pages):
+    cheatsheet = next(page for page in site_pages if page.name == "ctx_cheatsheet.html").read_text(encoding="utf-8")
+    assert 'class="anchor-link"' in cheatsheet      # the "¶" links are there, for copying a link
+    assert re.search(r"a\.anchor-link \{[^}]*visibility: hidden", cheatsheet), "a '¶' after every heading"
+    assert re.search(r"h2:hover > a\.anchor-link[^{]*\{ visibility: visible", cheatsheet)
 
 
 def test_the_chinese_first_cells_are_read_like_the_english_ones():

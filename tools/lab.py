@@ -4,7 +4,9 @@ The server is JupyterLab with the course's configuration (``jupyter-config/``, a
 ``JUPYTER_CONFIG_PATH`` for this server only): no "Jupyter news" pop-up, and notebooks saved with
 the course's stored metadata, so that opening one changes nothing. A second ``make lab`` does not
 start a second server: when a Jupyter server already serves the same folder, it prints that
-server's address and stops; when another program holds the port, it says so.
+server's address and stops. When another program (another JupyterLab, say ``make lab`` while
+``make lab-student`` runs) holds the port, it says which, and takes the next free port, as
+JupyterLab itself does.
 
 Usage, from the repository's root::
 
@@ -61,6 +63,11 @@ def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
     return True
 
 
+def next_free_port(port: int, tries: int = 50) -> int | None:
+    """The first free port from ``port`` on (JupyterLab's own ``port_retries`` also tries 50)."""
+    return next((candidate for candidate in range(port, port + tries + 1) if port_is_free(candidate)), None)
+
+
 def lab_environment(environ: dict | None = None, config: Path = CONFIG) -> dict:
     """The environment of the course's server: ``jupyter-config/`` first on JUPYTER_CONFIG_PATH."""
     env = dict(os.environ if environ is None else environ)
@@ -94,16 +101,19 @@ def main(argv: list[str] | None = None) -> int:
               f"    {address(running)}\n\nin your browser; no second server started. Stop it with Ctrl-C in "
               f"the terminal where it runs, or `.venv/bin/jupyter server stop {running.get('port')}`.")
         return 0
-    if not port_is_free(args.port):
+    port = next_free_port(args.port)
+    if port != args.port:
         other = next((server for server in servers if server.get("port") == args.port), None)
         holder = f"a JupyterLab serving {other.get('root_dir')}" if other else "another program"
-        print(f"Port {args.port} is used by {holder}. Stop it, or choose another port, e.g. "
-              f"`PORT={args.port + 2}` (as in `make lab PORT={args.port + 2}`).", file=sys.stderr)
-        return 1
+        if port is None:
+            print(f"Port {args.port} and the 50 after it are in use ({args.port} by {holder}): stop some "
+                  "of them, or choose another port: add e.g. PORT=9999 to the make command.", file=sys.stderr)
+            return 1
+        print(f"Port {args.port} is used by {holder}: this JupyterLab takes port {port}.")
     print(f"\n>>> Starting JupyterLab on {args.root_dir}/. It keeps this terminal busy while it runs:\n"
           ">>> open the http://127.0.0.1:...?token=... address it prints below in your browser;\n"
           ">>> press Ctrl-C here (twice, or once and answer y) to stop it.\n", flush=True)
-    command = lab_command(args.root_dir, args.port, extra)
+    command = lab_command(args.root_dir, port, extra)
     os.execve(command[0], command, lab_environment())
     return 0  # not reached
 

@@ -14,11 +14,14 @@ show as TeX source.
 Every markdown page in the notebooks' folder (``notebooks/*.md``, e.g. the ctx cheat sheet) becomes
 a page too, linked from the course map. A translated edition (``notebooks/zh/``) is built into
 ``zh/`` with its own course map, and every page links to its counterpart in the other language.
-The course map also has a "launch on Binder" link (see ``binder_url``).
+The course map also has a "launch on Binder" link to the same edition's first notebook (see
+``binder_url``), when the GitHub repository is known: given with ``--binder-repo owner/name``
+(``make site BINDER_REPO=owner/name``), or read from the ``origin`` remote when it is on GitHub.
+Otherwise the map says that the link needs the repository, and the tool warns.
 
 Usage, from the repository's root (``make site``)::
 
-    python -m tools.site notebooks build/site
+    python -m tools.site notebooks build/site [--binder-repo owner/name]
 """
 from __future__ import annotations
 
@@ -85,6 +88,9 @@ nav.course .language {{ margin-left: auto; }}
 .notebook .question {{ font-style: italic; margin: 0.2em 0; }}
 .notebook .time {{ color: #666; font-size: 0.9em; }}
 .notebook ul {{ margin: 0.3em 0; }}
+a.anchor-link {{ visibility: hidden; text-decoration: none; margin-left: 0.3em; color: #888; }}
+h1:hover > a.anchor-link, h2:hover > a.anchor-link, h3:hover > a.anchor-link,
+h4:hover > a.anchor-link {{ visibility: visible; }}
 </style>"""
 
 PAGE = """<!DOCTYPE html>
@@ -109,14 +115,18 @@ WORDS = {
                     "and do the exercises, clone the repository and run <code>make lab</code> (see its README), "
                     "or launch it on Binder without installing anything: {binder}. Read the notebooks in order: "
                     "each builds on the ones before.",
-           "binder": "Launch on Binder", "learn": "You will learn:", "reference": "Reference pages"},
+           "binder": "Launch on Binder", "learn": "You will learn:", "reference": "Reference pages",
+           "no_binder": "Binder (its launch link needs the course's GitHub repository, which this copy of the "
+                        "site was built without)"},
     "zh": {"name": "中文", "map": "课程地图", "title": "minigrad：PyTorch 自定义 autograd Function 是怎样工作的",
            "intro": "课程的全部笔记本及其保存的输出，用任何浏览器都能阅读。要运行代码、做练习，请克隆仓库并运行 "
                     "<code>make lab</code>（见 README.zh.md），或者不安装任何东西，直接在 Binder 上打开：{binder}。"
                     "请按顺序阅读：每一本都建立在前面几本之上。",
-           "binder": "在 Binder 上运行", "learn": "你将学到：", "reference": "参考页面"},
+           "binder": "在 Binder 上运行", "learn": "你将学到：", "reference": "参考页面",
+           "no_binder": "Binder（启动链接需要课程的 GitHub 仓库，而生成这份网站时没有提供）"},
 }
 BINDER_PLACEHOLDER = "OWNER/REPO"
+FIRST_NOTEBOOK = "00_start_here.ipynb"
 
 ENTRY = """<div class="notebook" id="nb{number}">
 <h2><a href="{href}">{number} · {title}</a></h2>
@@ -178,10 +188,27 @@ def navigation(intros: list[NotebookIntro], index: int, language: str = "en",
     return '<nav class="course">' + " ".join(links) + "</nav>"
 
 
+def binder_link(repository: str | None, language: str = "en") -> str:
+    """The course map's Binder link, opening the edition's own first notebook; words instead of a
+    dead link when the GitHub ``repository`` is unknown.
+
+    >>> binder_link("someone/minigrad", "zh")
+    '<a class="binder" href="https://mybinder.org/v2/gh/someone/minigrad/HEAD?urlpath=lab/tree/notebooks/zh/00_start_here.ipynb">在 Binder 上运行</a>'
+    >>> binder_link(None)
+    "Binder (its launch link needs the course's GitHub repository, which this copy of the site was built without)"
+    """
+    words = WORDS.get(language, WORDS["en"])
+    if not repository:
+        return words["no_binder"]
+    folder = "notebooks" if language == "en" else f"notebooks/{language}"
+    url = binder_url(repository, f"{folder}/{FIRST_NOTEBOOK}")
+    return f'<a class="binder" href="{html.escape(url)}">{words["binder"]}</a>'
+
+
 def index_page(intros: list[NotebookIntro], pages: list[tuple[str, str]] = (), language: str = "en",
-               counterparts: dict[str, str] | None = None) -> str:
+               counterparts: dict[str, str] | None = None, repository: str | None = None) -> str:
     """The course map: one entry per notebook, from its first markdown cell, then the reference
-    pages (``pages``: (file name, title)) and the Binder link."""
+    pages (``pages``: (file name, title)) and the Binder link (for the GitHub ``repository``)."""
     words = WORDS.get(language, WORDS["en"])
     entries = []
     for intro in intros:
@@ -191,7 +218,7 @@ def index_page(intros: list[NotebookIntro], pages: list[tuple[str, str]] = (), l
             title=inline_markdown(intro.title), question=inline_markdown(intro.question),
             learn=f"<p>{words['learn']}</p><ul>{learn}</ul>" if learn else "",
             time=html.escape(intro.time.capitalize())))
-    binder = f'<a class="binder" href="{html.escape(binder_url())}">{words["binder"]}</a>'
+    binder = binder_link(repository, language)
     body = [f"<h1>{html.escape(words['title'])}</h1>", f"<p>{words['intro'].format(binder=binder)}</p>", *entries]
     if pages:
         body.append(f"<h2>{words['reference']}</h2><ul>" + "".join(
@@ -231,10 +258,11 @@ def counterpart_links(name: str, language: str, found: dict[str, set[str]]) -> d
     return links if len(links) > 1 else {}
 
 
-def build(source: Path | str, target: Path | str) -> list[Path]:
+def build(source: Path | str, target: Path | str, repository: str | None = None) -> list[Path]:
     """Write a page per notebook and per markdown file in ``source`` and ``index.html`` into
     ``target``, and the same for each translated edition (``source/zh`` into ``target/zh``).
-    Returns the pages written, the English course map first."""
+    ``repository`` ("owner/name" on GitHub) makes the Binder links. Returns the pages written,
+    the English course map first."""
     found = {}
     for language, folder in editions(source).items():
         found[language] = {f"{path.stem}.html" for path in [*notebook_paths(folder), *folder.glob("*.md")]}
@@ -242,11 +270,12 @@ def build(source: Path | str, target: Path | str) -> list[Path]:
     written = []
     for language, folder in editions(source).items():
         written += build_edition(folder, Path(target) if language == "en" else Path(target) / language,
-                                 language, found)
+                                 language, found, repository)
     return written
 
 
-def build_edition(folder: Path, target: Path, language: str, found: dict[str, set[str]]) -> list[Path]:
+def build_edition(folder: Path, target: Path, language: str, found: dict[str, set[str]],
+                  repository: str | None = None) -> list[Path]:
     """The pages of one edition (see ``build``)."""
     target.mkdir(parents=True, exist_ok=True)
     paths = notebook_paths(folder)
@@ -273,8 +302,8 @@ def build_edition(folder: Path, target: Path, language: str, found: dict[str, se
         pages.append((out.name, title))
         written.append(out)
     index_file = target / "index.html"
-    index_file.write_text(index_page(intros, pages, language, counterpart_links("index.html", language, found)),
-                          encoding="utf-8")
+    index_file.write_text(index_page(intros, pages, language, counterpart_links("index.html", language, found),
+                                     repository), encoding="utf-8")
     return [index_file, *written]
 
 
@@ -282,10 +311,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("source", type=Path, help="folder of course notebooks (notebooks)")
     parser.add_argument("target", type=Path, help="folder for the site (build/site)")
+    parser.add_argument("--binder-repo", metavar="OWNER/NAME", default="",
+                        help="the course's repository on GitHub, for the Binder links (default: the "
+                             "origin remote, when it is on GitHub)")
     args = parser.parse_args(argv)
-    written = build(args.source, args.target)
+    repository = args.binder_repo or github_repository()
+    written = build(args.source, args.target, repository)
     for out in written:
         print(out)
+    if not repository:
+        print("Warning: no GitHub repository for the Binder link (the origin remote is not on GitHub): the "
+              "course map says so instead of linking. Give it with `make site BINDER_REPO=owner/name`.",
+              file=sys.stderr)
     print(f"Site: {len(written)} pages with the course map; open {args.target / 'index.html'} "
           "in a browser (no server needed), or copy the folder to any web server.")
     return 0

@@ -4,6 +4,7 @@ The notebooks carry no slide metadata, so this tool chooses, on a copy, which ce
 shows and where slides break (TEACHING.md explains the rule to teachers):
 
 1. The title cell and every ``#``/``##`` heading start a new slide (left-right in reveal.js).
+   A markdown cell with a heading in its middle is first split there (``split_at_headings``).
 2. A ``###`` heading starts a subslide (up-down): a "Your turn" task gets its own subslide.
 3. Skipped: the set-up cell (the first code cell), each exercise's starter and check cells.
    A worked solution becomes a speaker note (press ``s`` in the deck to see it).
@@ -22,8 +23,10 @@ Usage, from the repository's root (``make slides``; ``make slides CDN=1``)::
 
 The decks work without a network: reveal.js 4, require.js, jQuery and MathJax 2 are fetched once
 with ``npm pack`` into ``build/reveal.js/`` (``--reveal-dir``), and the decks load them from
-there. Only when npm is missing or cannot reach its registry do the decks load them from a CDN
-instead (as with ``--cdn``), and the tool says so. A translated edition (``notebooks/zh/``) gets
+there, with reveal.js's "white" theme, whose font is in that copy (nbconvert's default theme,
+"simple", loads its fonts from Google). Only when npm is missing or cannot reach its registry do
+the decks load them from a CDN instead (as with ``--cdn``), and the tool says so. Long code lines
+wrap instead of running off the slide's right edge. A translated edition (``notebooks/zh/``) gets
 its decks in ``build/slides/zh/``.
 
 >>> import nbformat
@@ -69,6 +72,12 @@ LINE_PIXELS = 30         # one line of 20px text in the deck, with its spacing
 CONTENT_WIDTH = 800      # pixels available to a picture in a 960px-wide slide
 PICTURE_HEIGHT = 540     # pictures are shrunk to at most this height, so one fits on a slide
 OFFLINE_PACKAGES = ("reveal.js@4", "requirejs@2", "jquery@3", "mathjax@2")
+THEME = "white"          # its font (Source Sans Pro) ships with reveal.js; see the docstring
+HEADING = re.compile(r"#{1,3}\s")
+# nbconvert's deck script re-typesets formulas on every slide change, assuming MathJax is loaded;
+# decks without formulas do not load it (and one with formulas loads it without blocking).
+MATHJAX_CALL = "if(MathJax.Hub.getAllJax(Reveal.getCurrentSlide())){"
+GUARDED_MATHJAX_CALL = "if(window.MathJax && MathJax.Hub && MathJax.Hub.getAllJax(Reveal.getCurrentSlide())){"
 MATHJAX_CONFIG = "TeX-AMS_CHTML-full,Safe"   # nbconvert's choice, from the local copy
 
 # Blocks of nbconvert's reveal template that need a network: mermaid (unused by the course)
@@ -76,7 +85,11 @@ MATHJAX_CONFIG = "TeX-AMS_CHTML-full,Safe"   # nbconvert's choice, from the loca
 TEMPLATE = r"""{%- extends 'index.html.j2' -%}
 {%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
 """ + MATHJAX_BLOCK + r"""{%- block html_head_css -%}
-<style>.reveal .jp-RenderedImage img { max-height: {{ resources.course_picture_height }}px; width: auto; }</style>
+<style>.reveal .jp-RenderedImage img { max-height: {{ resources.course_picture_height }}px; width: auto; }
+:root { --r-heading-text-transform: none; }
+.reveal pre, .reveal .jp-OutputArea-output pre, .reveal .highlight pre { white-space: pre-wrap; overflow-wrap: anywhere;
+  box-sizing: border-box; max-width: 100%; }
+.reveal a.anchor-link { display: none; }</style>
 {%- endblock html_head_css -%}
 """
 
@@ -169,12 +182,46 @@ def count_slides(plan: list[str]) -> int:
     return starts + (1 if shown and shown[0] not in ("slide", "subslide") else 0)
 
 
+def split_at_headings(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """The notebook with each markdown cell cut before every ``#``, ``##`` or ``###`` heading that
+    is not its first line (outside code blocks), so that each heading starts a cell.
+
+    >>> nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(
+    ...     "Some prose.\\n\\n```\\n# a comment\\n```\\n\\n## A heading\\n\\nMore.", id="abc")])
+    >>> [(cell.id, cell.source) for cell in split_at_headings(nb).cells]
+    [('abc', 'Some prose.\\n\\n```\\n# a comment\\n```'), ('abc-1', '## A heading\\n\\nMore.')]
+    """
+    cells = []
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            cells.append(cell)
+            continue
+        parts: list[list[str]] = [[]]
+        in_code = False
+        for line in cell.source.split("\n"):
+            if line.lstrip().startswith(("```", "~~~")):
+                in_code = not in_code
+            elif not in_code and HEADING.match(line) and any(text.strip() for text in parts[-1]):
+                parts.append([])
+            parts[-1].append(line)
+        for number, lines in enumerate(parts):
+            part = copy.deepcopy(cell)
+            part.source = "\n".join(lines).strip("\n")
+            if number:
+                part.id = f"{cell.get('id', 'cell')}-{number}"
+            cells.append(part)
+    split = copy.copy(nb)
+    split.cells = cells
+    return split
+
+
 def lecture_notebook(nb: nbformat.NotebookNode) -> tuple[nbformat.NotebookNode, int]:
     """A copy of ``nb`` with slide metadata (unless it has its own) and its number of slides."""
     deck = copy.deepcopy(nb)
     if has_slide_metadata(deck):
         plan = [cell.metadata.get("slideshow", {}).get("slide_type", "-") for cell in deck.cells]
         return deck, count_slides(plan)
+    deck = split_at_headings(deck)
     for budget in BUDGETS:
         plan = slide_plan(deck, budget)
         if count_slides(plan) <= MAX_SLIDES:
@@ -201,6 +248,8 @@ def fetch_offline_copy(target: Path) -> None:
     npm = shutil.which("npm")
     if npm is None:
         raise NoOfflineCopy("no npm program (Node.js; on Debian/Ubuntu: apt-get install npm)")
+    print(f"Fetching reveal.js 4, require.js, jQuery and MathJax 2 with `npm pack` into {target}/ "
+          "(once: about 24 MB to download, 53 MB on disk; 20 s or so)...", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         try:
             packed = subprocess.run([npm, "pack", "--silent", "--pack-destination", tmp, *OFFLINE_PACKAGES],
@@ -230,7 +279,7 @@ def fetch_offline_copy(target: Path) -> None:
 
 def exporter(offline: Path | None, out_dir: Path) -> SlidesExporter:
     """nbconvert's slides exporter, set up for the course (scrolling slides, numbers)."""
-    slides = SlidesExporter(raw_template=TEMPLATE, reveal_scroll=True, reveal_number="c/t")
+    slides = SlidesExporter(raw_template=TEMPLATE, reveal_scroll=True, reveal_number="c/t", reveal_theme=THEME)
     if offline is not None:
         prefix = Path(os.path.relpath(offline, out_dir)).as_posix()
         slides.reveal_url_prefix = prefix
@@ -250,6 +299,9 @@ def build_edition(source: Path, target: Path, offline: Path | None) -> dict[Path
         resources = {"metadata": {"name": path.stem}, "course_has_math": has_math(deck),
                      "course_picture_height": PICTURE_HEIGHT}
         html, _ = slides.from_notebook_node(deck, resources=resources)
+        if MATHJAX_CALL not in html:
+            raise RuntimeError("nbconvert's reveal template changed: update MATHJAX_CALL in tools/slides.py")
+        html = html.replace(MATHJAX_CALL, GUARDED_MATHJAX_CALL)
         out = target / f"{path.stem}.slides.html"
         out.write_text(html, encoding="utf-8")
         written[out] = count
