@@ -217,8 +217,8 @@ classroom-test: $(CLASSROOM_STAMP) $(HUB_PROXY) dot ## a class end to end on 127
 
 clean: ## remove build artefacts and caches (keeps .venv)
 	rm -rf build dist *.egg-info .pytest_cache .hypothesis
-	find . \( -path ./.git -o -path ./$(VENV) -o -path ./$(FIDELITY_VENV) \) -prune -o \
+	find . \( -path ./.git -o -path ./$(VENV) -o -path ./$(FIDELITY_VENV) -o -path ./$(CLASSROOM_VENV) -o -path ./classroom/node_modules \) -prune -o \
 		\( -name __pycache__ -o -name .ipynb_checkpoints -o -name .pytest_cache \) -type d -print0 | xargs -0 rm -rf
 
-distclean: clean ## also remove the virtual environments .venv and .venv-fidelity
-	rm -rf $(VENV) $(FIDELITY_VENV)
+distclean: clean ## also remove the virtual environments .venv, .venv-fidelity, .venv-classroom and classroom/node_modules
+	rm -rf $(VENV) $(FIDELITY_VENV) $(CLASSROOM_VENV) classroom/node_modules
