@@ -93,6 +93,11 @@ _BY_NAME = {f"torch.{t.__name__}": t for t in (FloatTensor, DoubleTensor, HalfTe
                                                 ByteTensor, BoolTensor)}
 
 
+def legacy_type_of(dtype: types.dtype) -> type:
+    """The legacy type of ``dtype`` (``FloatTensor`` for float32): what ``x.new(...)`` calls."""
+    return _BY_NAME[f"torch.{dtype.legacy_name}"]
+
+
 def dtype_of_legacy_type(value) -> types.dtype:
     """The dtype named by ``torch.DoubleTensor`` or ``'torch.DoubleTensor'`` (for ``Tensor.type``)."""
     if isinstance(value, _LegacyTensorType):
