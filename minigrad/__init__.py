@@ -28,7 +28,7 @@ from .ops import chunk, isfinite, isinf, isnan, masked_fill, narrow, nonzero, sp
 from .serialization import load, save
 from .tensor_types import BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .ops import cat, einsum, stack, std_mean, var_mean, where
+from .ops import cat, einsum, flip, stack, std_mean, var_mean, where
 from .types import (Size, bool_ as bool, cpu, device, double, dtype, float, float16, float32, float64, half,  # noqa: A004
                     int, int32, int64, layout, long, sparse_coo, strided, uint8)
 from .doctor import doctor
@@ -56,8 +56,8 @@ clip = clamp
 exp_, log_, sin_, cos_, tanh_, sigmoid_, relu_, sqrt_, abs_, neg_, clamp_ = map(_unary, [  # noqa: A001
     "exp_", "log_", "sin_", "cos_", "tanh_", "sigmoid_", "relu_", "sqrt_", "abs_", "neg_", "clamp_"])
 clip_ = clamp_
-sign, flip, masked_select, index_select, cumsum, norm, topk, gather, scatter_add, unbind = map(_unary, [
-    "sign", "flip", "masked_select", "index_select", "cumsum", "norm", "topk", "gather", "scatter_add", "unbind"])
+sign, masked_select, index_select, cumsum, norm, topk, gather, scatter_add, unbind = map(_unary, [
+    "sign", "masked_select", "index_select", "cumsum", "norm", "topk", "gather", "scatter_add", "unbind"])
 split_with_sizes, isclose, allclose, addmm = map(_unary, ["split_with_sizes", "isclose", "allclose", "addmm"])
 spmm = mm   # torch.spmm(sparse, dense): the product of a sparse (or dense) matrix with a dense one
 

@@ -629,7 +629,7 @@ class Tensor:
     def masked_select(self, mask): return _ops.masked_select(self, mask)
     def index_select(self, dim: int, index): return _ops.index_select(self, dim, index)
     def addmm(self, mat1, mat2, *, beta=1, alpha=1): return _ops.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
-    def cumsum(self, dim: int, *, dtype=None): return _ops.cumsum(self, dim, dtype)
+    def cumsum(self, dim=None, *, dtype=None): return _ops.cumsum(self, dim, dtype)
     def norm(self, p="fro", dim=None, keepdim: bool = False, dtype=None): return _ops.norm(self, p, dim, keepdim, dtype)
     def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True): return _ops.topk(self, k, dim, largest, sorted)
     def gather(self, dim: int, index, *, sparse_grad: bool = False): return _ops.gather(self, dim, index, sparse_grad=sparse_grad)

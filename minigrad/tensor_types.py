@@ -34,7 +34,9 @@ def _options(dtype: types.dtype) -> str:
 
 
 def _bad_arguments(args: tuple, kwargs: dict) -> TypeError:
-    got = ", ".join([type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()])
+    def name(value) -> str:   # PyTorch's spelling of an argument's type, e.g. "torch.dtype"
+        return f"torch.{type(value).__name__}" if isinstance(value, types.dtype) else type(value).__name__
+    got = ", ".join([name(a) for a in args] + [f"{k}={name(v)}" for k, v in kwargs.items()])
     return TypeError(
         f"new() received an invalid combination of arguments - got ({got}), but expected one of:\n"
         " * (*, torch.device device = None)\n"

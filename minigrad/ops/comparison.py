@@ -102,7 +102,7 @@ class MaskedSelect(Builtin):
 
     @staticmethod
     def forward(ctx, a, mask):
-        shape = check_broadcast(a._data.shape, mask.shape)
+        shape = check_broadcast(mask.shape, a._data.shape)
         ctx._shape, ctx._mask = a.shape, np.broadcast_to(mask, shape)
         return wrap(np.broadcast_to(a._data, shape)[ctx._mask])
 

@@ -53,7 +53,9 @@ class Cumsum(Builtin):
         return grad.to(ctx._input_dtype).flip([dim]).cumsum(dim).flip([dim]), None, None
 
 
-def cumsum(a: Tensor, dim: int, dtype=None) -> Tensor:
+def cumsum(a: Tensor, dim=None, dtype=None) -> Tensor:
+    if dim is None:
+        raise TypeError('cumsum() missing 1 required positional arguments: "dim"')
     return Cumsum.apply(a, wrap_dim(dim, a.ndim), dtype)
 
 
@@ -72,9 +74,9 @@ class LinalgVectorNorm(Builtin):
     _saved_names = ("self", "result")
 
     @staticmethod
-    def forward(ctx, a, p, dims, keepdim):
-        ctx._saved_ord, ctx._saved_dim, ctx._saved_keepdim = p, dims, keepdim
-        x = np.abs(a._data)
+    def forward(ctx, a, p, dims, keepdim, dtype):
+        ctx._saved_ord, ctx._saved_dim, ctx._saved_keepdim, ctx._input_dtype = p, dims, keepdim, a.dtype
+        x = np.abs(a._data if dtype is None else a._data.astype(dtype.numpy))
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
             if p == math.inf:
                 out = np.max(x, axis=dims, keepdims=keepdim, initial=0)
@@ -97,23 +99,30 @@ class LinalgVectorNorm(Builtin):
         a, norm = ctx.saved_tensors
         p, dims = ctx._saved_ord, ctx._saved_dim
         if p == 0:
-            return None, None, None, None
-        grad, norm = _restore_dims(grad, dims, ctx._saved_keepdim), _restore_dims(norm, dims, ctx._saved_keepdim)
+            return None, None, None, None, None
+        if norm.dtype is not a.dtype:   # norm(dtype=...) computed in another dtype
+            a = a.to(norm.dtype)
+        grad_a = LinalgVectorNorm._gradient(grad, a, norm, p, dims, ctx._saved_keepdim)
+        return grad_a.to(ctx._input_dtype), None, None, None, None
+
+    @staticmethod
+    def _gradient(grad: Tensor, a: Tensor, norm: Tensor, p: float, dims: tuple, keepdim: bool) -> Tensor:
+        grad, norm = _restore_dims(grad, dims, keepdim), _restore_dims(norm, dims, keepdim)
         zero = norm == 0
         if p == 2:
-            return grad * (a / norm).masked_fill(zero, 0), None, None, None
+            return grad * (a / norm).masked_fill(zero, 0)
         if p == 1:
-            return a.sign() * grad, None, None, None
+            return a.sign() * grad
         if math.isinf(p):
             magnitude = a.abs()
             winners = (magnitude == norm) | magnitude.isnan()
             shared = winners.to(a.dtype)
-            return a.sign() * ((grad / shared.sum(dims, keepdim=True)) * shared), None, None, None
+            return a.sign() * ((grad / shared.sum(dims, keepdim=True)) * shared)
         if p < 1:
             scaled = a.sign() * (a.abs() ** (p - 1)).masked_fill(a == 0, 0)
-            return scaled * grad * norm ** (1 - p), None, None, None
+            return scaled * grad * norm ** (1 - p)
         scaled = a.sign() * a.abs() ** (p - 1) if p < 2 else a * a.abs() ** (p - 2)
-        return scaled * (grad / norm ** (p - 1)).masked_fill(zero, 0), None, None, None
+        return scaled * (grad / norm ** (p - 1)).masked_fill(zero, 0)
 
 
 def norm(a: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
@@ -130,10 +139,8 @@ def norm(a: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Ten
     if a._data.dtype.kind not in "fc":
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{a.dtype.legacy_name[:-6]}")
-    if dtype is not None:
-        a = a.to(dtype)
     dims = normalize_dims(dim, a.ndim)
-    return LinalgVectorNorm.apply(a, float(p), dims, keepdim)
+    return LinalgVectorNorm.apply(a, float(p), dims, keepdim, dtype)
 
 
 # ------------------------------------------------------------------------------------ topk
@@ -199,13 +206,30 @@ def gather(a: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> 
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     if a.ndim == 0:   # a 0-dim tensor gathers as if it had one element
         _check_bounds(idx, 0, 1)
-        return Gather.apply(a.reshape(1), 0, idx.reshape(-1)).reshape(tuple(idx.shape))
+        return GatherPart.apply(a.reshape(1), 0, idx.reshape(-1)).reshape(tuple(idx.shape))
     for d in range(a.ndim):
         if d != dim and idx.shape[d] > a.shape[d]:
             raise RuntimeError(f"Size does not match at dimension {d} expected index {list(idx.shape)} to be no "
                                f"larger than self {list(a.shape)} apart from dimension {dim}")
     _check_bounds(idx, dim, a.shape[dim])
-    return Gather.apply(a, dim, idx)
+    return GatherPart.apply(a, dim, idx)
+
+
+class GatherPart(Gather):
+    """``torch.gather``: f(a)[i][j] = a[i][index[i][j]] (for dim = 1). ``index`` may be smaller than
+    ``a`` in the other dimensions: only that leading part of ``a`` is read.
+
+    grad_a = zeros shaped like a, with grad added at the gathered places (repeats add up). The
+    index is kept (a numpy array: no next_functions entry, as in PyTorch).
+    """
+
+    _node_name = "GatherBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, index):
+        ctx._shape, ctx._dim, ctx._index = a.shape, dim, index
+        part = tuple(slice(None) if d == dim else slice(0, n) for d, n in enumerate(index.shape))
+        return wrap(np.take_along_axis(a._data[part], index, axis=dim))
 
 
 class ScatterAddInto(Builtin):
@@ -326,4 +350,4 @@ def _renormalize_rows(weight: Tensor, rows: np.ndarray, max_norm: float, norm_ty
 
 
 __all__ = ["Cumsum", "cumsum", "LinalgVectorNorm", "norm", "Topk", "topk", "topk_return", "gather",
-           "ScatterAddInto", "scatter_add", "scatter_add_", "Embedding", "embedding"]
+           "GatherPart", "ScatterAddInto", "scatter_add", "scatter_add_", "Embedding", "embedding"]
