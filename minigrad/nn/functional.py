@@ -19,6 +19,16 @@ def relu_(input: Tensor) -> Tensor:
     return input.relu_()
 
 
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
+    """``input`` clipped to ``[min_val, max_val]``; the gradient is 1 strictly inside, 0 elsewhere."""
+    from ..ops import hardtanh as clip
+    return clip(input, min_val, max_val, inplace)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
 def sigmoid(input: Tensor) -> Tensor:
     return input.sigmoid()
 

@@ -29,6 +29,7 @@ from ..tensor import Tensor
 from ._util import Builtin, check_broadcast, wrap
 from .arithmetic import Neg
 from .comparison import Signum
+from .hardtanh import Hardtanh
 from .masking import MaskedFill, MaskedFillTensor, _check_mask
 from .pointwise import Abs, Clamp, Cos, Exp, Log, Relu, Sigmoid, Sin, Sqrt, Tanh
 from .scans import ScatterAddInto
@@ -70,8 +71,8 @@ ExpInplace, LogInplace, SinInplace, CosInplace = (_in_place(f, m) for f, m in [
     (Exp, "exp_"), (Log, "log_"), (Sin, "sin_"), (Cos, "cos_")])
 TanhInplace, SigmoidInplace, ReluInplace, SqrtInplace = (_in_place(f, m) for f, m in [
     (Tanh, "tanh_"), (Sigmoid, "sigmoid_"), (Relu, "relu_"), (Sqrt, "sqrt_")])
-AbsInplace, NegInplace, SignInplace, ClampInplace = (_in_place(f, m) for f, m in [
-    (Abs, "abs_"), (Neg, "neg_"), (Signum, "sign_"), (Clamp, "clamp_")])
+AbsInplace, NegInplace, SignInplace, ClampInplace, HardtanhInplace = (_in_place(f, m) for f, m in [
+    (Abs, "abs_"), (Neg, "neg_"), (Signum, "sign_"), (Clamp, "clamp_"), (Hardtanh, "hardtanh_")])
 MaskedFillInplace, MaskedFillTensorInplace = (_in_place(f, "masked_fill_") for f in (MaskedFill, MaskedFillTensor))
 ScatterAddInplace = _in_place(ScatterAddInto, "scatter_add_")
 
