@@ -9,6 +9,7 @@ made here: three groups of papers that cite mostly within their group. The weigh
 numpy after ``reset_parameters`` and dropout is 0, so that both libraries compute the same numbers."""
 import io
 import math
+import warnings
 
 import numpy as np
 import torch
@@ -102,7 +103,9 @@ adj = normalize(adj)
 rows, cols = np.nonzero(adj)
 indices = torch.from_numpy(np.vstack((rows, cols)).astype(np.int64))
 values = torch.from_numpy(adj[rows, cols].astype(np.float32))
-adj = torch.sparse.FloatTensor(indices, values, torch.Size(adj.shape))
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")   # the legacy constructor's deprecation warning (pygcn's code shows it)
+    adj = torch.sparse.FloatTensor(indices, values, torch.Size(adj.shape))
 features = torch.FloatTensor(np.array(features))
 labels = torch.LongTensor(np.where(labels_onehot)[1])
 idx_train, idx_val, idx_test = torch.LongTensor(range(12)), torch.LongTensor(range(12, 21)), torch.LongTensor(range(21, 30))
