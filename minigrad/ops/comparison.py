@@ -22,7 +22,7 @@ from .indexing import PutIntoZeros
 
 
 class Signum(Builtin):
-    """``torch.sign``: f(x) = -1, 0 or 1 as x is negative, zero or positive.
+    """``torch.sign``: f(x) = -1, 0 or 1 as x is negative, zero or positive (0 for nan, as in PyTorch).
 
     grad_x = 0 everywhere (``zeros_like(grad)``, so a nan gradient gives 0). Nothing is saved.
     (abs's backward uses ``sgn``, the same values under the node name ``SgnBackward0``: see ``Sign``.)
@@ -33,7 +33,9 @@ class Signum(Builtin):
     @staticmethod
     def forward(ctx, a):
         x = a._data
-        return wrap(x.copy() if x.dtype == np.bool_ else np.sign(x))
+        if x.dtype.kind != "f":
+            return wrap(x.copy() if x.dtype == np.bool_ else np.sign(x))
+        return wrap(np.where(np.isnan(x), x.dtype.type(0), np.sign(x)))
 
     @staticmethod
     def backward(ctx, grad):

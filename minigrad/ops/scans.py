@@ -157,7 +157,7 @@ class Topk(Builtin):
     def forward(ctx, a, k, dim, largest):
         x = a._data.reshape(1) if a._data.ndim == 0 else a._data
         order = _descending_order(x, dim) if largest else np.argsort(x, axis=dim, kind="stable")
-        chosen = np.take(order, np.arange(k), axis=dim)
+        chosen = np.take(order, np.arange(k if x is a._data else 1), axis=dim)   # a 0-dim tensor: itself, k = 0 too
         values = np.take_along_axis(x, chosen, axis=dim)
         if a._data.ndim == 0:
             values, chosen = values.reshape(()), chosen.reshape(())
