@@ -623,16 +623,28 @@ class Tensor:
 
     # comparison and selection, products, scans and reductions, pieces
     def sign(self): return _ops.Signum.apply(self)
-    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False): return _ops.isclose(self, other, rtol, atol, equal_nan)
-    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False): return _ops.allclose(self, other, rtol, atol, equal_nan)
-    def flip(self, *dims): return _ops.flip(self, dims[0] if len(dims) == 1 and isinstance(dims[0], (list, tuple)) else dims)
+    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return _ops.isclose(self, other, rtol, atol, equal_nan)
+
+    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return _ops.allclose(self, other, rtol, atol, equal_nan)
+
+    def flip(self, *dims):
+        return _ops.flip(self, dims[0] if len(dims) == 1 and isinstance(dims[0], (list, tuple)) else dims)
+
     def masked_select(self, mask): return _ops.masked_select(self, mask)
     def index_select(self, dim: int, index): return _ops.index_select(self, dim, index)
     def addmm(self, mat1, mat2, *, beta=1, alpha=1): return _ops.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
     def cumsum(self, dim=None, *, dtype=None): return _ops.cumsum(self, dim, dtype)
-    def norm(self, p="fro", dim=None, keepdim: bool = False, dtype=None): return _ops.norm(self, p, dim, keepdim, dtype)
-    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True): return _ops.topk(self, k, dim, largest, sorted)
-    def gather(self, dim: int, index, *, sparse_grad: bool = False): return _ops.gather(self, dim, index, sparse_grad=sparse_grad)
+    def norm(self, p="fro", dim=None, keepdim: bool = False, dtype=None):
+        return _ops.norm(self, p, dim, keepdim, dtype)
+
+    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
+        return _ops.topk(self, k, dim, largest, sorted)
+
+    def gather(self, dim: int, index, *, sparse_grad: bool = False):
+        return _ops.gather(self, dim, index, sparse_grad=sparse_grad)
+
     def scatter_add(self, dim: int, index, src): return _ops.scatter_add(self, dim, index, src)
     def unbind(self, dim: int = 0): return _ops.unbind(self, dim)
     def split_with_sizes(self, split_sizes, dim: int = 0): return _ops.split_with_sizes(self, split_sizes, dim)
