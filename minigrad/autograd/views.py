@@ -121,7 +121,8 @@ def check_inplace(tensor: Tensor, *others, overlap_allowed: bool = False) -> Non
     write one value, so every element sharing a memory cell gets the same).
     """
     strides = tensor._data.strides
-    if not overlap_allowed and 0 in strides and any(s == 0 and n > 1 for s, n in zip(strides, tensor._data.shape)):
+    if not overlap_allowed and 0 in strides and tensor._data.size and any(
+            s == 0 and n > 1 for s, n in zip(strides, tensor._data.shape)):
         raise RuntimeError(OVERLAPPING_WRITE)   # an expanded tensor: one memory cell, several elements
     if not grad_mode.state.enabled:
         return

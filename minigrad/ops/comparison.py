@@ -152,6 +152,11 @@ def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
     if index.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     indices = index._data.reshape(-1).astype(np.int64)
+    if a.ndim == 0:
+        if indices.size != 1:
+            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {indices.size} value(s)")
+        if indices[0] != 0:
+            raise IndexError("index out of range in self")
     size = a._data.shape[dim] if a.ndim else 1
     bad = (indices < 0) | (indices >= size)
     if bad.any():

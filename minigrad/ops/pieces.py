@@ -49,10 +49,12 @@ class VarMean(Builtin):
         ctx._dof = _degrees_of_freedom(a, dims, correction, ctx._forward_cls._name)
         ctx._count = int(np.prod([a.shape[d] for d in dims])) if a.ndim else 1
         x = a._data
-        with np.errstate(divide="ignore", invalid="ignore"):
-            mean = x.mean(axis=dims, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):   # (an empty input: nan, silently as in PyTorch)
+            mean = np.add.reduce(x, axis=dims, keepdims=True) / x.dtype.type(ctx._count)
             centred = x - mean
             var = (centred * centred).sum(axis=dims, keepdims=keepdim) / x.dtype.type(ctx._dof)
+        if not ctx._count:
+            var = np.full_like(var, np.nan)   # the variance of nothing is nan, as in PyTorch
         return wrap(var), wrap(mean if keepdim else mean.squeeze(dims) if dims else mean.reshape(()))
 
     @staticmethod
@@ -138,9 +140,9 @@ class Unbind(Builtin):
 
 
 def unbind(a: Tensor, dim: int = 0) -> tuple:
+    dim = wrap_dim(dim, a.ndim)
     if a.ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
-    dim = wrap_dim(dim, a.ndim)
     if a._data.shape[dim] == 0:
         return ()
     pieces = Unbind.apply(a, dim)

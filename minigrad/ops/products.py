@@ -55,6 +55,13 @@ class AddmmScaled(Addmm):
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)``; ``input`` broadcasts to the product's shape."""
+    for (name, t) in (("self", input), ("mat1", mat1)):   # PyTorch's checks, in its order
+        if t.dtype is not mat2.dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got {t.dtype.legacy_name[:-6]} and "
+                               f"{mat2.dtype.legacy_name[:-6]}")
+    for (name, t) in (("mat1", mat1), ("mat2", mat2)):
+        if t.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {t.ndim}-D tensor")
     _check_mm(mat1, mat2)
     input.detach().expand(mat1.shape[0], mat2.shape[1])   # PyTorch's errors for an input that does not broadcast
     if beta == 1 and alpha == 1:

@@ -158,6 +158,8 @@ class Topk(Builtin):
         x = a._data.reshape(1) if a._data.ndim == 0 else a._data
         order = _descending_order(x, dim) if largest else np.argsort(x, axis=dim, kind="stable")
         chosen = np.take(order, np.arange(k if x is a._data else 1), axis=dim)   # a 0-dim tensor: itself, k = 0 too
+        if x.ndim and 0 < k and k * 64 > x.shape[dim]:
+            chosen = _pytorch_tie_order(x, chosen, k, dim, largest)
         values = np.take_along_axis(x, chosen, axis=dim)
         if a._data.ndim == 0:
             values, chosen = values.reshape(()), chosen.reshape(())
@@ -171,6 +173,91 @@ class Topk(Builtin):
         if not ctx._shape:
             return grad, None, None, None
         return ScatterAdd.apply(grad, ctx._dim, ctx._index, ctx._shape), None, None, None
+
+
+def _pytorch_tie_order(x: np.ndarray, chosen: np.ndarray, k: int, dim: int, largest: bool) -> np.ndarray:
+    """Which of several equal values ``topk`` returns, and in what order, is up to PyTorch's CPU
+    kernel: for ``k * 64 > n`` it runs ``std::nth_element`` then ``std::sort`` on the first ``k - 1``
+    (GNU libstdc++). Rows without ties have one answer; rows with ties replay that algorithm."""
+    rows = np.moveaxis(x, dim, -1).reshape(-1, x.shape[dim])
+    picks = np.moveaxis(chosen, dim, -1).reshape(-1, k).copy()
+    ordered = np.sort(rows, axis=1)
+    tied = (ordered[:, 1:] == ordered[:, :-1]).any(axis=1) | (np.isnan(rows).sum(axis=1) > 1)
+    for r in np.flatnonzero(tied):
+        picks[r] = _nth_element_then_sort(rows[r].tolist(), k, largest)
+    shape = np.moveaxis(chosen, dim, -1).shape
+    return np.moveaxis(picks.reshape(shape), -1, dim)
+
+
+def _nth_element_then_sort(values: list, k: int, largest: bool) -> list:
+    """The indices PyTorch's topk kernel leaves in its first k places: libstdc++'s ``nth_element``
+    (introselect) then ``sort`` of the first k - 1 (introsort), replayed step by step."""
+    def before(p, q):   # PyTorch's comparator: nan first when largest, last otherwise
+        u, v = p[0], q[0]
+        if largest:
+            return (u != u and v == v) or u > v
+        return (u == u and v != v) or u < v
+
+    queue = [(v, i) for i, v in enumerate(values)]
+    first, last, nth = 0, len(queue), k - 1
+    depth = 2 * (last.bit_length() - 1)
+    while last - first > 3 and depth > 0:   # (depth 0: a heap select, never reached at these sizes)
+        depth -= 1
+        cut = _partition_around_median(queue, first, last, before)
+        first, last = (cut, last) if cut <= nth else (first, cut)
+    _insertion_sort(queue, first, last, before)
+    _introsort(queue, 0, k - 1, 2 * (max(k - 1, 1).bit_length() - 1), before)
+    if k - 1 > 16:
+        _insertion_sort(queue, 0, 16, before)
+        _insertion_sort(queue, 16, k - 1, before, guarded=False)
+    else:
+        _insertion_sort(queue, 0, k - 1, before)
+    return [i for _, i in queue[:k]]
+
+
+def _partition_around_median(queue: list, first: int, last: int, before) -> int:
+    """libstdc++'s ``__unguarded_partition_pivot``: the median of three moved to ``first``, then a
+    Hoare partition of the rest around it; returns the cut."""
+    mid = first + (last - first) // 2
+    a, b, c = first + 1, mid, last - 1
+    if before(queue[a], queue[b]):
+        pivot = b if before(queue[b], queue[c]) else (c if before(queue[a], queue[c]) else a)
+    else:
+        pivot = a if before(queue[a], queue[c]) else (c if before(queue[b], queue[c]) else b)
+    queue[first], queue[pivot] = queue[pivot], queue[first]
+    lo, hi = first + 1, last
+    while True:
+        while before(queue[lo], queue[first]):
+            lo += 1
+        hi -= 1
+        while before(queue[first], queue[hi]):
+            hi -= 1
+        if not lo < hi:
+            return lo
+        queue[lo], queue[hi] = queue[hi], queue[lo]
+        lo += 1
+
+
+def _introsort(queue: list, first: int, last: int, depth: int, before) -> None:
+    """libstdc++'s ``__introsort_loop``: partition until pieces are at most 16 long."""
+    while last - first > 16 and depth > 0:
+        depth -= 1
+        cut = _partition_around_median(queue, first, last, before)
+        _introsort(queue, cut, last, depth, before)
+        last = cut
+
+
+def _insertion_sort(queue: list, first: int, last: int, before, guarded: bool = True) -> None:
+    for i in range(first + 1 if guarded else first, last):
+        item, j = queue[i], i
+        if guarded and before(item, queue[first]):
+            queue[first + 1:i + 1] = queue[first:i]
+            queue[first] = item
+            continue
+        while before(item, queue[j - 1]):
+            queue[j] = queue[j - 1]
+            j -= 1
+        queue[j] = item
 
 
 def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
