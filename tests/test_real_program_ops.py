@@ -306,6 +306,12 @@ def test_error_texts_match_pytorch():
         (lambda: torch.tensor([3, 4]).norm(), RuntimeError,
          "linalg.vector_norm: Expected a floating point or complex tensor as input. Got Long"),
         (lambda: x.norm("abc"), RuntimeError, "linalg.matrix_norm: Order abc not supported."),
+        (lambda: torch.ones(0, 2).norm(float("-inf")), RuntimeError,
+         "linalg.vector_norm cannot compute the -inf norm on an empty tensor because the operation does not have an "
+         "identity"),
+        (lambda: torch.ones(0, 2).norm(float("inf"), dim=0), RuntimeError,
+         "linalg.vector_norm cannot compute the inf norm on the dimension 0because this dimension is empty and the "
+         "operation does not have an identity"),
         (lambda: x.cumsum(), TypeError, 'cumsum() missing 1 required positional arguments: "dim"'),
         (lambda: x.topk(4), RuntimeError, "selected index k out of range"),
         (lambda: x.gather(1, torch.tensor([[0.0]])), RuntimeError, "gather(): Expected dtype int32/int64 for index"),

@@ -140,6 +140,11 @@ def norm(a: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Ten
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{a.dtype.legacy_name[:-6]}")
     dims = normalize_dims(dim, a.ndim)
+    empty = [d for d in dims if a.shape[d] == 0] if math.isinf(p) else []
+    if empty:   # max and min of nothing: PyTorch's two texts (the second one lacks a space, as in PyTorch)
+        where = "an empty tensor " if dim is None else f"the dimension {empty[0]}because this dimension is empty and "
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {p} norm on {where}"
+                           f"{'because ' if dim is None else ''}the operation does not have an identity")
     return LinalgVectorNorm.apply(a, float(p), dims, keepdim, dtype)
 
 
