@@ -28,7 +28,7 @@ from .ops import chunk, isfinite, isinf, isnan, masked_fill, narrow, nonzero, sp
 from .serialization import load, save
 from .tensor_types import BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .ops import cat, stack, where
+from .ops import cat, einsum, flip, stack, std_mean, var_mean, where
 from .types import (Size, bool_ as bool, cpu, device, double, dtype, float, float16, float32, float64, half,  # noqa: A004
                     int, int32, int64, layout, long, sparse_coo, strided, uint8)
 from .doctor import doctor
@@ -52,6 +52,14 @@ softmax, log_softmax, clone, detach, numel, pow, add, sub, mul, div = map(
     _unary, ["softmax", "log_softmax", "clone", "detach", "numel", "pow", "add", "sub", "mul", "div"])
 prod, var, std = map(_unary, ["prod", "var", "std"])
 clip = clamp
+# What real programs by other authors reach for (issue 21): in-place functions, selection, scans...
+exp_, log_, sin_, cos_, tanh_, sigmoid_, relu_, sqrt_, abs_, neg_, clamp_ = map(_unary, [  # noqa: A001
+    "exp_", "log_", "sin_", "cos_", "tanh_", "sigmoid_", "relu_", "sqrt_", "abs_", "neg_", "clamp_"])
+clip_ = clamp_
+sign, masked_select, index_select, cumsum, norm, topk, gather, scatter_add, unbind = map(_unary, [
+    "sign", "masked_select", "index_select", "cumsum", "norm", "topk", "gather", "scatter_add", "unbind"])
+split_with_sizes, isclose, allclose, addmm = map(_unary, ["split_with_sizes", "isclose", "allclose", "addmm"])
+spmm = mm   # torch.spmm(sparse, dense): the product of a sparse (or dense) matrix with a dense one
 
 
 def is_tensor(obj) -> bool:
@@ -60,12 +68,6 @@ def is_tensor(obj) -> bool:
 
 def get_default_dtype():
     return float32
-
-
-def allclose(a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan=False):
-    """True when every element of ``a`` is within ``atol + rtol * |b|`` of ``b``."""
-    import numpy
-    return builtins.bool(numpy.allclose(a._data, b._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def equal(a: Tensor, b: Tensor):
@@ -79,12 +81,15 @@ _OUT_OF_SCOPE = {"func": "functorch transforms: grad, vmap, jvp", "vmap": "vecto
 
 def __getattr__(name: str):
     # The subpackages below import the whole of minigrad, so they are loaded on first use.
-    if name in ("nn", "optim", "sparse", "viz", "exercises"):
+    if name in ("nn", "optim", "sparse", "viz", "exercises", "utils"):
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
     if name in _OUT_OF_SCOPE:
         raise NotImplementedError(f"minigrad does not implement torch.{name} ({_OUT_OF_SCOPE[name]}); "
                                   "it covers backward-mode autograd on the CPU.")
+    from .nn.unsupported import TOP_LEVEL_FUNCTIONS
+    if name in TOP_LEVEL_FUNCTIONS:   # torch.conv2d, torch.batch_norm...: outside the subset, calling raises
+        return TOP_LEVEL_FUNCTIONS[name]
     if name == "sparse_coo_tensor":
         from .sparse import sparse_coo_tensor
         return sparse_coo_tensor

@@ -525,20 +525,6 @@ class Tensor:
     def index_add_(self, dim: int, index: "Tensor", source: "Tensor", *, alpha=1) -> "Tensor":
         return _ops.index_add_(self, dim, index, source, alpha)
 
-    def clamp_(self, min=None, max=None) -> "Tensor":
-        """Clamp in place (for example a parameter under no_grad); not recorded for backward."""
-        if self.requires_grad and _grad_state.enabled:
-            from .autograd.views import check_inplace
-            check_inplace(self)   # PyTorch's refusal for a leaf (or a view of one) comes first
-            raise NotImplementedError("minigrad: clamp_ on a tensor that requires grad is not recorded for "
-                                      "backward; use x = x.clamp(min, max) instead")
-        clamped = self.clamp(min, max)
-        if clamped.dtype is not self.dtype:   # float bounds on an integer tensor
-            from .ops.linalg import _CPP_NAMES
-            raise RuntimeError(f"result type {clamped.dtype.legacy_name[:-len('Tensor')]} can't be cast to the "
-                               f"desired output type {_CPP_NAMES[self.dtype.name]}")
-        return self.copy_(clamped)
-
     # ------------------------------------------------------------------ pointwise math
     def exp(self): return _ops.Exp.apply(self)
     def log(self): return _ops.Log.apply(self)
@@ -643,6 +629,80 @@ class Tensor:
 
     def std(self, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
         return _ops.std(self, dim, unbiased, keepdim, correction=correction)
+
+    # ------------------------------------------------------------------ used by real programs by others (issue 21)
+    # in place, recorded with the out-of-place op's node (ExpBackward0...): see ops/inplace_unary.py
+    def exp_(self): return _ops.unary_(_ops.ExpInplace, self)
+    def log_(self): return _ops.unary_(_ops.LogInplace, self)
+    def sin_(self): return _ops.unary_(_ops.SinInplace, self)
+    def cos_(self): return _ops.unary_(_ops.CosInplace, self)
+    def tanh_(self): return _ops.unary_(_ops.TanhInplace, self)
+    def sigmoid_(self): return _ops.unary_(_ops.SigmoidInplace, self)
+    def relu_(self): return _ops.unary_(_ops.ReluInplace, self)
+    def sqrt_(self): return _ops.unary_(_ops.SqrtInplace, self)
+    def abs_(self): return _ops.unary_(_ops.AbsInplace, self)
+    def neg_(self): return _ops.unary_(_ops.NegInplace, self)
+    def sign_(self): return _ops.unary_(_ops.SignInplace, self)
+    def clamp_(self, min=None, max=None): return _ops.clamp_(self, min, max)
+    clip_ = clamp_
+    def masked_fill_(self, mask, value): return _ops.masked_fill_(self, mask, value)
+    def scatter_add_(self, dim: int, index, src): return _ops.scatter_add_(self, dim, index, src)
+    def uniform_(self, from_: float = 0.0, to: float = 1.0, *, generator=None): return _ops.uniform_(self, from_, to)
+    def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator=None): return _ops.normal_(self, mean, std)
+
+    # comparison and selection, products, scans and reductions, pieces
+    def sign(self): return _ops.Signum.apply(self)
+    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return _ops.isclose(self, other, rtol, atol, equal_nan)
+
+    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return _ops.allclose(self, other, rtol, atol, equal_nan)
+
+    def flip(self, *dims):
+        return _ops.flip(self, dims[0] if len(dims) == 1 and isinstance(dims[0], (list, tuple)) else dims)
+
+    def masked_select(self, mask): return _ops.masked_select(self, mask)
+    def index_select(self, dim: int, index): return _ops.index_select(self, dim, index)
+    def addmm(self, mat1, mat2, *, beta=1, alpha=1): return _ops.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+    def cumsum(self, dim=None, *, dtype=None): return _ops.cumsum(self, dim, dtype)
+    def norm(self, p="fro", dim=None, keepdim: bool = False, dtype=None):
+        return _ops.norm(self, p, dim, keepdim, dtype)
+
+    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
+        return _ops.topk(self, k, dim, largest, sorted)
+
+    def gather(self, dim: int, index, *, sparse_grad: bool = False):
+        return _ops.gather(self, dim, index, sparse_grad=sparse_grad)
+
+    def scatter_add(self, dim: int, index, src): return _ops.scatter_add(self, dim, index, src)
+    def unbind(self, dim: int = 0): return _ops.unbind(self, dim)
+    def split_with_sizes(self, split_sizes, dim: int = 0): return _ops.split_with_sizes(self, split_sizes, dim)
+
+    # new tensors like this one (same dtype unless told otherwise)
+    def new(self, *args, **kwargs):
+        """The legacy constructor of this tensor's type: ``x.new(2, 3)``, ``x.new([1, 2])``, ``x.new()``."""
+        from .tensor_types import legacy_type_of
+        return legacy_type_of(self.dtype)(*args, **kwargs)
+
+    def new_tensor(self, data, *, dtype=None, device=None, requires_grad: bool = False):
+        from .factories import tensor
+        return tensor(data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad: bool = False):
+        from .factories import zeros
+        return zeros(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad: bool = False):
+        from .factories import ones
+        return ones(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad: bool = False):
+        from .factories import empty
+        return empty(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+
+    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad: bool = False):
+        from .factories import full
+        return full(size, fill_value, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
 
     def type_as(self, other: "Tensor") -> "Tensor":
         """This tensor converted to ``other``'s dtype (itself when they already agree)."""

@@ -34,7 +34,9 @@ def _options(dtype: types.dtype) -> str:
 
 
 def _bad_arguments(args: tuple, kwargs: dict) -> TypeError:
-    got = ", ".join([type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()])
+    def name(value) -> str:   # PyTorch's spelling of an argument's type, e.g. "torch.dtype"
+        return f"torch.{type(value).__name__}" if isinstance(value, types.dtype) else type(value).__name__
+    got = ", ".join([name(a) for a in args] + [f"{k}={name(v)}" for k, v in kwargs.items()])
     return TypeError(
         f"new() received an invalid combination of arguments - got ({got}), but expected one of:\n"
         " * (*, torch.device device = None)\n"
@@ -91,6 +93,11 @@ FloatTensor, DoubleTensor, HalfTensor = map(_legacy_type, (types.float32, types.
 LongTensor, IntTensor, ByteTensor, BoolTensor = map(_legacy_type, (types.int64, types.int32, types.uint8, types.bool_))
 _BY_NAME = {f"torch.{t.__name__}": t for t in (FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor,
                                                 ByteTensor, BoolTensor)}
+
+
+def legacy_type_of(dtype: types.dtype) -> type:
+    """The legacy type of ``dtype`` (``FloatTensor`` for float32): what ``x.new(...)`` calls."""
+    return _BY_NAME[f"torch.{dtype.legacy_name}"]
 
 
 def dtype_of_legacy_type(value) -> types.dtype:

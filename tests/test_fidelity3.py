@@ -770,3 +770,16 @@ def test_sorting_bool_and_uint8_tensors_in_descending_order():
     assert values.tolist() == [True, True, False] and indices.tolist() == [0, 2, 1]   # PyTorch 2.13
     values, indices = torch.tensor([0, 1, 2], dtype=torch.uint8).sort(descending=True)
     assert values.tolist() == [2, 1, 0] and indices.tolist() == [2, 1, 0]
+
+
+@pytest.mark.parametrize("make, name", [(lambda x: x.min(), "Min1"), (lambda x: x.sqrt(), "Sqrt"),
+                                        (lambda x: x.max(0)[0], "Max")])
+def test_the_modified_by_an_inplace_operation_message_names_the_op_as_pytorch(make, name):
+    """PyTorch 2.13 drops "Backward" and only a final 0: MinBackward1 is "Min1", SqrtBackward0 "Sqrt"."""
+    x = torch.rand(2, 3, requires_grad=True) if name == "Max" else torch.rand(3, requires_grad=True)
+    y = make(x)
+    z = y * y if name == "Max" else y
+    with torch.no_grad():
+        y.add_(1)
+    with pytest.raises(RuntimeError, match=rf"which is output 0 of {name}, is at version 1;"):
+        z.sum().backward()

@@ -354,12 +354,14 @@ def test_remainder_gradients():
     assert b.grad.tolist() == [-1.0, 4.0]   # -floor(a / b)
 
 
-def test_clamp_in_place_works_on_a_parameter_under_no_grad_and_refuses_to_be_recorded():
+def test_clamp_in_place_works_on_a_parameter_under_no_grad_and_is_recorded_on_a_non_leaf():
     w = torch.tensor([-2.0, 0.5, 3.0], requires_grad=True)
     with torch.no_grad():
         w.clamp_(-1, 1)
     assert w.tolist() == [-1.0, 0.5, 1.0] and w._version == 1
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
         w.clamp_(0, 1)   # PyTorch's refusal for a leaf comes first
-    with pytest.raises(NotImplementedError, match="use x = x.clamp"):
-        (w * 1).clamp_(0, 1)
+    y = w * 1
+    assert y.clamp_(0, 1) is y and y.grad_fn.name() == "ClampBackward1"   # as in PyTorch 2.13
+    y.sum().backward()
+    assert w.grad.tolist() == [0.0, 1.0, 1.0]

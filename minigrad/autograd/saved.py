@@ -64,8 +64,14 @@ class SavedTensor:
 
 
 def _op_name(node) -> str:
-    """``'AddBackward0'`` -> ``'Add'``: the spelling PyTorch uses in the message below."""
-    return re.sub(r"Backward\d*$", "", node.name())
+    """The spelling PyTorch uses in the message below: ``'AddBackward0'`` -> ``'Add'``, but
+    ``'MinBackward1'`` -> ``'Min1'`` (only a final 0 goes with "Backward").
+
+    >>> import minigrad as torch
+    >>> _op_name(torch.ones(2, requires_grad=True).min().grad_fn)
+    'Min1'
+    """
+    return re.sub(r"Backward(0$)?", "", node.name())
 
 
 def modified_message(tensor, expected_version: int, owner=None) -> str:

@@ -1,10 +1,15 @@
 """minigrad.nn: Module (and ``self``), Parameter, layers and losses."""
-from . import functional, init
-from .activation import ELU, Identity, LeakyReLU, LogSoftmax, Softmax
+from . import functional, init, modules, parameter, utils
+from .activation import ELU, Hardtanh, Identity, LeakyReLU, LogSoftmax, Softmax
 from .dropout import Dropout
+from .embedding import Embedding
 from .layers import CrossEntropyLoss, Linear, MSELoss, NLLLoss, ReLU, Sequential, Sigmoid, Tanh
 from .module import Module
 from .parameter import Parameter
+from .unsupported import LAYERS as _UNSUPPORTED_LAYERS
+
+globals().update(_UNSUPPORTED_LAYERS)   # nn.Conv2d, nn.MaxPool2d, nn.BatchNorm1d...: NotImplementedError when built
 
 __all__ = ["Module", "Parameter", "Linear", "ReLU", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "Softmax", "LogSoftmax",
-           "Identity", "Dropout", "Sequential", "MSELoss", "NLLLoss", "CrossEntropyLoss", "functional", "init"]
+           "Identity", "Hardtanh", "Dropout", "Sequential", "MSELoss", "NLLLoss", "CrossEntropyLoss", "Embedding",
+           "functional", "init", "modules", "parameter", "utils"]

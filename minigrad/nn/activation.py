@@ -40,6 +40,20 @@ class ELU(Module):
         return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
 
 
+class Hardtanh(Module):
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        if min_val > max_val:
+            raise ValueError("min_val cannot be greater than max_val")
+        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"min_val={self.min_val}, max_val={self.max_val}" + (", inplace=True" if self.inplace else "")
+
+
 class Softmax(Module):
     def __init__(self, dim: int | None = None) -> None:
         super().__init__()

@@ -12,7 +12,21 @@ from ..tensor import Tensor
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
-    return input.relu()
+    return input.relu_() if inplace else input.relu()
+
+
+def relu_(input: Tensor) -> Tensor:
+    return input.relu_()
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
+    """``input`` clipped to ``[min_val, max_val]``; the gradient is 1 strictly inside, 0 elsewhere."""
+    from ..ops import hardtanh as clip
+    return clip(input, min_val, max_val, inplace)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    return hardtanh(input, min_val, max_val, inplace=True)
 
 
 def sigmoid(input: Tensor) -> Tensor:
@@ -56,6 +70,13 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 def _refuse_inplace(name: str, inplace: bool) -> None:
     if inplace:
         raise NotImplementedError(f"minigrad: {name}(inplace=True) is not implemented; use inplace=False")
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
+              norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """The rows of ``weight`` named by the integer tensor ``input`` (see ``ops/scans.py``)."""
+    from ..ops import embedding as lookup
+    return lookup(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
@@ -307,3 +328,9 @@ def cross_entropy(input: Tensor, target: Tensor, reduction: str = "mean") -> Ten
         raise NotImplementedError("minigrad: cross_entropy with class probabilities is not implemented; "
                                   "pass integer class labels")
     return nll_loss(input.log_softmax(0 if input.ndim == 1 else 1), target, reduction=reduction)
+
+
+# F.conv2d, F.max_pool2d, F.batch_norm...: outside the subset, NotImplementedError when called.
+from .unsupported import FUNCTIONS as _UNSUPPORTED_FUNCTIONS  # noqa: E402
+
+globals().update(_UNSUPPORTED_FUNCTIONS)

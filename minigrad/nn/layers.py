@@ -52,9 +52,13 @@ class ReLU(Module):
 
     def __init__(self, inplace: bool = False) -> None:
         super().__init__()
+        self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return input.relu()
+        return input.relu_() if self.inplace else input.relu()
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
 
 
 class Tanh(Module):

@@ -24,3 +24,15 @@ from .activation import Elu, LeakyRelu
 from .masking import MaskedFill, MaskedFillTensor, isfinite, isinf, isnan, masked_fill, nonzero
 from .splitting import Split, SplitWithSizes, chunk, narrow, split
 from .statistics import Prod, ProdDim, Std, Var, prod, std, var
+# Ops that real programs by other authors reach for (issue 21)
+from .comparison import Flip, IndexSelect, MaskedSelect, Signum, allclose, flip, index_select, isclose, masked_select
+from .scans import (Cumsum, Embedding, LinalgVectorNorm, ScatterAddInto, Topk, cumsum, embedding, gather, norm,
+                    scatter_add, scatter_add_, topk)
+from .pieces import StdMean, Unbind, VarMean, split_with_sizes, std_mean, unbind, var_mean
+from .products import AddmmScaled, addmm, einsum
+from .hardtanh import Hardtanh, hardtanh
+from .inplace_unary import (AbsInplace, ClampInplace, CosInplace, ExpInplace, HardtanhInplace, LogInplace,
+                            MaskedFillInplace,
+                            MaskedFillTensorInplace, NegInplace, NormalInplace, ReluInplace, ScatterAddInplace,
+                            SigmoidInplace, SignInplace, SinInplace, SqrtInplace, TanhInplace, UniformInplace, clamp_,
+                            masked_fill_, normal_, unary_, uniform_)

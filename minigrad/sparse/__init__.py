@@ -21,6 +21,7 @@ tensor([[20.],
 """
 from .coo import SparseTensor, sparse_coo_tensor
 from .functions import mm
+from .legacy import DoubleTensor, FloatTensor, LongTensor
 from .spmm import Spmm, spmm
 
-__all__ = ["SparseTensor", "sparse_coo_tensor", "mm", "Spmm", "spmm"]
+__all__ = ["SparseTensor", "sparse_coo_tensor", "mm", "Spmm", "spmm", "FloatTensor", "DoubleTensor", "LongTensor"]

@@ -310,7 +310,8 @@ class Generator:
     def step(self) -> None:
         kind = self.choose.pick(["leaf", "unary", "unary", "binary", "binary", "matmul", "matmul", "reduce",
                                  "reduce", "shape", "shape", "index", "index", "join", "where", "custom",
-                                 "inplace", "backward", "backward", "grad", "bad", "query"] + EDGE_AND_WRITE_STEPS)
+                                 "inplace", "backward", "backward", "grad", "bad", "query", "issue21", "issue21"]
+                                + EDGE_AND_WRITE_STEPS)
         getattr(self, f"make_{kind}")()
 
     def make_leaf(self) -> None:
@@ -571,6 +572,69 @@ EDGE_AND_WRITE_STEPS = ["edge", "edge", "write", "write"]
 EDGE_FLOATS = ["0.0", "-0.0", "float('inf')", "float('-inf')", "float('nan')", "1.0", "-1.0", "0.5"]
 EDGE_BASES = ["0", "0.0", "-0.0", "1", "-1", "-2.0", "0.5", "2", "float('inf')"]
 EDGE_EXPONENTS = ["0", "0.0", "0.5", "-0.5", "-1", "2", "3", "-2", "1.5", "1"]
+
+
+# ------------------------------------------------------------ ops real programs reach for (issue 21)
+
+def _issue21_expressions(g: Generator, a: str, t) -> list:
+    """Calls of the ops added for real programs (issue 21) on the tensor ``a`` (PyTorch value ``t``)."""
+    choose, n = g.choose, t.dim()
+    d = g.dim(t)
+    size = t.shape[d] if n else 1
+    index = f"torch.tensor([{choose.integer(0, max(size - 1, 0))}, 0])"
+    p = choose.pick(["3", "0.5", "float('inf')", "0"])
+    expressions = [
+        f"{a}.sign()", f"torch.sign({a})", f"{a}.flip({d})", f"torch.flip({a}, [{d}])", f"{a}.cumsum({d})",
+        f"torch.cumsum({a}, dim={d})", f"{a}.norm()", f"{a}.norm(1)", f"{a}.norm(dim={d})",
+        f"{a}.norm({p})", f"torch.norm({a}, dim={d}, keepdim=True)",
+        f"{a}.topk({choose.integer(0, min(size, 3))}, dim={d})", f"{a}.topk(1, largest=False)",
+        f"{a}.index_select({d}, {index})", f"{a}.masked_select({a} > 0)", f"torch.var_mean({a}, {d})",
+        f"torch.var_mean({a})", f"torch.std_mean({a}, dim={d}, keepdim=True)", f"{a}.unbind({d})",
+        f"torch.isclose({a}, {a} * 1.0000001)", f"torch.allclose({a}, {a} + 1)",
+    ]
+    if n:
+        if n == 1:
+            expressions.append(f"{a}.gather(0, torch.tensor([{choose.integer(0, max(t.shape[0] - 1, 0))}, 0]))")
+        else:
+            rows = [[choose.integer(0, max(t.shape[-1] - 1, 0))] for _ in range(t.shape[0])]
+            expressions.append(f"{a}.reshape({t.shape[0]}, -1).gather(1, torch.tensor({rows}))")
+        sizes = [t.shape[d] // 2, t.shape[d] - t.shape[d] // 2]
+        expressions += [f"{a}.split_with_sizes({sizes}, {d})", f"torch.einsum('i...,i...->...', {a}, {a})"]
+    if n == 2:
+        other = g.tensor(floating=True)
+        expressions += [f"torch.einsum('ij,jk->ik', {a}, {a}.t())", f"torch.einsum('ij,ij->i', {a}, {a})",
+                        f"torch.einsum('ij,kj', {a}, {a})", f"torch.einsum('ij,{choose.pick(['jk', 'kj'])}->ik', {a}, {other})",
+                        f"torch.addmm(torch.zeros({t.shape[1]}), {a}.t(), {a}, beta={choose.pick([0, 0.5, 1])}, "
+                        f"alpha={choose.pick([1, -2.0])})", f"torch.addmm({a}, {a}, torch.eye({t.shape[1]}))",
+                        f"torch.nn.functional.embedding(torch.tensor([[0, {t.shape[0] - 1}]]), {a})"]
+    if n == 1:
+        expressions.append(f"torch.einsum('i,j->ij', {a}, {a})")
+    return expressions
+
+
+def _issue21_in_place(g: Generator, a: str) -> str:
+    """An in-place op added for real programs (issue 21), applied to ``a``."""
+    choose = g.choose
+    return choose.pick([f"{a}.exp_()", f"{a}.log_()", f"{a}.sin_()", f"{a}.cos_()", f"{a}.tanh_()",
+                        f"{a}.sigmoid_()", f"{a}.relu_()", f"{a}.sqrt_()", f"{a}.abs_()", f"{a}.neg_()",
+                        f"{a}.sign_()", f"{a}.clamp_(-0.5, 1.0)", f"{a}.clamp_(min=0.0)", f"torch.relu_({a})",
+                        f"{a}.masked_fill_({a} > 0, 0.5)", f"{a}.masked_fill_({a} < 1, torch.tensor(2.0))"])
+
+
+def make_issue21(g: Generator) -> None:
+    """One step using the ops of issue 21: most often a new value, sometimes an in-place change."""
+    candidates = [n for n in g.names if g.can_change_in_place(n) and not g.value(n).is_leaf]
+    if candidates and g.choose.chance(30):
+        a = g.choose.pick(candidates)
+        op = _issue21_in_place(g, a)
+        if g.choose.chance(20):
+            op = f"with torch.no_grad():\n    {op}"
+        return g.add(op, a)
+    a = g.tensor()
+    g.assign(g.choose.pick(_issue21_expressions(g, a, g.value(a))))
+
+
+Generator.make_issue21 = make_issue21
 
 
 def generate(choose, torch, min_steps: int = 3, max_steps: int = 10) -> Program:

@@ -1,0 +1,4 @@
+"""``torch.nn.modules.container``: ``Sequential``."""
+from ..layers import Sequential
+
+__all__ = ["Sequential"]

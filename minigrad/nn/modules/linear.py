@@ -1,0 +1,5 @@
+"""``torch.nn.modules.linear``: ``Linear`` and ``Identity``."""
+from ..activation import Identity
+from ..layers import Linear
+
+__all__ = ["Linear", "Identity"]

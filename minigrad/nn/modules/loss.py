@@ -1,0 +1,4 @@
+"""``torch.nn.modules.loss``: the loss layers."""
+from ..layers import CrossEntropyLoss, MSELoss, NLLLoss
+
+__all__ = ["MSELoss", "NLLLoss", "CrossEntropyLoss"]

@@ -1,0 +1,4 @@
+"""``torch.utils``: only ``torch.utils.data`` (datasets and the loader that batches them)."""
+from . import data
+
+__all__ = ["data"]
