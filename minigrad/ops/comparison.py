@@ -24,7 +24,7 @@ from .indexing import PutIntoZeros
 class Signum(Builtin):
     """``torch.sign``: f(x) = -1, 0 or 1 as x is negative, zero or positive (0 for nan, as in PyTorch).
 
-    grad_x = 0 everywhere (``zeros_like(grad)``, so a nan gradient gives 0). Nothing is saved.
+    ∂L/∂x = 0 everywhere (``zeros_like(grad)``, so a nan gradient gives 0). Nothing is saved.
     (abs's backward uses ``sgn``, the same values under the node name ``SgnBackward0``: see ``Sign``.)
     """
 
@@ -71,7 +71,7 @@ def allclose(a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equ
 class Flip(Builtin):
     """``x.flip(dims)``: f(x) = x with the order of the elements reversed along each of ``dims``.
 
-    grad_x = grad flipped along the same dims. Nothing is saved (flipping is its own inverse).
+    ∂L/∂x = grad flipped along the same dims. Nothing is saved (flipping is its own inverse).
     """
 
     _node_name = "FlipBackward0"
@@ -96,7 +96,7 @@ class MaskedSelect(Builtin):
     """``x.masked_select(mask)``: f(x) = the elements of x where ``mask`` is True, as a 1-D tensor
     (x and mask broadcast against each other first).
 
-    grad_x = zeros of the broadcast shape with ``grad`` put back where ``mask`` is True, summed
+    ∂L/∂x = zeros of the broadcast shape with ``grad`` put back where ``mask`` is True, summed
     back to x's shape. The mask is kept (a numpy array: no next_functions entry, as in PyTorch).
     """
 
@@ -125,7 +125,7 @@ def masked_select(a: Tensor, mask: Tensor) -> Tensor:
 class IndexSelect(Builtin):
     """``x.index_select(dim, index)``: f(x) = the slices x[..., index[k], ...] along ``dim``, in order.
 
-    grad_x = zeros shaped like x with each slice of ``grad`` added at its index (a repeated index
+    ∂L/∂x = zeros shaped like x with each slice of ``grad`` added at its index (a repeated index
     gets the sum). The index is kept (a numpy array: no next_functions entry, as in PyTorch).
     """
 

@@ -17,7 +17,7 @@ from ._util import Builtin, wrap
 class Hardtanh(Builtin):
     """``F.hardtanh(x, min_val, max_val)``: f(x) = min(max(x, min_val), max_val).
 
-    grad_x = grad where min_val < x < max_val (strictly: 0 at the corners, unlike clamp), else 0.
+    ∂L/∂x = grad where min_val < x < max_val (strictly: 0 at the corners, unlike clamp), else 0.
     Saves the input.
     """
 

@@ -21,6 +21,8 @@ tensor([ 2.0000, 14.7781])
 """
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from .. import factories
@@ -61,8 +63,8 @@ def _in_place(function: type, method: str) -> type:
         return a
 
     name = function.__name__ + "Inplace"
-    doc = (f"``x.{method}(...)``: {function.__name__}'s result written into ``x``; its gradient is "
-           f"{function.__name__}'s ({function._node_name}).")
+    doc = (f"``x.{method}(...)``: {function.__name__}'s result written into ``x``; its derivative is "
+           f"{function.__name__}'s ({function._node_name}):\n\n{inspect.getdoc(function)}")
     return type(name, (function,), {"_node_name": function._node_name, "forward": staticmethod(forward),
                                     "__doc__": doc, "__module__": __name__})
 
@@ -112,7 +114,7 @@ def masked_fill_(a: Tensor, mask: Tensor, value) -> Tensor:
 class UniformInplace(Builtin):
     """``x.uniform_(a, b)``: x filled with numbers drawn uniformly from [a, b).
 
-    The new values do not depend on the old ones: grad_x = 0. Nothing is saved.
+    The new values do not depend on the old ones: ∂L/∂x = 0. Nothing is saved.
     """
 
     _node_name = "UniformBackward0"
@@ -132,7 +134,7 @@ class UniformInplace(Builtin):
 class NormalInplace(UniformInplace):
     """``x.normal_(mean, std)``: x filled with numbers drawn from a normal distribution.
 
-    The new values do not depend on the old ones: grad_x = 0. Nothing is saved.
+    The new values do not depend on the old ones: ∂L/∂x = 0. Nothing is saved.
     """
 
     _node_name = "NormalBackward0"

@@ -34,7 +34,7 @@ class VarMean(Builtin):
     """``torch.var_mean(x, dim)``: f(x) = (var, mean) over ``dims``, with
     var = sum((x - mean)^2) / (N - correction) and mean = sum(x) / N.
 
-    grad_x = grad_var * 2 (x - mean) / (N - correction) + grad_mean / N (each part only when its
+    ∂L/∂x = ∂L/∂var * 2 (x - mean) / (N - correction) + ∂L/∂mean / N (each part only when its
     output received a gradient). Saves the input.
     """
 
@@ -74,7 +74,7 @@ class VarMean(Builtin):
 class StdMean(VarMean):
     """``torch.std_mean(x, dim)``: f(x) = (std, mean), std = sqrt(var).
 
-    grad_x = grad_std * (x - mean) / (std * (N - correction)) + grad_mean / N. Saves the input
+    ∂L/∂x = ∂L/∂std * (x - mean) / (std * (N - correction)) + ∂L/∂mean / N. Saves the input
     and the standard deviation.
     """
 
@@ -122,7 +122,7 @@ def std_mean(a: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = 
 class Unbind(Builtin):
     """``x.unbind(dim)``: f(x) = (x[0], x[1], ...) along ``dim``: views, one per index.
 
-    grad_x = the gradients of the pieces stacked back along ``dim`` (zeros for unused pieces).
+    ∂L/∂x = the gradients of the pieces stacked back along ``dim`` (zeros for unused pieces).
     Nothing is saved.
     """
 

@@ -21,8 +21,8 @@ class AddmmScaled(Addmm):
     """``torch.addmm(input, mat1, mat2, beta=b, alpha=a)``: f = b * input + a * (mat1 @ mat2)
     (with b = 0, ``input`` is ignored, nan and inf included).
 
-    grad_input = b * grad (summed back to input's shape); grad_mat1 = a * grad @ mat2.T;
-    grad_mat2 = a * mat1.T @ grad. Saves mat1 and mat2 (each only if the other needs a gradient).
+    ∂L/∂input = b * grad (summed back to input's shape); ∂L/∂mat1 = a * grad @ mat2.T;
+    ∂L/∂mat2 = a * mat1.T @ grad. Saves mat1 and mat2 (each only if the other needs a gradient).
     """
 
     _node_name = "AddmmBackward0"

@@ -29,7 +29,7 @@ topk_return = _return_type("topk")
 class Cumsum(Builtin):
     """``x.cumsum(dim)``: f(x)[i] = x[0] + ... + x[i] along ``dim``.
 
-    grad_x[i] = grad[i] + ... + grad[n - 1]: the cumulative sum of grad taken from the end
+    ∂L/∂x[i] = grad[i] + ... + grad[n - 1]: the cumulative sum of grad taken from the end
     (``grad.flip(dim).cumsum(dim).flip(dim)``). Nothing is saved.
     """
 
@@ -64,7 +64,7 @@ class LinalgVectorNorm(Builtin):
     """``x.norm(p, dim)``: f(x) = (sum |x|^p) ^ (1/p) over ``dim`` (p = inf: max |x|; p = 0: the
     number of non-zero elements).
 
-    grad_x, with n = f(x): p = 2: grad * x / n; p = 1: grad * sign(x); p = inf: grad * sign(x)
+    ∂L/∂x, with n = f(x): p = 2: grad * x / n; p = 1: grad * sign(x); p = inf: grad * sign(x)
     shared among the elements where |x| = n; other p: grad * sign(x) * |x|^(p-1) / n^(p-1);
     p = 0: none (the count does not change under small moves). Wherever n = 0 the gradient is 0.
     Saves the input and the result, as PyTorch does.
@@ -152,7 +152,7 @@ def norm(a: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Ten
 class Topk(Builtin):
     """``x.topk(k, dim)``: the k largest (or smallest) values along ``dim`` and their indices.
 
-    grad_x = zeros shaped like x, with grad put back at the chosen indices. The indices are kept
+    ∂L/∂x = zeros shaped like x, with grad put back at the chosen indices. The indices are kept
     (a numpy array); they are an output too, marked non-differentiable.
     """
 
@@ -311,7 +311,7 @@ class GatherPart(Gather):
     """``torch.gather``: f(a)[i][j] = a[i][index[i][j]] (for dim = 1). ``index`` may be smaller than
     ``a`` in the other dimensions: only that leading part of ``a`` is read.
 
-    grad_a = zeros shaped like a, with grad added at the gathered places (repeats add up). The
+    ∂L/∂a = zeros shaped like a, with grad added at the gathered places (repeats add up). The
     index is kept (a numpy array: no next_functions entry, as in PyTorch).
     """
 
@@ -328,7 +328,7 @@ class ScatterAddInto(Builtin):
     """``x.scatter_add(dim, index, src)``: f(x, src) = x with src[i][j] added to x[i][index[i][j]]
     (for dim = 1), repeats adding up.
 
-    grad_x = grad; grad_src = grad gathered at ``index`` (``grad.gather(dim, index)``). The index
+    ∂L/∂x = grad; ∂L/∂src = grad gathered at ``index`` (``grad.gather(dim, index)``). The index
     is kept (a numpy array: no next_functions entry, as in PyTorch).
     """
 
@@ -379,7 +379,7 @@ def scatter_add_(a: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
 class Embedding(Builtin):
     """``F.embedding(indices, weight)``: f(weight) = weight[indices], one row per index.
 
-    grad_weight = zeros shaped like weight, with each row of grad added to the row its index
+    ∂L/∂weight = zeros shaped like weight, with each row of grad added to the row its index
     names (repeats add up; divided by the index's count with ``scale_grad_by_freq``); the row
     ``padding_idx`` gets none. The indices are kept (a numpy array: no next_functions entry).
     """
