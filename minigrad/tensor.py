@@ -468,8 +468,8 @@ class Tensor:
     def __rtruediv__(self, other): return _ops.Reciprocal.apply(self) * other   # as PyTorch computes it
     def __pow__(self, exponent): return _ops.pow(self, exponent)
     def __rpow__(self, base): return _ops.pow(base, self)
-    def __floordiv__(self, other): return _ops.FloorDivide.apply(self, _operand(other))
-    def __rfloordiv__(self, other): return _ops.FloorDivide.apply(_operand(other), self)
+    def __floordiv__(self, other): return _ops.arithmetic.floor_divide(self, other)
+    def __rfloordiv__(self, other): return _ops.arithmetic.floor_divide(other, self)
     def __mod__(self, other): return _ops.arithmetic.remainder(self, other)
     def __rmod__(self, other): return _ops.arithmetic.remainder(other, self)
     def __neg__(self): return _ops.Neg.apply(self)
@@ -485,7 +485,7 @@ class Tensor:
         return _ops.Sub.apply(self, _operand(other), alpha) if alpha != 1 else self - other
 
     def mul(self, other): return self * other
-    def div(self, other): return self / other
+    def div(self, other, *, rounding_mode=None): return _ops.arithmetic.div(self, other, rounding_mode)
     def neg(self): return -self
     def pow(self, exponent): return _ops.pow(self, exponent)
 

@@ -576,8 +576,6 @@ def test_mark_dirty_on_a_view_of_an_intermediate_is_refused_as_not_an_input():
     assert DirtyIntermediateView.apply(torch.ones(2)).tolist() == [6.0]   # no graph recorded: allowed
 
 
-@pytest.mark.xfail(reason="needs engine change: function._wrap_outputs warns for every dirty non-input, before "
-                          "views.rebase_view raises, and even when no graph is recorded", strict=True)
 def test_mark_dirty_on_a_non_input_warns_only_for_a_fresh_tensor_while_recording():
     import warnings
     with warnings.catch_warnings(record=True) as caught:
@@ -604,8 +602,6 @@ def test_a_view_made_and_changed_in_no_grad_prints_an_invalid_grad_fn():
     assert repr(w) == "tensor([2.], grad_fn=<Invalid>)"
 
 
-@pytest.mark.xfail(reason="needs engine change: torch.autograd.function.InplaceFunction belongs in "
-                          "autograd/function.py", strict=True)
 def test_inplace_function_is_a_function_with_an_inplace_flag():
     from minigrad.autograd.function import InplaceFunction
 
@@ -628,8 +624,6 @@ DETACHED_IN_PLACE = ("RuntimeError: Trying to use a saved tensor that has been d
                      ".detach_().This is not supported, please use out-of-place `.detach()` instead")
 
 
-@pytest.mark.xfail(reason="needs engine change: saved.SavedTensor.unpack must notice a saved non-leaf whose grad_fn "
-                          "was cleared by detach_()", strict=True)
 def test_detach_in_place_of_a_saved_tensor_is_caught_at_backward():
     x = torch.ones(2, requires_grad=True)
     y = x * 1
@@ -642,8 +636,6 @@ def test_detach_in_place_of_a_saved_tensor_is_caught_at_backward():
     assert message(lambda: z.sum().backward()) == DETACHED_IN_PLACE
 
 
-@pytest.mark.xfail(reason="needs engine change: graph.AccumulateGrad.accumulate must skip a leaf that no longer "
-                          "requires grad", strict=True)
 def test_a_leaf_detached_in_place_gets_no_gradient():
     x = torch.ones(2, requires_grad=True)
     w = x * x
@@ -679,8 +671,6 @@ def test_a_sparse_gradient_is_added_into_a_dense_grad():
     assert x.grad.tolist() == [[1.0, 6.0], [1.0, 1.0]]   # PyTorch 2.13
 
 
-@pytest.mark.xfail(reason="needs engine change: graph.AccumulateGrad.accumulate adds into a sparse .grad in place; "
-                          "PyTorch replaces it with old + grad (dense)", strict=True)
 def test_a_dense_gradient_accumulated_into_a_sparse_grad_makes_it_dense():
     x = torch.ones(2, 2, requires_grad=True)
     x.grad = torch.sparse_coo_tensor(torch.tensor([[0, 1], [1, 0]]), torch.tensor([1., 2.]), (2, 2))
@@ -783,3 +773,35 @@ def test_the_modified_by_an_inplace_operation_message_names_the_op_as_pytorch(ma
         y.add_(1)
     with pytest.raises(RuntimeError, match=rf"which is output 0 of {name}, is at version 1;"):
         z.sum().backward()
+
+
+def test_a_leaf_that_stopped_requiring_grad_still_runs_its_hooks_but_gets_no_gradient():
+    seen = []
+    x = torch.ones(2, requires_grad=True)
+    x.register_hook(lambda g: seen.append("tensor hook"))
+    w = x * x
+    accumulate = w.grad_fn.next_functions[0][0]
+    accumulate.register_prehook(lambda g: seen.append("pre-hook"))
+    accumulate.register_hook(lambda grad_inputs, grad_outputs: seen.append("post-hook"))
+    x.requires_grad_(False)
+    w.sum().backward()
+    assert x.grad is None and seen == ["tensor hook", "pre-hook", "post-hook"]   # PyTorch 2.13
+
+
+def test_a_saved_output_detached_in_place_is_still_usable():
+    x = torch.ones(2, requires_grad=True)
+    y = x.exp()    # ExpBackward0 saves its result y
+    z = y * 1
+    y.detach_()
+    z.sum().backward()
+    assert x.grad.tolist() == pytest.approx([2.7182817] * 2)   # PyTorch 2.13: no error for a saved output
+
+
+def test_detach_in_place_is_reported_before_an_in_place_change():
+    x = torch.ones(2, requires_grad=True)
+    y = x * 1
+    w = y * y
+    with torch.no_grad():
+        y.add_(1)
+    y.detach_()
+    assert message(lambda: w.sum().backward()) == DETACHED_IN_PLACE   # PyTorch 2.13

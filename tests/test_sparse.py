@@ -387,13 +387,32 @@ def test_spmm_errors():
 
 def test_dense_operations_on_a_sparse_tensor_say_what_to_do():
     a = torch.sparse_coo_tensor(torch.tensor(INDICES), torch.arange(5.0), (4, 4))
-    for operation in (lambda: a + 1, lambda: a.sum(), lambda: a[0], lambda: a.exp(), lambda: a.view(16)):
+    for operation in (lambda: a + a, lambda: a.sum(), lambda: a[0], lambda: a.exp(), lambda: a.view(16)):
         with pytest.raises(NotImplementedError, match=r"not implemented for sparse tensors.*call \.to_dense\(\) "
                                                       r"first for anything else\.$"):
             operation()
     with pytest.raises(TypeError, match=r"^can't convert Sparse layout tensor to numpy\. Use Tensor\.to_dense\(\) "
                                         r"first\.$"):
         a.numpy()
+
+
+def test_dense_plus_sparse_is_dense_and_sparse_plus_dense_is_refused_as_in_pytorch():
+    a = torch.sparse_coo_tensor(torch.tensor([[0, 1], [1, 0]]), torch.tensor([1., 2.]), (2, 2))
+    d = torch.ones(2, 2, requires_grad=True)
+    total = d + a
+    assert total.layout == torch.strided and total.tolist() == [[1.0, 2.0], [3.0, 1.0]]
+    assert total.grad_fn.name() == "AddBackward0"
+    total.sum().backward()
+    assert d.grad.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    assert (torch.ones(2, 2, dtype=torch.int64) + a).dtype == torch.float32   # PyTorch 2.13's promotion
+    for operation in (lambda: a + d, lambda: a + 1, lambda: 1 + a):
+        with pytest.raises(RuntimeError, match=r"^add\(sparse, dense\) is not supported\. Use add\(dense, sparse\) "
+                                               r"instead\.$"):
+            operation()
+    with pytest.raises(RuntimeError, match=r"^add: expected 'self' and 'other' to have same size, but self has size "
+                                           r"\[2\] while other has size \[2, 2\] \(FYI: dense-sparse addition does not "
+                                           r"currently support broadcasting\)$"):
+        torch.ones(2) + a
 
 
 # --------------------------------------------------------------------------- COO semantics

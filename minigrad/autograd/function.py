@@ -521,7 +521,7 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, record: boo
         return _wrap_single_output(ctx, args, outputs, record)   # the common case, quicker
     raw = outputs if isinstance(outputs, tuple) else (outputs,)
     dirty, non_differentiable = ctx.dirty_tensors or (), ctx.non_differentiable or ()
-    _check_marked_dirty(dirty, args, raw)
+    _check_marked_dirty(dirty, args, raw, record)
     n_tensors = sum(isinstance(out, Tensor) for out in raw)
     wrapped = [_wrap_output(ctx, args, out, output_nr, record, _is_one_of(out, dirty),
                             _is_one_of(out, non_differentiable), n_tensors) if isinstance(out, Tensor) else out
@@ -576,10 +576,14 @@ def _returned_input(tensor: Tensor, record: bool) -> Tensor:
     return tensor.detach() if not record and tensor.requires_grad else tensor._alias()
 
 
-def _check_marked_dirty(dirty: tuple, args: tuple, outputs: tuple) -> None:
-    """PyTorch's checks of ``ctx.mark_dirty``: only inputs, and each one returned."""
+def _check_marked_dirty(dirty: tuple, args: tuple, outputs: tuple, record: bool) -> None:
+    """PyTorch's checks of ``ctx.mark_dirty``: only inputs, and each one returned.
+
+    A tensor that is not an input gets a warning only while a graph is recorded, and only if it is
+    not a view: a view that is not an input is refused by ``views.rebase_view`` with the same text.
+    """
     for t in dirty:
-        if not _is_one_of(t, args):
+        if record and t._base is None and not _is_one_of(t, args):
             warnings.warn("ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that "
                           "have been mutated should be passed to ctx.mark_dirty().", UserWarning, stacklevel=4)
         if not _is_one_of(t, outputs):
@@ -624,6 +628,18 @@ def _save(ctx, tensor, index: int, raw: tuple, wrapped: tuple) -> SavedTensor | 
         if tensor is out and wrapped[output_nr]._grad_fn is ctx:   # just set: no view update to ask for
             return SavedTensor(wrapped[output_nr], is_output=True, output_nr=output_nr)
     return SavedTensor(tensor, is_output=False)
+
+
+class InplaceFunction(Function):
+    """PyTorch's legacy base for Functions that may work in place: a Function with an ``inplace`` flag.
+
+    The flag is set on an instance, which, as for every Function, is deprecated: the static
+    ``forward`` and ``backward`` are what ``apply`` runs.
+    """
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()   # the DeprecationWarning every instantiated Function gives
+        self.inplace = inplace
 
 
 class _DelayedError(Function):

@@ -118,12 +118,23 @@ class AccumulateGrad(Node):
         tensor([6., 6.])
         """
         variable = self.variable
+        if not variable.requires_grad:
+            return   # detached in place (detach_()) since the graph was made: PyTorch gives it no gradient
         if variable._grad is None:
             variable._grad = _first_gradient(grad, create_graph, sole_owner)
-        elif create_graph or variable._grad.requires_grad:
-            variable._grad = variable._grad + grad   # out of place: the old .grad is part of a graph
+        elif create_graph or variable._grad.requires_grad or variable._grad.is_sparse:
+            variable._grad = _sum_out_of_place(variable._grad, grad)
         else:
             variable._grad._accumulate_in_place(grad)   # in place: no new tensor on every backward
+
+
+def _sum_out_of_place(old, grad):
+    """``.grad`` plus a new gradient as a new tensor, when the old one may not be changed in place:
+    it is part of a graph (``create_graph=True``), or it is sparse and the new gradient dense, which
+    makes ``.grad`` dense (PyTorch's ``new_grad + variable_grad``: dense plus sparse gives dense)."""
+    if old.is_sparse and not grad.is_sparse:
+        return grad + old
+    return old + grad
 
 
 def _first_gradient(grad, create_graph: bool, sole_owner: bool):

@@ -31,11 +31,14 @@ BACKWARD_TWICE = (
     ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
     "graph a second time or if you need to access saved tensors after calling backward.")
 
+DETACHED_IN_PLACE = ("Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This is not "
+                     "supported, please use out-of-place `.detach()` instead")
+
 
 class SavedTensor:
     """One tensor saved for backward, with the version it had when it was saved."""
 
-    __slots__ = ("tensor", "version", "is_output", "output_nr")
+    __slots__ = ("tensor", "version", "is_output", "output_nr", "had_grad_fn")
 
     def __init__(self, tensor, is_output: bool, output_nr: int = 0) -> None:
         if is_output:
@@ -46,12 +49,15 @@ class SavedTensor:
             self.tensor = alias
         else:
             self.tensor = tensor
+        self.had_grad_fn = not is_output and tensor._grad_fn is not None   # made by an operation, saved as an input
         self.version = tensor._version_counter.value
         self.is_output = is_output
         self.output_nr = output_nr
 
     def unpack(self, node):
         tensor = self.tensor
+        if self.had_grad_fn and tensor._grad_fn is None:
+            raise RuntimeError(DETACHED_IN_PLACE)   # its history was cut by detach_() after it was saved
         if tensor._version_counter.value != self.version:
             raise RuntimeError(modified_message(tensor, self.version, node if self.is_output else None))
         if self.is_output:

@@ -17,6 +17,15 @@ class Builtin(Function):
 _new_tensor = object.__new__
 
 
+def zero_gradient(grad: Tensor) -> Tensor:
+    """The gradient through something constant: zeros shaped like ``grad``, as PyTorch's ``zeros_like(grad)``.
+
+    Never ``grad * 0``, which is nan where the incoming gradient is inf or nan (masks that keep some
+    elements and zero the others: ``pointwise._keep_gradient``).
+    """
+    return wrap(np.zeros_like(grad._data))
+
+
 def qualify_node_name(function: type, name: str) -> None:
     """Give a Function's node PyTorch's C++ spelling of ``name()``, e.g. ``torch::autograd::CopySlices``
     (the class itself keeps the short name, as PyTorch's does)."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor, _operand
-from ._util import Builtin, binary_arrays, qualify_node_name, result_dtype, wrap
+from ._util import Builtin, binary_arrays, qualify_node_name, result_dtype, wrap, zero_gradient
 
 
 class Add(Builtin):
@@ -170,8 +170,10 @@ class Pow(Builtin):
         ctx.save_for_backward(a)
         ctx._exponent = exponent
         x = a._data
-        if x.dtype.kind in "biu" and (isinstance(exponent, float) or exponent < 0):
-            x = x.astype(np.float32)   # integer ** float is float32, as in PyTorch (** negative int: PyTorch raises)
+        if x.dtype.kind in "biu" and isinstance(exponent, (int, np.integer)) and exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if x.dtype.kind in "biu" and isinstance(exponent, float):
+            x = x.astype(np.float32)   # integer ** float is float32, as in PyTorch
         elif x.dtype == np.bool_:   # bool ** int counts in int64, as in PyTorch
             x = x.astype(np.int64)
         if isinstance(exponent, int) and exponent >= 0:   # x ** 2 and friends: no inf or nan from 0 or negatives
@@ -190,7 +192,7 @@ class Pow(Builtin):
             return grad * (exponent * a ** (exponent - 1)), None
         if exponent == 2:   # speed: the common square, where a ** 1 would only copy a
             return grad * (exponent * a), None
-        return wrap(np.zeros_like(grad._data)), None   # a ** 0 is constant: zeros as PyTorch's, even for an inf or nan grad
+        return zero_gradient(grad), None   # a ** 0 is constant: zeros as PyTorch's, even for an inf or nan grad
 
 
 class PowTensor(Builtin):
@@ -207,9 +209,7 @@ class PowTensor(Builtin):
 
     @staticmethod
     def forward(ctx, a, b):
-        x, y = binary_arrays(a, b)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            out = wrap(x ** y)
+        out = wrap(power(*binary_arrays(a, b)))
         ctx.save_for_backward(a, b, out)
         return out
 
@@ -223,6 +223,24 @@ class PowTensor(Builtin):
         grad_a = where(b == 0, 0.0, grad * (b * a ** (b - 1))) if ctx.needs_input_grad[0] else None
         grad_b = grad * where((a == 0) & (b >= 0), 0.0, result * a.log()) if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
+
+
+def power(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``x ** y`` for arrays of one dtype, silently (inf and nan as in PyTorch). Integers follow PyTorch's
+    (and C's) rule for a negative exponent, where numpy refuses: 1 ** b is 1, (-1) ** b is 1 or -1, and
+    every other a ** b is 0 (1 / a truncated).
+
+    >>> power(np.array([1, -1, -1, 2, 0]), np.array([-1, -1, -2, -1, -1]))
+    array([ 1, -1,  1,  0,  0])
+    """
+    if x.dtype.kind not in "biu" or not (y < 0).any():
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return x ** y
+    negative = y < 0
+    result = x ** np.where(negative, 0, y)
+    odd = (-y) % 2 == 1
+    of_negative = np.where(x == 1, 1, np.where(x == -1, np.where(odd, -1, 1), 0)).astype(result.dtype)
+    return np.where(negative, of_negative, result)
 
 
 class Rsub(Builtin):
@@ -286,9 +304,7 @@ class PowScalarBase(Builtin):
 
     @staticmethod
     def forward(ctx, base, exponent):
-        x, y = binary_arrays(_operand(base), exponent)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            out = wrap(x ** y)
+        out = wrap(power(*binary_arrays(_operand(base), exponent)))
         ctx.save_for_backward(exponent, out)
         ctx._saved_self = base   # PyTorch shows the number here too
         return out
@@ -306,46 +322,122 @@ class PowScalarBase(Builtin):
 
 
 class FloorDivide(Builtin):
-    """f(a, b) = floor(a / b) (``a // b``)
+    """f(a, b) = floor(a / b) (``a // b``, ``torch.floor_divide``)
 
-    No derivative: PyTorch records the node (named ``NotImplemented``) but defines none, and its
-    backward raises "derivative for aten::floor_divide is not implemented". Saves nothing.
+    No derivative: PyTorch records the node (``NotImplemented``) but defines none, and its backward
+    raises "derivative for aten::floor_divide is not implemented". Saves nothing. As PyTorch's node,
+    it has edges only for the operands that require grad: ``floor_divide`` passes the two operands
+    as a pair (no edge) and those tensors again after it.
     """
 
     _node_name = "NotImplemented"
 
     @staticmethod
-    def forward(ctx, a, b):
-        x, y = binary_arrays(a, b)
-        return wrap(np.floor_divide(x, y))
+    def forward(ctx, operands, *requiring_grad):
+        return wrap(divide_rounded(*binary_arrays(*operands), "floor"))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError("derivative for aten::floor_divide is not implemented")
+
+
+qualify_node_name(FloorDivide, "torch::autograd::NotImplemented")
+
+
+def floor_divide(a, b) -> Tensor:
+    """``a // b`` for tensors and numbers, with PyTorch's node and edges (see FloorDivide)."""
+    a, b = _operand(a), _operand(b)
+    return FloorDivide.apply((a, b), *[t for t in (a, b) if t.requires_grad])
+
+
+def divide_rounded(x: np.ndarray, y: np.ndarray, rounding_mode: str) -> np.ndarray:
+    """floor(x / y) or trunc(x / y), as PyTorch's kernels: numpy's floor_divide is PyTorch's algorithm
+    for floats (x / 0 gives inf or nan, silently); integers refuse a zero divisor, as PyTorch does."""
+    if x.dtype.kind in "iu":
+        if not y.all():
+            raise RuntimeError("ZeroDivisionError")
+        quotient = np.floor_divide(x, y)
+        if rounding_mode == "trunc":   # toward 0: one more where the division was inexact and the signs differ
+            quotient += (quotient * y != x) & ((x < 0) != (y < 0))
+        return quotient
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return np.floor_divide(x, y) if rounding_mode == "floor" else np.trunc(x / y)
+
+
+class DivRounding(Builtin):
+    """f(a, b) = floor(a / b) or trunc(a / b) (``torch.div(a, b, rounding_mode="floor" or "trunc")``)
+
+    ∂L/∂a = 0,  ∂L/∂b = 0: f is piecewise constant (zeros, as PyTorch's, even for an inf or nan grad).
+    With ``rounding_mode=None`` it is a / b, with Div's derivatives.
+    Saves a and b, as PyTorch's node (Div's formula reads them); keeps the mode. Node: DivBackward2.
+    """
+
+    _node_name = "DivBackward2"
+    _saved_names = ("self", "other")
+
+    @staticmethod
+    def forward(ctx, a, b, rounding_mode):
+        ctx._saved_rounding_mode = rounding_mode
+        if rounding_mode is None:
+            return Div.forward(ctx, a, b)
+        ctx.save_for_backward(a, b)
+        return wrap(divide_rounded(*binary_arrays(a, b), rounding_mode))
 
     @staticmethod
     def backward(ctx, grad):
-        raise RuntimeError("derivative for aten::floor_divide is not implemented")
+        if ctx._saved_rounding_mode is None:
+            return Div.backward(ctx, grad) + (None,)
+        needs = ctx.needs_input_grad
+        return zero_gradient(grad) if needs[0] else None, zero_gradient(grad) if needs[1] else None, None
+
+
+def div(a, b, rounding_mode: str | None = None) -> Tensor:
+    """``a / b``, or, with ``rounding_mode``, that quotient rounded (a DivRounding node)."""
+    if rounding_mode is None and isinstance(a, Tensor):
+        return a / b
+    if rounding_mode not in (None, "trunc", "floor"):
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                           f"'{rounding_mode}'")
+    return DivRounding.apply(_operand(a), _operand(b), rounding_mode)
+
+
+def _remainder(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """x - y * floor(x / y), with the sign of y, as PyTorch's kernel; an integer y of 0 is refused."""
+    if x.dtype.kind in "iu":
+        if not y.all():
+            raise RuntimeError("ZeroDivisionError")
+        return np.remainder(x, y)
+    if x.dtype.kind != "f":
+        return np.remainder(x, y)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.fmod(x, y)   # PyTorch's kernel: fmod, moved into y's sign (so -0.0 % 1.5 is -0.0)
+        return np.where((out != 0) & ((y < 0) != (out < 0)), out + y, out)
 
 
 class Remainder(Builtin):
     """f(a, b) = a - b * floor(a / b): ``a % b``, with the sign of b (Python's rule, as PyTorch's)
 
-    ∂L/∂a = grad,  ∂L/∂b = -grad * floor(a / b)
-    Keeps the quotient floor(a / b) (a numpy array, constant for the derivative) when b needs a gradient.
+    ∂L/∂a = grad,  ∂L/∂b = -grad * floor(a / b) (the floor division is a DivRounding node, as in
+    PyTorch, whose own derivatives are 0)
+    Saves a and b when b needs a gradient, as PyTorch's node: an in-place change of either after
+    ``a % b`` is then caught at backward.
     """
 
     _node_name = "RemainderBackward1"
+    _saved_names = ("self", "other")
 
     @staticmethod
     def forward(ctx, a, b):
-        x, y = binary_arrays(a, b)
-        ctx._quotient = np.floor_divide(x, y) if ctx.needs_input_grad[1] else None
-        if x.dtype.kind != "f":
-            return wrap(np.remainder(x, y))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out = np.fmod(x, y)   # PyTorch's kernel: fmod, moved into b's sign (so -0.0 % 1.5 is -0.0)
-            return wrap(np.where((out != 0) & ((y < 0) != (out < 0)), out + y, out))
+        needed = ctx.needs_input_grad[1]
+        ctx.save_for_backward(a if needed else None, b if needed else None)
+        return wrap(_remainder(*binary_arrays(a, b)))
 
     @staticmethod
     def backward(ctx, grad):
-        return grad, (-grad * wrap(ctx._quotient) if ctx.needs_input_grad[1] else None)
+        if not ctx.needs_input_grad[1]:
+            return grad, None
+        a, b = ctx.saved_tensors
+        return grad, -grad * DivRounding.apply(a, b, "floor")
 
 
 class RemainderScalar(Builtin):
@@ -359,7 +451,7 @@ class RemainderScalar(Builtin):
 
     @staticmethod
     def forward(ctx, a, number):
-        return Remainder.forward(ctx, a, _operand(number))
+        return wrap(_remainder(*binary_arrays(a, _operand(number))))
 
     @staticmethod
     def backward(ctx, grad):
@@ -373,7 +465,7 @@ class RemainderOfNumber(Builtin):
 
     @staticmethod
     def forward(ctx, number, b):
-        return Remainder.forward(ctx, _operand(number), b)
+        return wrap(_remainder(*binary_arrays(_operand(number), b)))
 
     @staticmethod
     def backward(ctx, grad):

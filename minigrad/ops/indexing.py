@@ -9,6 +9,7 @@ import numpy as np
 from ..autograd.views import check_inplace, writeable_memory
 from ..tensor import Tensor, _operand
 from ._util import Builtin, view_of, wrap
+from .pointwise import _keep_gradient
 from .shape import Unsqueeze, ViewFunction, expand, view
 
 
@@ -221,7 +222,8 @@ def getitem(a: Tensor, key) -> Tensor:
 class IndexPut(Builtin):
     """f(a, v) = a with a[key] = v, in place (key holds integer tensors or masks)
 
-    ∂L/∂a = grad, with 0 at key (the overwritten values no longer count);  ∂L/∂v = grad[key]
+    ∂L/∂a = grad, with 0 at key (the overwritten values no longer count: 0 even for an inf or nan grad);
+    ∂L/∂v = grad[key]
     (summed to v's shape by the engine if v was broadcast)
     Saves the index arrays, as PyTorch does (see Index); keeps key.
     """
@@ -247,7 +249,7 @@ class IndexPut(Builtin):
         ctx.saved_tensors   # the saved indices: after a backward without retain_graph, this raises
         keep = np.ones(grad.shape, dtype=bool)
         keep[ctx._key] = False
-        return grad * wrap(keep), getitem(grad, ctx._key), None
+        return _keep_gradient(keep, grad), getitem(grad, ctx._key), None
 
 
 def _split_key(a: Tensor, key: tuple) -> tuple:

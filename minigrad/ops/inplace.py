@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor, _operand
-from ._util import Builtin, check_broadcast, qualify_node_name, wrap
+from ._util import Builtin, check_broadcast, qualify_node_name, wrap, zero_gradient
 from ..autograd.views import check_inplace, check_no_partial_overlap, writeable_memory
 from .arithmetic import check_bool_subtraction
 
@@ -134,7 +134,7 @@ def _memory_cells(array: np.ndarray) -> np.ndarray:
 class FillInplace(Builtin):
     """f(a) = a with every element set to a number (``a.fill_(number)``)
 
-    ∂L/∂a = 0, computed as grad * 0: the old values no longer count
+    ∂L/∂a = 0 (zeros, never grad * 0): the old values no longer count
     Saves nothing. Node: FillBackward2.
     """
 
@@ -148,13 +148,7 @@ class FillInplace(Builtin):
 
     @staticmethod
     def backward(ctx, grad):
-        return _zeros_like(grad), None
-
-
-def _zeros_like(grad: Tensor) -> Tensor:
-    """The gradient of what an in-place fill or copy overwrote: zeros, as PyTorch's ``zeros_like(grad)``
-    (``grad * 0`` would be nan where the gradient is inf or nan)."""
-    return wrap(np.zeros_like(grad._data))
+        return zero_gradient(grad), None
 
 
 class ZeroInplace(FillInplace):
@@ -170,7 +164,7 @@ class ZeroInplace(FillInplace):
 class FillTensorInplace(Builtin):
     """f(a, v) = a with every element set to v, a one-element tensor (``a.fill_(v)``, ``a[:] = number``)
 
-    ∂L/∂a = 0 (grad * 0),  ∂L/∂v = grad.sum(): v was copied to every element
+    ∂L/∂a = 0 (zeros),  ∂L/∂v = grad.sum(): v was copied to every element
     Saves nothing. Node: FillBackward3.
     """
 
@@ -184,13 +178,13 @@ class FillTensorInplace(Builtin):
 
     @staticmethod
     def backward(ctx, grad):
-        return _zeros_like(grad), grad.sum()
+        return zero_gradient(grad), grad.sum()
 
 
 class CopyInplace(Builtin):
     """f(a, source) = a with source's values written into it (``a.copy_(source)``, ``a[i] = t``)
 
-    ∂L/∂a = 0 (grad * 0),  ∂L/∂source = grad (summed to source's shape by the engine if it was broadcast)
+    ∂L/∂a = 0 (zeros),  ∂L/∂source = grad (summed to source's shape by the engine if it was broadcast)
     Saves nothing. Node: ``torch::autograd::CopyBackwards``, PyTorch's C++ name.
     """
 
@@ -204,7 +198,7 @@ class CopyInplace(Builtin):
 
     @staticmethod
     def backward(ctx, grad):
-        return _zeros_like(grad) if ctx.needs_input_grad[0] else None, grad
+        return zero_gradient(grad) if ctx.needs_input_grad[0] else None, grad
 
 
 qualify_node_name(CopyInplace, "torch::autograd::CopyBackwards")

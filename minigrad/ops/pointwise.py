@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor, _operand
-from ._util import Builtin, binary_arrays, check_broadcast, wrap
+from ._util import Builtin, binary_arrays, check_broadcast, wrap, zero_gradient
 
 
 def _float(x: np.ndarray) -> np.ndarray:
@@ -195,7 +195,7 @@ class ThresholdBackward(Builtin):
     @staticmethod
     def backward(ctx, grad):
         result, = ctx.saved_tensors
-        zeros = wrap(np.zeros_like(grad._data)) if ctx.needs_input_grad[1] else None   # PyTorch: zeros_like
+        zeros = zero_gradient(grad) if ctx.needs_input_grad[1] else None   # PyTorch: zeros_like
         return ThresholdBackward.apply(grad, result, ctx._threshold), zeros, None
 
 
@@ -241,7 +241,7 @@ class Sqrt(Builtin):
 class Sign(Builtin):
     """f(a) = sign(a): -1, 0 or 1 (the sign inside abs's backward)
 
-    ∂L/∂a = 0, computed as grad * 0 (f is piecewise constant)
+    ∂L/∂a = 0 (f is piecewise constant): zeros, which need no graph (never grad * 0, nan for an inf grad)
     Saves nothing. Node: SgnBackward0 (PyTorch computes this sign with ``sgn``).
     """
 
@@ -253,7 +253,7 @@ class Sign(Builtin):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0
+        return zero_gradient(grad)
 
 
 class Abs(Builtin):

@@ -9,6 +9,7 @@ tensor(2.9167, grad_fn=<VarBackward0>)
 """
 from __future__ import annotations
 
+import sys
 import warnings
 
 import numpy as np
@@ -110,73 +111,106 @@ def prod(a: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     return ProdDim.apply(a, normalize_dims(dim, a.ndim)[0] if a.ndim else 0, keepdim, dtype)
 
 
-def _degrees_of_freedom(a: Tensor, dims: tuple, correction) -> float:
-    count = int(np.prod([a.shape[d] for d in dims])) if a.ndim else 1
-    dof = count - correction
+def _degrees_of_freedom(a: Tensor, dims: tuple, correction, name: str) -> float:
+    """N - correction, for the N elements each result reduces; PyTorch warns when it is <= 0."""
+    dof = _count(a, dims) - correction
     if dof <= 0:
-        warnings.warn("var(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
-                      "factor (input numel divided by output numel).", UserWarning, stacklevel=4)
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
+                      "factor (input numel divided by output numel).", UserWarning, stacklevel=_caller_outside_minigrad())
     return dof
 
 
+def _caller_outside_minigrad() -> int:
+    """The ``stacklevel`` that names the first line outside minigrad (PyTorch's warnings name the user's line)."""
+    frame, level = sys._getframe(2), 2
+    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] == "minigrad":
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _count(a: Tensor, dims: tuple) -> int:
+    return int(np.prod([a.shape[d] for d in dims])) if a.ndim else 1
+
+
+def _variance(a: Tensor, dims: tuple, dof: float, keepdim: bool) -> np.ndarray:
+    """sum((a - mean) ** 2) / max(0, dof), as PyTorch's kernel: inf or nan when dof <= 0, nan for no elements."""
+    x = a._data
+    with np.errstate(divide="ignore", invalid="ignore"):   # silently, as in PyTorch
+        centred = x - np.add.reduce(x, axis=dims, keepdims=True) / x.dtype.type(_count(a, dims))
+        return (centred * centred).sum(axis=dims, keepdims=keepdim) / x.dtype.type(max(0, dof))
+
+
+def var_backward(grad: Tensor, a: Tensor, dims: tuple, correction, keepdim: bool, everything: bool) -> Tensor:
+    """PyTorch's ``var_backward``: ∂L/∂a = (2 / (N - correction)) * grad * (a - mean(a)).
+
+    Over every element (``x.var()``, or a 0-dim tensor) with N - correction <= 0, 2 / 0 is infinite:
+    the gradient is grad * inf, or grad * nan where a equals its mean (inf * 0). Along dims, the
+    division is done as it is (inf for 0, negative below), as PyTorch's.
+    """
+    from .pointwise import where
+    if everything:
+        dof = a.numel() - correction
+        if dof <= 0:
+            return grad * where(a == a.mean(), float("nan"), float("inf"))
+        return (2.0 / dof) * grad * (a - a.mean())
+    dof = _count(a, dims) - correction
+    grad = _restore_dims(grad, dims, keepdim)
+    return (2.0 / dof if dof else float("inf")) * grad * (a - a.mean(dims, keepdim=True))
+
+
 class Var(Builtin):
-    """f(a) = sum((a - mean(a)) ** 2) / (N - correction) over dims, for the N elements reduced
+    """f(a) = sum((a - mean(a)) ** 2) / max(0, N - correction) over dims, for the N elements reduced
 
     ∂L/∂a = grad * 2 * (a - mean(a)) / (N - correction) (the mean's own derivative drops out:
-    the deviations sum to 0)
+    the deviations sum to 0); with N - correction <= 0 over every element, grad * inf, nan where a
+    equals its mean (PyTorch's var_backward, see ``var_backward``)
     Saves a, from which backward computes the deviations again.
     """
 
     _node_name = "VarBackward0"
     _saved_names = ("self",)
+    _name = "var"
 
     @staticmethod
-    def forward(ctx, a, dims, correction, keepdim):
+    def forward(ctx, a, dims, correction, keepdim, everything=False):
         ctx.save_for_backward(a)
-        ctx._saved_dim, ctx._saved_correction, ctx._saved_keepdim = dims, correction, keepdim
-        ctx._dof = _degrees_of_freedom(a, dims, correction)
-        x = a._data
-        with np.errstate(divide="ignore", invalid="ignore"):
-            centred = x - x.mean(axis=dims, keepdims=True)
-            return wrap((centred * centred).sum(axis=dims, keepdims=keepdim) / x.dtype.type(ctx._dof))
+        ctx._dims, ctx._everything = dims, everything
+        ctx._saved_dim = None if everything else dims   # PyTorch shows None for x.var()
+        ctx._saved_correction, ctx._saved_keepdim = correction, keepdim
+        dof = _degrees_of_freedom(a, dims, correction, ctx._forward_cls._name)
+        return wrap(_variance(a, dims, dof, keepdim))
 
     @staticmethod
     def backward(ctx, grad):
         a, = ctx.saved_tensors
-        dims = ctx._saved_dim
-        grad = _restore_dims(grad, dims, ctx._saved_keepdim)
-        centred = a - a.mean(dims, keepdim=True)
-        return grad * centred * (2.0 / ctx._dof), None, None, None
+        return var_backward(grad, a, ctx._dims, ctx._saved_correction, ctx._saved_keepdim, ctx._everything), \
+            None, None, None, None
 
 
-class Std(Builtin):
+class Std(Var):
     """f(a) = sqrt(var(a)): the standard deviation over dims
 
-    ∂L/∂a = grad * (a - mean(a)) / (f * (N - correction))
+    ∂L/∂a = var's gradient for grad / (2 * f), where that is 0 where f = 0 (all values equal: 0, not
+    0 / 0), as PyTorch's std_backward
     Saves a and f, which the derivative reads.
     """
 
     _node_name = "StdBackward0"
     _saved_names = ("self", "result")
+    _name = "std"
 
     @staticmethod
-    def forward(ctx, a, dims, correction, keepdim):
-        ctx._saved_dim, ctx._saved_correction, ctx._saved_keepdim = dims, correction, keepdim
-        ctx._dof = _degrees_of_freedom(a, dims, correction)
-        x = a._data
-        with np.errstate(divide="ignore", invalid="ignore"):
-            centred = x - x.mean(axis=dims, keepdims=True)
-            out = wrap(np.sqrt((centred * centred).sum(axis=dims, keepdims=keepdim) / x.dtype.type(ctx._dof)))
+    def forward(ctx, a, dims, correction, keepdim, everything=False):
+        out = wrap(np.sqrt(Var.forward(ctx, a, dims, correction, keepdim, everything)._data))
         ctx.save_for_backward(a, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         a, result = ctx.saved_tensors
-        dims, keepdim = ctx._saved_dim, ctx._saved_keepdim
-        grad, result = _restore_dims(grad, dims, keepdim), _restore_dims(result, dims, keepdim)
-        centred = a - a.mean(dims, keepdim=True)
-        return grad * centred / (result * ctx._dof), None, None, None
+        grad_var = (grad / (result * 2)).masked_fill(result == 0, 0)
+        return var_backward(grad_var, a, ctx._dims, ctx._saved_correction, ctx._saved_keepdim, ctx._everything), \
+            None, None, None, None
 
 
 def _var_arguments(a: Tensor, dim, unbiased, keepdim, correction) -> tuple:
@@ -191,9 +225,15 @@ def _var_arguments(a: Tensor, dim, unbiased, keepdim, correction) -> tuple:
 
 def var(a: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *, correction=None) -> Tensor:
     """Variance along ``dim`` (all dimensions by default), divided by ``N - 1`` unless told otherwise."""
-    return Var.apply(a, *_var_arguments(a, dim, unbiased, keepdim, correction))
+    return Var.apply(a, *_var_arguments(a, dim, unbiased, keepdim, correction), _over_everything(a, dim))
 
 
 def std(a: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *, correction=None) -> Tensor:
     """Standard deviation along ``dim``, with the same arguments as ``var``."""
-    return Std.apply(a, *_var_arguments(a, dim, unbiased, keepdim, correction))
+    return Std.apply(a, *_var_arguments(a, dim, unbiased, keepdim, correction), _over_everything(a, dim))
+
+
+def _over_everything(a: Tensor, dim) -> bool:
+    """``x.var()`` (no dim, or a bool in its place) and any 0-dim tensor: PyTorch's var_backward then
+    treats N - correction <= 0 apart."""
+    return dim is None or isinstance(dim, bool) or a.ndim == 0

@@ -208,6 +208,17 @@ class SparseTensor(Tensor):
     def __matmul__(self, other) -> Tensor:
         return self.matmul(other)
 
+    def __add__(self, other) -> Tensor:
+        if isinstance(other, SparseTensor):
+            raise NotImplementedError(UNSUPPORTED)
+        raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+
+    def __radd__(self, other) -> Tensor:
+        # ``dense + sparse`` is dense, as in PyTorch (Python calls this first, as for __rmatmul__ below)
+        if isinstance(other, Tensor):
+            return _functions.AddDenseSparse.apply(other, self)
+        return self + other   # a number first: PyTorch refuses it as sparse + dense
+
     def __rmatmul__(self, other) -> Tensor:
         # ``dense @ sparse``: Python calls this before Tensor.__matmul__ because SparseTensor is a
         # subclass of Tensor that overrides the reflected method.

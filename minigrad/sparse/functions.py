@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops._util import Builtin, wrap
+from ..ops._util import Builtin, result_dtype, wrap
 from ..tensor import Tensor, _operand
 from . import kernels
 from .coo import UNSUPPORTED, SparseTensor
@@ -74,6 +74,30 @@ def dense_array(a: SparseTensor) -> np.ndarray:
     dense = np.zeros(tuple(a.shape), a._value_array.dtype)
     np.add.at(dense, tuple(a._index_array), a._value_array)   # repeated coordinates add up
     return dense
+
+
+class AddDenseSparse(Builtin):
+    """f(a, s) = a + s, for a dense a and a sparse s of the same shape (``dense + sparse``): dense
+
+    ∂L/∂a = grad,  ∂L/∂s = grad (dense, as every gradient of a sparse input here)
+    Saves nothing. Node: AddBackward0, as PyTorch's. PyTorch does not broadcast here, and refuses
+    ``sparse + dense`` (SparseTensor.__add__ says so).
+    """
+
+    _node_name = "AddBackward0"
+
+    @staticmethod
+    def forward(ctx, a, s):
+        if a.shape != s.shape:
+            raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size {list(a.shape)} "
+                               f"while other has size {list(s.shape)} (FYI: dense-sparse addition does not currently "
+                               "support broadcasting)")
+        dtype = result_dtype(a, s).numpy   # PyTorch's promotion: int64 + float32 is float32
+        return wrap(a._data.astype(dtype) + dense_array(s).astype(dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, grad
 
 
 class ToDense(Builtin):
