@@ -10,6 +10,7 @@ from collections import deque
 import pytest
 
 import minigrad as torch
+from minigrad.autograd import node_info
 from minigrad.exercises import nb03, nb04, nb05
 
 
@@ -391,22 +392,23 @@ def saved_bytes(tensor):
         if node is None or node in seen:
             continue
         seen.add(node)
-        for t in getattr(node, "_raw_saved_tensors", None) or ():
+        for t in node_info.saved_tensors(node) or ():
             if t is not None:
                 total += t.numel() * t.element_size()
         stack.extend(n for n, _ in node.next_functions)
     return total
 
 
-def walk(tensor, per_tensor, *, dedupe=True, skip_accumulate=True, skip_none=True, skip_freed=True):
-    """saved_bytes with one of its four precautions left out."""
+def walk(tensor, per_tensor, *, dedupe=True, skip_accumulate=True, skip_none=True, skip_freed=True,
+         read=node_info.saved_tensors):
+    """saved_bytes with one of its four precautions left out (or reading the saved tensors another way)."""
     stack, seen, total = [tensor.grad_fn], set(), 0
     while stack:
         node = stack.pop()
         if node is None or (dedupe and node in seen):
             continue
         seen.add(node)
-        saved = getattr(node, "_raw_saved_tensors", None) if skip_accumulate else node._raw_saved_tensors
+        saved = read(node) if skip_accumulate else node.saved_tensors
         if saved is None and skip_freed:
             saved = ()
         for t in saved:
@@ -420,6 +422,11 @@ def nbytes(t):
     return t.numel() * t.element_size()
 
 
+def checked_saved_tensors(node):
+    """ctx.saved_tensors, PyTorch's checked name (AccumulateGrad has none): it raises on a freed graph."""
+    return node.saved_tensors if hasattr(node, "saved_tensors") else ()
+
+
 def test_nb05_turn2_accepts_the_worked_solution(capsys):
     ok, out = verdict(nb05.your_turn_2, saved_bytes, capsys)
     assert ok, out
@@ -428,11 +435,12 @@ def test_nb05_turn2_accepts_the_worked_solution(capsys):
 @pytest.mark.parametrize("answer, message", [
     (lambda t: walk(t, nbytes, dedupe=False), "a node reached along two paths was counted twice"),
     (lambda t: walk(t, nbytes, skip_accumulate=False),
-     "'AccumulateGrad' object has no attribute '_raw_saved_tensors'"),
+     "AccumulateGrad nodes save nothing: node_info.saved_tensors(node) answers () for them"),
+    (lambda t: walk(t, nbytes, read=checked_saved_tensors), "node_info.saved_tensors(node) reads them without a check"),
     (lambda t: walk(t, nbytes, skip_none=False), "skip None"),
     (lambda t: walk(t, nbytes, skip_freed=False), "'NoneType' object is not iterable"),
     (lambda t: walk(t, lambda x: x.numel()), "the number of elements, not of bytes"),
-    (lambda t: sum(nbytes(x) for x in t.grad_fn._raw_saved_tensors if x is not None),
+    (lambda t: sum(nbytes(x) for x in node_info.saved_tensors(t.grad_fn) if x is not None),
      "the bytes of the first node only"),
     (lambda t: 0, "you gave 0, yet its nodes keep 60 bytes"),
     (lambda t: None, "your function returned None"),

@@ -192,6 +192,19 @@ def test_params_can_be_the_module_itself_and_make_dot_is_draw():
     assert by_module.source == torchviz_style.source
 
 
+def test_picture_lists_the_saved_slots_of_the_text():
+    # The picture's orange boxes name what the text names: a slot saved as None, and the maker
+    # of a saved tensor by its numbered handle when two nodes share a name (AddmmBackward0#2).
+    model, loss = mlp()
+    graph = draw(loss, params=dict(model.named_parameters()), names={"loss": loss})
+    assert "mat2: None (not saved)" in graph.source
+    assert "mat2: [8, 2] float32 (output of TBackward0#2)" in graph.source
+    assert "(from " not in graph.source
+    x, y, z = graph_a()
+    source = draw(z, names={"x": x, "z": z}).source
+    assert "self: None (not saved)" in source and "other = 3 (a Python number, made a tensor)" in source
+
+
 def test_mlp_grads_after_backward():
     model, loss = mlp()
     loss.backward()

@@ -1,6 +1,7 @@
 """Checkers for ``05_save_for_backward.ipynb``.
 
 >>> import minigrad as torch
+>>> from minigrad.autograd import node_info
 >>> from minigrad.exercises import nb05 as check
 >>> def saved_bytes(tensor):
 ...     seen, stack, total = set(), [tensor.grad_fn], 0
@@ -10,7 +11,7 @@
 ...             continue
 ...         seen.add(node)
 ...         stack.extend(n for n, _ in node.next_functions)
-...         for t in getattr(node, "_raw_saved_tensors", None) or ():
+...         for t in node_info.saved_tensors(node) or ():
 ...             if t is not None:
 ...                 total += t.numel() * t.element_size()
 ...     return total
@@ -194,17 +195,23 @@ def your_turn_2(saved_bytes: Callable) -> None:
         except AttributeError as error:
             if "AccumulateGrad" in str(error):
                 expect(False, f"for {description}: AttributeError: {error}",
-                       "AccumulateGrad nodes save nothing: getattr(node, '_raw_saved_tensors', None) or ()")
+                       "AccumulateGrad nodes save nothing: node_info.saved_tensors(node) answers () for them")
             if "NoneType" in str(error):
                 expect(False, f"for {description}: AttributeError: {error}",
                        "skip None: a node saves None where an input needed nothing, and "
-                       "_raw_saved_tensors is None once backward freed them")
+                       "node_info.saved_tensors(node) is None once backward freed them")
             raise
         except TypeError as error:
             if "NoneType" in str(error):
                 expect(False, f"for {description}: TypeError: {error}",
-                       "skip None: _raw_saved_tensors is None once backward freed the saved tensors, "
+                       "skip None: node_info.saved_tensors(node) is None once backward freed the saved tensors, "
                        "and a node saves None where an input needed nothing")
+            raise
+        except RuntimeError as error:
+            if SECOND_TIME in str(error):
+                expect(False, f"for {description}: RuntimeError: {SECOND_TIME}",
+                       "node.saved_tensors raises once backward freed them (section 2); "
+                       "node_info.saved_tensors(node) reads them without a check and answers None then")
             raise
         expected = _reference_bytes(tensor)
         expect(got is not None, f"for {description} your function returned None", "end with `return total`")
@@ -217,7 +224,7 @@ def your_turn_2(saved_bytes: Callable) -> None:
             continue
         expect(got != 0, f"for {description} you gave 0, yet its nodes keep {expected} bytes",
                "visit every node through next_functions and add numel() * element_size() of each "
-               "tensor in its _raw_saved_tensors")
+               "tensor in node_info.saved_tensors(node)")
         if got == _node_bytes(tensor.grad_fn):
             expect(False, f"for {description} you gave {got}, the bytes of the first node only "
                    f"(the whole graph keeps {expected})", "walk next_functions to every node")

@@ -260,8 +260,11 @@ class _Writer:
             self.edge(item.key, leaf.key, label=" .grad", arrowhead="empty")
 
     def saved_line(self, saved: TensorItem) -> str:
-        """One row of a saved-tensors box, e.g. ``'mat2 = 2.weight, [8, 2] float32'``."""
+        """One row of a saved-tensors box, e.g. ``'mat2 = 2.weight, [8, 2] float32'``: the same
+        slots, names and makers (``AddmmBackward0#2``) as the text description."""
         tensor = saved.tensor
+        if tensor is None:
+            return f"{saved.name}: None (not saved)"
         if saved.same_as:
             return f"{saved.name} = {saved.same_as}, {describe_tensor(tensor)}"
         if getattr(tensor, "_wrapped_number", False):
@@ -272,7 +275,7 @@ class _Writer:
         if saved.note:
             text += f" ({saved.note})"
         elif saved.made_by is not None:
-            text += f" (from {saved.made_by.name})"
+            text += f" (output of {saved.made_by.handle})"
         return text
 
     def saved(self) -> None:
@@ -286,8 +289,7 @@ class _Writer:
                 self.node(key, label("saved for backward", f"{names}: freed after backward", bold=False),
                           {"style": "dashed", "color": style.SAVED[1], "fontcolor": style.NOTE})
             else:
-                # A tensor saved as None kept nothing: only the text mentions it.
-                rows = [self.saved_line(s) for s in item.saved if s.tensor is not None]
+                rows = [self.saved_line(s) for s in item.saved]   # a slot saved as None too
                 if not rows:
                     continue
                 self.node(key, label("saved for backward", *rows, bold=False), box(style.SAVED))
