@@ -89,7 +89,6 @@ def _analytical_jacobian(output: Tensor, inputs: tuple, differentiable: list) ->
     """One Jacobian per differentiable input (rows: input elements, columns: output elements, as
     PyTorch prints it), built column by column: one backward per output element."""
     from .engine import run_backward
-    from .engine import run_backward
     wanted = tuple(inputs[i] for i in differentiable)
     jacobians = [np.zeros((x.numel(), output.numel()), dtype=x._data.dtype) for x in wanted]
     for j in range(output.numel()):

@@ -63,7 +63,12 @@ class Spmm(Function):
         return Tensor._make(kernels.scatter_add(rows, cols, values._data, b._data, n_out=n_rows))
 
     @staticmethod
-    @once_differentiable   # backward is numpy: a second backward through it raises, never lies
+    # Backward is numpy, so it has no second derivative, and never gives a wrong one. Under
+    # create_graph=True its gradients come out of an Error node (when the incoming gradient requires
+    # grad; otherwise they require no grad at all): a backward pass that runs that node raises, and
+    # autograd.grad with respect to Spmm's inputs finds no path to them through it ("appears to not
+    # have been used in the graph", or None with allow_unused=True).
+    @once_differentiable
     def backward(ctx, grad_output: Tensor):
         indices, values, b = ctx.saved_tensors
         rows, cols = indices._data
