@@ -24,12 +24,13 @@ during one forward + backward, the same yardstick for numpy and PyTorch; for the
 warm-up (a single run for the dense methods above N = 10,000). Ratios are "how many times more than
 spmm".
 
-Run it with both libraries importable, e.g. from the repository root:
+Run it with both libraries importable, e.g. from the repository root with PyTorch installed into
+``.venv`` (bench/README.md says how) or with ``make fidelity``'s ``.venv-fidelity``, which has both:
 
-    PYTHONPATH=. /opt/ref/bin/python bench/bench_sparse.py            # N = 2k, 5k, 10k, 20k + the 20k check
-    PYTHONPATH=. /opt/ref/bin/python bench/bench_sparse.py --quick    # N = 1k, 2k, 5k
-    PYTHONPATH=. /opt/ref/bin/python bench/bench_sparse.py --full     # + N = 30k, and spmm alone up to 1M
-    PYTHONPATH=. /opt/ref/bin/python bench/bench_sparse.py --huge     # spmm alone: 1M nodes, 10M edges, d = 16
+    .venv-fidelity/bin/python bench/bench_sparse.py            # N = 2k, 5k, 10k, 20k + the 20k check
+    .venv-fidelity/bin/python bench/bench_sparse.py --quick    # N = 1k, 2k, 5k
+    .venv-fidelity/bin/python bench/bench_sparse.py --full     # + N = 30k, and spmm alone up to 1M
+    .venv-fidelity/bin/python bench/bench_sparse.py --huge     # spmm alone: 1M nodes, 10M edges, d = 16
 
 Without PyTorch the torch rows are skipped. The script exits 0; the N = 20,000 check prints PASS or FAIL.
 """

@@ -101,6 +101,46 @@ def convention_problems(nb) -> list[str]:
     return problems
 
 
+UNDER_THE_HOOD = "Under the hood (optional, skip on a first reading)"
+
+
+def under_the_hood_problems(nb) -> list[str]:
+    """An optional listing is a code cell tagged ``under-the-hood``, its output folded (JupyterLab's
+    ``outputs_hidden`` and ``collapsed``), right after markdown holding the heading UNDER_THE_HOOD;
+    any other folded code cell is a worked solution."""
+    problems = []
+    for index, cell in enumerate(nb.cells):
+        folded = cell.metadata.get("jupyter", {}).get("outputs_hidden") is True
+        tagged = "under-the-hood" in tags(cell)
+        if cell.cell_type != "code" or not (folded or tagged) or "solution" in tags(cell):
+            continue
+        before = nb.cells[index - 1]
+        if not (tagged and folded and cell.metadata.get("collapsed") is True):
+            problems.append(f"cell {index}: a folded listing is tagged 'under-the-hood' with "
+                            "outputs_hidden and collapsed metadata")
+        if before.cell_type != "markdown" or f"# {UNDER_THE_HOOD}" not in before.source:
+            problems.append(f"cell {index}: the markdown before it has the heading '{UNDER_THE_HOOD}'")
+    return problems
+
+
+@by_name(NOTEBOOK_PATHS)
+def test_under_the_hood_listings_are_folded_and_announced(path):
+    problems = under_the_hood_problems(read_notebook(path))
+    assert not problems, f"{path.name}:\n  " + "\n  ".join(problems)
+
+
+def test_under_the_hood_check_names_the_cell():
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("Some text."),
+        nbformat.v4.new_code_cell("print(1)", metadata={"jupyter": {"outputs_hidden": True}}),
+        nbformat.v4.new_markdown_cell(f"### {UNDER_THE_HOOD}"),
+        nbformat.v4.new_code_cell("print(2)", metadata={"tags": ["under-the-hood"], "collapsed": True,
+                                                        "jupyter": {"outputs_hidden": True}})])
+    assert under_the_hood_problems(nb) == [
+        "cell 1: a folded listing is tagged 'under-the-hood' with outputs_hidden and collapsed metadata",
+        f"cell 1: the markdown before it has the heading '{UNDER_THE_HOOD}'"]
+
+
 @by_name(NOTEBOOK_PATHS)
 def test_every_your_turn_has_exercise_check_and_hidden_solution(path):
     problems = convention_problems(read_notebook(path))
@@ -583,7 +623,7 @@ def test_site_page_embeds_pictures_and_reads_without_network(path, site_pages):
     assert all("mathjax" in src.lower() and "async" in s for s in reader.scripts
                if (src := s.get("src"))), external
     assert not [href for href in reader.stylesheets if "://" in href]
-    assert reader.details == sum("solution" in tags(cell) for cell in nb.cells)
+    assert reader.details == sum(bool({"solution", "under-the-hood"} & set(tags(cell))) for cell in nb.cells)
     assert "index.html" in reader.links
 
 

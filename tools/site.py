@@ -3,8 +3,10 @@
 One page per notebook, exported by nbconvert with its stored outputs (graphs and plots are
 embedded in the page as ``data:image/png`` pictures, with the graph's description in words as
 their alt text), plus ``index.html``: the course map, with each notebook's title, question,
-learning goals and time read from its first markdown cell. Worked solutions are folded in a
-``<details>`` element ("Show the worked solution"), the way JupyterLab hides them.
+learning goals and time read from its first markdown cell. Worked solutions (cells tagged
+``solution``) and optional "under the hood" listings (tagged ``under-the-hood``) are folded in a
+``<details>`` element ("Show the worked solution", "Show the source (optional)"), the way JupyterLab
+hides them.
 
 The pages need no script and nothing from the network to show their text and pictures:
 nbconvert's require.js and mermaid loaders are left out, and MathJax (which typesets the few
@@ -37,8 +39,8 @@ from nbconvert.filters import markdown2html
 
 from tools.course import MATHJAX_BLOCK, NotebookIntro, editions, has_math, notebook_intro, notebook_paths, read_notebook
 
-# Changes to nbconvert's "lab" template: no script loaders, a navigation bar, folded
-# solutions, and the text description of a picture as its alt text.
+# Changes to nbconvert's "lab" template: no script loaders, a navigation bar, folded worked
+# solutions and "under the hood" listings, and the text description of a picture as its alt text.
 TEMPLATE = r"""{%- extends 'index.html.j2' -%}
 {%- block html_head_js -%}{%- endblock html_head_js -%}
 {%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
@@ -61,8 +63,9 @@ details.solution > summary { cursor: pointer; font-family: var(--jp-ui-font-fami
 {{ super() }}
 {%- endblock body_footer -%}
 {% block codecell %}
-{%- if 'solution' in cell.metadata.get('tags', []) -%}
-<details class="solution"><summary>Show the worked solution</summary>
+{%- set fold = resources.course_folds | select('in', cell.metadata.get('tags', [])) | first -%}
+{%- if fold -%}
+<details class="solution"><summary>{{ resources.course_folds[fold] }}</summary>
 {{ super() }}
 </details>
 {%- else -%}
@@ -116,6 +119,7 @@ WORDS = {
                     "or launch it on Binder without installing anything: {binder}. Read the notebooks in order: "
                     "each builds on the ones before.",
            "binder": "Launch on Binder", "learn": "You will learn:", "reference": "Reference pages",
+           "folds": {"solution": "Show the worked solution", "under-the-hood": "Show the source (optional)"},
            "no_binder": "Binder (its launch link needs the course's GitHub repository, which this copy of the "
                         "site was built without)"},
     "zh": {"name": "中文", "map": "课程地图", "title": "minigrad：PyTorch 自定义 autograd Function 是怎样工作的",
@@ -123,6 +127,7 @@ WORDS = {
                     "<code>make lab</code>（见 README.zh.md），或者不安装任何东西，直接在 Binder 上打开：{binder}。"
                     "请按顺序阅读：每一本都建立在前面几本之上。",
            "binder": "在 Binder 上运行", "learn": "你将学到：", "reference": "参考页面",
+           "folds": {"solution": "展开参考答案", "under-the-hood": "展开源码（选读）"},
            "no_binder": "Binder（启动链接需要课程的 GitHub 仓库，而生成这份网站时没有提供）"},
 }
 BINDER_PLACEHOLDER = "OWNER/REPO"
@@ -287,7 +292,8 @@ def build_edition(folder: Path, target: Path, language: str, found: dict[str, se
         counterparts = counterpart_links(f"{intro.name}.html", language, found)
         resources = {"metadata": {"name": f"{intro.number} · {intro.title.strip('`')}"},
                      "course_has_math": has_math(nb),
-                     "course_nav": navigation(intros, index, language, counterparts)}
+                     "course_nav": navigation(intros, index, language, counterparts),
+                     "course_folds": WORDS.get(language, WORDS["en"])["folds"]}
         page, _ = exporter.from_notebook_node(nb, resources=resources)
         if language != "en":
             page = page.replace('<html lang="en">', f'<html lang="{language}">', 1).replace("<html>", f'<html lang="{language}">', 1)
