@@ -13,7 +13,9 @@ from .display import Graph
 from .dot_source import attrs, box, graph_header, html, label
 from .options import DrawOptions
 
-# (sample label, look, explanation) for each row of the key, top to bottom.
+# (sample label, look, explanation) for each row of the key, top to bottom: only what the course's
+# pictures show. (A graph too big to draw whole has one more box, which says what it is itself:
+# "... N more nodes", "raise max_nodes to draw them".)
 _ROWS = [
     ("z", box(style.OUTPUT), "green box: an output tensor you drew, with its shape and dtype"),
     ("MulBackward0", box(style.BUILTIN, rounded=True),
@@ -27,8 +29,6 @@ _ROWS = [
     ("y", box(style.RETAINED), "yellow box: a non-leaf tensor that called retain_grad() (or that you named)"),
     ("indices", box(style.NON_DIFFERENTIABLE, dashed=True),
      "dashed white box: an output marked non-differentiable (no gradient flows from it)"),
-    ("... 120 more nodes", {"style": "filled,dotted", "fillcolor": style.SUMMARY[0], "color": style.SUMMARY[1]},
-     "dotted box: nodes collapsed to keep a big graph readable (raise max_nodes)"),
     ("step", {"style": "rounded,filled", "fillcolor": style.BUILTIN[0], "color": style.CURRENT, "penwidth": "3.5"},
      "vermillion border (traces): the node running now; its edges carry its gradients"),
 ]
