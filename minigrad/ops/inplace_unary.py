@@ -32,7 +32,7 @@ from ._util import Builtin, check_broadcast, wrap
 from .arithmetic import Neg
 from .comparison import Signum
 from .hardtanh import Hardtanh
-from .masking import MaskedFill, MaskedFillTensor, _check_mask
+from .masking import MaskedFill, MaskedFillTensor, _check_mask, _is_tensor_value
 from .pointwise import Abs, Clamp, Cos, Exp, Log, Relu, Sigmoid, Sin, Sqrt, Tanh
 from .scans import ScatterAddInto
 
@@ -103,10 +103,7 @@ def masked_fill_(a: Tensor, mask: Tensor, value) -> Tensor:
     if shape != a._data.shape:
         raise RuntimeError(f"output with shape {list(a.shape)} doesn't match the broadcast shape {list(shape)}")
     check_inplace(a, value)
-    if isinstance(value, Tensor):
-        if value.ndim != 0:
-            raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
-                               f"{value.ndim} dimension(s).")
+    if _is_tensor_value(value):
         return MaskedFillTensorInplace.apply(a, mask_array, value)
     return MaskedFillInplace.apply(a, mask_array, value)
 

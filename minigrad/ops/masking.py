@@ -79,12 +79,17 @@ class MaskedFillTensor(Builtin):
 def masked_fill(a: Tensor, mask: Tensor, value) -> Tensor:
     """``a`` with ``value`` written where ``mask`` (a bool tensor broadcastable to ``a``) is True."""
     mask_array = _check_mask(mask, a)
-    if isinstance(value, Tensor):
-        if value.ndim != 0:
-            raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
-                               f"{value.ndim} dimension(s).")
+    if _is_tensor_value(value):
         return MaskedFillTensor.apply(a, mask_array, value)
     return MaskedFill.apply(a, mask_array, value)
+
+
+def _is_tensor_value(value) -> bool:
+    """True for a 0-dim tensor value (its gradient flows), False for a number; PyTorch's error otherwise."""
+    if isinstance(value, Tensor) and value.ndim != 0:
+        raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value.ndim} dimension(s).")
+    return isinstance(value, Tensor)
 
 
 def nonzero(a: Tensor, as_tuple: bool = False):
