@@ -117,7 +117,7 @@ def before_spawn(spawner):
     """Keep the user's home private; teachers get the grading tools."""
     private_home(spawner)
     if spawner.user.admin:
-        spawner.environment = course_environment(student=False)
+        spawner.environment = dict(spawner.environment, **course_environment(student=False))
 
 
 c.Spawner.pre_spawn_hook = before_spawn
@@ -127,9 +127,13 @@ c.JupyterHub.load_roles = [{
     "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"],
     "services": ["idle-culler"],
 }]
+# The culler stops at the hub's SIGINT even when it was started with SIGINT ignored (a hub started
+# in the background, by nohup or a script): it would otherwise hold the hub's shutdown for 30 s.
+CULLER = ("import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+          "runpy.run_module('jupyterhub_idle_culler', run_name='__main__')")
 c.JupyterHub.services = [{
     "name": "idle-culler",
-    "command": [sys.executable, "-m", "jupyterhub_idle_culler", "--timeout=3600"],
+    "command": [sys.executable, "-c", CULLER, "--timeout=3600"],
 }]
 
 # The teacher's own settings, kept out of git (README.md, "The hub on one machine").
