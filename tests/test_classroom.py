@@ -172,7 +172,7 @@ c.JupyterHub.bind_url = "http://127.0.0.1:{port}"
 c.JupyterHub.hub_bind_url = "http://127.0.0.1:{hub_port}"
 c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{proxy_port}"
 c.Authenticator.allowed_users = {accounts!r}
-c.Authenticator.admin_users = set()
+c.Authenticator.admin_users = {admins!r}
 c.Spawner.environment = dict(c.Spawner.environment, MINIGRAD_CLASSROOM_TEST={marker!r})
 c.JupyterHub.tornado_settings = {{"slow_spawn_timeout": 0}}   # a start request returns at once; the test waits
 c.JupyterHub.services = [dict(c.JupyterHub.services[0], name="idle-culler")]
@@ -238,11 +238,11 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
-def default_signals() -> None:
-    """SIGINT as in a teacher's terminal. A shell's background job (as CI may run this test)
-    ignores it, and so would the hub's services: the idle culler would then stop only when the hub
-    gives up on SIGINT, 10 to 30 s later."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+def ignore_sigint() -> None:
+    """Start the hub as a shell's background job is started (nohup, a script's `&`): with SIGINT
+    ignored, which its services inherit. The hub's idle culler must stop at the hub's SIGINT all
+    the same, or it holds the hub's shutdown for 30 s (JupyterHub's interrupt_timeout)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class Classroom:
@@ -261,7 +261,9 @@ class Classroom:
         # Real accounts get names no one has (they are removed at the end).
         suffix = uuid.uuid4().hex[:6] if real else ""
         self.accounts = {name: f"{name}{suffix}" for name in STUDENTS}
-        self.passwords = {name: PASSWORD for name in STUDENTS}
+        if real:          # a teacher (an admin), with the formgrader in their JupyterLab
+            self.accounts["teacher"] = f"teacher{suffix}"
+        self.passwords = {name: PASSWORD for name in self.accounts}
         self.created: list[str] = []
         self.homes = tmp / "home"
         self.exchange = tmp / "exchange"
@@ -311,7 +313,8 @@ class Classroom:
         config = self.tmp / "jupyterhub_config.py"
         text = TEST_CONFIG.format(
             production=str(ROOT / "classroom" / "jupyterhub_config.py"), port=self.port, hub_port=free_port(),
-            proxy_port=free_port(), accounts=set(self.accounts.values()), marker=self.marker, token=self.token)
+            proxy_port=free_port(), accounts=set(self.accounts.values()), marker=self.marker, token=self.token,
+            admins={account for name, account in self.accounts.items() if name == "teacher"})
         if not self.real:
             text += SHARED_ACCOUNT_CONFIG.format(password=PASSWORD, homes=str(self.homes))
         config.write_text(text)
@@ -319,7 +322,7 @@ class Classroom:
         self.created = list(self.accounts.values()) if self.real else []   # the hub creates them from its roster
         self.hub = subprocess.Popen([str(VENV_BIN / "jupyterhub"), "-f", str(config)], cwd=self.tmp, env=self.env(),
                                     stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                                    preexec_fn=default_signals)
+                                    preexec_fn=ignore_sigint)
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             assert self.hub.poll() is None, f"the hub stopped at start:\n{self.log()}"
@@ -475,7 +478,7 @@ def test_students_log_in(classroom):
     while time.monotonic() < deadline:
         users = classroom.requests.get(f"{classroom.url}/hub/api/users", headers=admin, timeout=30).json()
         ready = {user["name"] for user in users if user.get("servers", {}).get("", {}).get("ready")}
-        if ready >= set(classroom.accounts.values()):
+        if ready >= {classroom.accounts[name] for name in STUDENTS}:
             break
         time.sleep(1)
     else:
@@ -683,7 +686,7 @@ def test_an_assignment_is_released_submitted_autograded_and_exported(classroom):
         classroom.api(name, "POST", "assignments/fetch", data={"course_id": "minigrad", "assignment_id": ASSIGNMENT})
         submit(classroom, name, submission(name))
     nbgrader(classroom, "collect", ASSIGNMENT)
-    assert sorted(p.name for p in (classroom.course / "submitted").iterdir()) == sorted(classroom.accounts.values())
+    assert sorted(p.name for p in (classroom.course / "submitted").iterdir()) == sorted(classroom.accounts[n] for n in STUDENTS)
 
     # dana_smith e-mailed her notebook: the zip route, with a student id holding an underscore.
     archive = classroom.course / "downloaded" / ASSIGNMENT / "archive"
@@ -733,6 +736,34 @@ def test_students_do_not_get_the_grading_tools(classroom):
     classroom.api("alice", "GET", "assignments", params={"course_id": "minigrad"})
 
 
+def test_the_teachers_formgrader_finds_the_course_folder_made_in_their_home(classroom):
+    """The README's browser route: `make classroom` run as the teacher's account makes
+    ~/minigrad-course, and the formgrader in the teacher's JupyterLab on the hub lists its assignments."""
+    needs_real_accounts(classroom)
+    home = classroom.home("teacher")
+    made = classroom.as_account("teacher", "env", f"HOME={home}", "make", "-C", str(ROOT), "--no-print-directory",
+                                "classroom")
+    assert made.returncode == 0, made.stdout[-2000:] + made.stderr[-2000:]
+    course = home / "minigrad-course"
+    assert course.stat().st_mode & 0o777 == 0o700 and course.stat().st_uid == pwd.getpwnam(classroom.accounts["teacher"]).pw_uid
+    session, response = classroom.login("teacher")
+    assert response.status_code == 302, response.status_code
+    account = classroom.accounts["teacher"]
+    made = session.post(f"{classroom.url}/hub/api/users/{account}/tokens", timeout=30,
+                        headers={"X-XSRFToken": session.cookies.get("_xsrf", path="/hub/")}, json={"expires_in": 3600})
+    classroom.tokens["teacher"] = made.json()["token"]
+    headers = {"Authorization": f"token {classroom.tokens['teacher']}"}
+    classroom.requests.post(f"{classroom.url}/hub/api/users/{account}/server", headers=headers, timeout=60)
+    deadline = time.monotonic() + 180
+    while not classroom.requests.get(f"{classroom.url}/hub/api/users/{account}", headers=headers,
+                                     timeout=30).json().get("servers", {}).get("", {}).get("ready"):
+        assert time.monotonic() < deadline, classroom.log()
+        time.sleep(1)
+    listed = classroom.api("teacher", "GET", "formgrader/api/assignments").json()
+    names = sorted(assignment["name"] for assignment in listed)
+    assert len(names) == 22 and ASSIGNMENT in names and f"zh_{ASSIGNMENT}" in names, names
+
+
 def test_a_students_account_runs_the_course_but_reads_nothing_private(classroom):
     """As bob's own account: the course's Python runs; the course folder (gradebook, submissions,
     grades), the hub's state (database, cookie secret), alice's home and the exchange's inbox
@@ -762,6 +793,8 @@ def test_stopping_the_hub_leaves_no_process_behind(classroom):
     assert len(running) >= len(STUDENTS) + 1, running   # the proxy and a server per student at least
     start = time.monotonic()
     left = classroom.stop()
-    print(f"\nthe hub and everything it started stopped in {time.monotonic() - start:.1f} s")
+    took = time.monotonic() - start
     assert not left, f"still running after the hub stopped: {sorted(left)}"
+    # Not a timing benchmark: a service that ignored SIGINT would take 30 s or more.
+    assert took < 25, f"the hub took {took:.0f} s to stop:\n{classroom.log(15)}"
     assert not processes_with(classroom.marker)

@@ -19,7 +19,7 @@ import yaml
 from traitlets.config import Config
 
 from tools import nbgrader_course, student_edition
-from tools.classroom import nbgitpuller_link
+from tools.classroom import nbgitpuller_link, publish_student_branch
 from tools.course import editions, notebook_paths, read_notebook, tags
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -275,7 +275,47 @@ def test_the_zero_to_jupyterhub_values_are_valid_yaml_for_a_class():
         assert (ROOT / Path(folder).relative_to("/srv/repo")).is_dir(), folder
     assert single["extraEnv"]["NBGRADER_EXCHANGE"] == nbgrader_course.EXCHANGE
     assert values["cull"]["enabled"] is True
-    assert "DummyAuthenticator" not in json.dumps(values["hub"])
+    assert "DummyAuthenticator" not in json.dumps(values["hub"]) and "dummy" not in json.dumps(values["hub"])
+    assert values["hub"]["config"]["JupyterHub"]["authenticator_class"] == "github"
+
+
+def test_the_passwords_command_gives_each_name_in_the_rosters_a_password(tmp_path):
+    (tmp_path / "students.txt").write_text("alice\nbob  # second\n")
+    (tmp_path / "teachers.txt").write_text("teacher\n")
+    result = subprocess.run([sys.executable, "-m", "tools.classroom", "passwords", str(tmp_path / "students.txt"),
+                             str(tmp_path / "teachers.txt")], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    lines = result.stdout.split()
+    assert [line.split(":")[0] for line in lines] == ["alice", "bob", "teacher"]
+    assert len({line.split(":")[1] for line in lines}) == 3
+
+
+def test_the_student_branch_holds_the_student_edition_only(tmp_path):
+    """`make student-branch`: a commit of the student edition on top of the branch's last one;
+    the working tree and the current branch stay as they were."""
+    repo = tmp_path / "course"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{ROOT}", str(repo)], check=True)
+    head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True).stdout
+    first, new = publish_student_branch(repo)
+    assert new and publish_student_branch(repo) == (first, False)
+    files = subprocess.run(["git", "-C", str(repo), "ls-tree", "-r", "--name-only", "student"],
+                           capture_output=True, text=True, check=True).stdout.split()
+    assert "README.md" in files and all(f == "README.md" or f.startswith("notebooks/") for f in files)
+    assert "notebooks/ctx_cheatsheet.md" in files and "notebooks/zh/GLOSSARY.md" in files
+    assert not any("translations" in f for f in files)
+    notebooks = sorted(f for f in files if f.endswith(".ipynb"))
+    assert notebooks == sorted(f"notebooks/{p.relative_to(NOTEBOOKS)}" for _, p in ALL)
+    shown = subprocess.run(["git", "-C", str(repo), "show", "student:notebooks/06_needs_input_grad_and_friends.ipynb"],
+                           capture_output=True, text=True, check=True).stdout
+    assert not any("solution" in cell.metadata.get("tags", []) for cell in nbformat.reads(shown, 4).cells)
+    assert subprocess.run(["git", "-C", str(repo), "status", "--porcelain"], capture_output=True, text=True).stdout == ""
+    assert subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True).stdout == head
+    # A new commit of the course: a new student commit whose parent is the last one.
+    nb = repo / "notebooks" / "00_start_here.ipynb"
+    nb.write_text(nb.read_text().replace("Start here", "Start here (new)", 1))
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=T", "-c", "user.email=t@example.edu", "commit", "-qam", "x"], check=True)
+    second, new = publish_student_branch(repo)
+    parent = subprocess.run(["git", "-C", str(repo), "rev-parse", f"{second}^"], capture_output=True, text=True).stdout.strip()
+    assert new and parent == first
 
 
 def test_the_link_command_prints_the_nbgitpuller_link():
@@ -286,3 +326,12 @@ def test_the_link_command_prints_the_nbgitpuller_link():
     assert result.stdout.strip() == nbgitpuller_link("https://hub.example.edu", "https://github.com/x/minigrad",
                                                      language="zh")
     assert result.stdout.strip().endswith("urlpath=lab%2Ftree%2Fminigrad%2Fnotebooks%2Fzh%2F00_start_here.ipynb")
+
+
+def test_a_local_path_becomes_a_file_url_and_the_command_says_where_the_clone_lands(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "tools.classroom", "link", "--hub", "http://hub:8000",
+                             "--repo", str(tmp_path / "course"), "--branch", "student"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == nbgitpuller_link("http://hub:8000", (tmp_path / "course").as_uri(), branch="student")
+    assert "in ~/course/" in result.stderr and "branch student" in result.stderr

@@ -10,7 +10,7 @@ Usage, from the repository's root (README.md, "Teaching a class"; every command 
 
     python -m tools.classroom student-branch            # commit the student edition to branch `student`
     python -m tools.classroom link --hub https://hub.example.edu --repo /opt/minigrad --branch student
-    python -m tools.classroom passwords students.txt    # name:password lines, for chpasswd
+    python -m tools.classroom passwords students.txt teachers.txt   # name:password lines, for chpasswd
     python -m tools.classroom check-access              # as root: can a student's account run the course?
 
 >>> print(nbgitpuller_link("https://hub.example.edu/", "https://github.com/x/minigrad.git"))
@@ -211,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     branch.add_argument("--branch", default=STUDENT_BRANCH, help=f"the branch to commit to ({STUDENT_BRANCH})")
     branch.add_argument("--source", default="HEAD", help="the commit whose notebooks to publish (HEAD)")
     words = commands.add_parser("passwords", help="print name:password lines (random passwords) for chpasswd")
-    words.add_argument("roster", type=Path, help="one account name a line (the hub's students.txt)")
+    words.add_argument("roster", type=Path, nargs="+", help="files of one account name a line (the hub's students.txt, teachers.txt)")
     access = commands.add_parser("check-access", help="as root: check that students' accounts can run .venv-classroom")
     access.add_argument("--venv", type=Path, default=ROOT / ".venv-classroom")
     args = parser.parse_args(argv)
@@ -228,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
               + ("a new commit with the student edition of " if new else "unchanged: already the student edition of ")
               + f"{args.source}'s notebooks (uncommitted changes are not in it)")
     elif args.command == "passwords":
-        print("\n".join(passwords(roster(args.roster))))
+        print("\n".join(passwords([name for path in args.roster for name in roster(path)])))
     elif args.command == "check-access":
         problem = student_access_problem(args.venv)
         if problem:
