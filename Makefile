@@ -173,30 +173,49 @@ browser: venv chromium ## check in headless Chromium what a learner sees in Jupy
 # into classroom/node_modules.
 CLASSROOM_VENV ?= .venv-classroom
 CLASSROOM_STAMP := $(CLASSROOM_VENV)/.installed
-# The teacher's course folder: gradebook, submissions, grades. Outside build/, which `make clean` deletes.
-CLASSROOM_DIR ?= classroom/course
+# The teacher's course folder: gradebook, submissions, grades. Outside the checkout, which every
+# account on the hub's machine can read, and made readable by its owner only (mode 0700).
+CLASSROOM_DIR ?= $(HOME)/minigrad-course
 HUB_PROXY := classroom/node_modules/.bin/configurable-http-proxy
+# The exchange, through which assignments and submissions pass: every account writes it.
+NBGRADER_EXCHANGE ?= /srv/nbgrader/exchange
+# Students' servers run .venv-classroom's Python as the students' own accounts. As root, make
+# checks with the account `nobody` that other accounts can run $(PYTHON) (pyenv's Python under
+# /root, for one, they cannot) and then uses Debian's /usr/bin/python3 instead.
+STUDENT_PYTHON = $(shell p=$$($(PYTHON) -c 'import sys; print(sys.executable)' 2>/dev/null); \
+	if [ -n "$(IS_ROOT)" ] && [ -n "$$p" ] && command -v runuser >/dev/null && ! runuser -u nobody -- "$$p" -c '' 2>/dev/null \
+		&& runuser -u nobody -- /usr/bin/python3 -c '' 2>/dev/null; then echo /usr/bin/python3; else echo $(PYTHON); fi)
 
-.PHONY: classroom classroom-venv hub classroom-test
+.PHONY: classroom classroom-venv hub classroom-test student-branch
 
-classroom: $(CLASSROOM_STAMP) ## prepare the nbgrader course folder classroom/course/ (an assignment per notebook, both languages)
+classroom: $(CLASSROOM_STAMP) ## prepare the nbgrader course folder ~/minigrad-course (CLASSROOM_DIR=...): an assignment per notebook, both languages
+	@if [ -d classroom/course ]; then echo "Warning: classroom/course/ (an earlier default) is inside the checkout, which" \
+		"every account can read: move it with mv classroom/course $(CLASSROOM_DIR) (or delete it)" >&2; fi
 	$(CLASSROOM_VENV)/bin/python -m tools.nbgrader_course notebooks $(CLASSROOM_DIR)
-	@echo "nbgrader's commands: . $(CLASSROOM_VENV)/bin/activate && cd $(CLASSROOM_DIR) && nbgrader generate_assignment 00_start_here"
+	@echo "nbgrader's commands: . $(abspath $(CLASSROOM_VENV))/bin/activate && cd $(CLASSROOM_DIR) && nbgrader generate_assignment 00_start_here"
 
 classroom-venv: $(CLASSROOM_STAMP) ## only create .venv-classroom: JupyterHub, nbgrader, nbgitpuller and the course (Python >= 3.11)
 	@:
 
 $(CLASSROOM_STAMP): pyproject.toml classroom/uv-overrides.txt
-	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { \
-		echo "The classroom needs Python >= 3.11 (nbgrader 0.9); $(PYTHON) is $$($(PYTHON) --version 2>&1)." >&2; \
-		echo "Run e.g.: make $(or $(MAKECMDGOALS),classroom-venv) PYTHON=python3.12" >&2; exit 1; }
-	@test -x $(CLASSROOM_VENV)/bin/python || { echo "Creating $(CLASSROOM_VENV) with $(PYTHON)"; $(PYTHON) -m venv $(CLASSROOM_VENV) || { \
+	@python="$(STUDENT_PYTHON)"; if [ "$$python" != "$(PYTHON)" ] && [ ! -x $(CLASSROOM_VENV)/bin/python ]; then \
+		echo "Other accounts cannot run $(PYTHON) ($$($(PYTHON) -c 'import sys; print(sys.executable)')), and students' servers" \
+			"will run as their own accounts: creating $(CLASSROOM_VENV) with $$python instead"; fi; \
+	$$python -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { \
+		echo "The classroom needs Python >= 3.11 (nbgrader 0.9); $$python is $$($$python --version 2>&1)." >&2; \
+		echo "Run e.g.: make $(or $(MAKECMDGOALS),classroom-venv) PYTHON=python3.12 (a Python every account can run, not one under /root)" >&2; exit 1; }; \
+	test -x $(CLASSROOM_VENV)/bin/python || { echo "Creating $(CLASSROOM_VENV) with $$python"; $$python -m venv $(CLASSROOM_VENV) || { \
 		rm -rf $(CLASSROOM_VENV); echo "Could not create a virtual environment. On Debian/Ubuntu: sudo apt-get install python3-venv" >&2; exit 1; }; }
 	@echo "Installing minigrad, JupyterHub, nbgrader and nbgitpuller into $(CLASSROOM_VENV) (about 560 MB; with uv about a minute)"
 	$(CLASSROOM_VENV)/bin/python -m pip install -q uv
 	$(CLASSROOM_VENV)/bin/uv pip install -q --python $(CLASSROOM_VENV)/bin/python --override classroom/uv-overrides.txt \
 		-e '.[course,test,classroom]'
+	@$(CLASSROOM_VENV)/bin/python -m tools.classroom check-access --venv $(CLASSROOM_VENV) || \
+		echo "Warning: the hub's students could not use $(CLASSROOM_VENV) (above); make hub checks this again." >&2
 	@touch $@
+
+student-branch: $(CLASSROOM_STAMP) ## commit the student edition of HEAD's notebooks to the branch `student`, for nbgitpuller links (README: "nbgitpuller links")
+	$(CLASSROOM_VENV)/bin/python -m tools.classroom student-branch
 
 $(HUB_PROXY): classroom/package.json classroom/package-lock.json
 	@if ! command -v npm >/dev/null && [ -n "$(CAN_APT)" ]; then \
@@ -208,11 +227,15 @@ $(HUB_PROXY): classroom/package.json classroom/package-lock.json
 	cd classroom && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
-hub: $(CLASSROOM_STAMP) $(HUB_PROXY) dot ## start the class's JupyterHub on port 8000 (classroom/jupyterhub_config.py; run it as root); Ctrl-C stops it
-	PATH="$(abspath $(CLASSROOM_VENV))/bin:$$PATH" $(CLASSROOM_VENV)/bin/jupyterhub -f classroom/jupyterhub_config.py
+hub: $(CLASSROOM_STAMP) $(HUB_PROXY) dot ## start the class's JupyterHub on port 8000, as root (classroom/jupyterhub_config.py); Ctrl-C stops it
+	@[ -n "$(IS_ROOT)" ] || { echo "make hub runs as root: the hub starts each student's server as the student's own account." >&2; exit 1; }
+	@$(CLASSROOM_VENV)/bin/python -m tools.classroom check-access --venv $(CLASSROOM_VENV)
+	@if [ ! -d $(NBGRADER_EXCHANGE) ]; then echo "Creating nbgrader's exchange $(NBGRADER_EXCHANGE) (mode 1777: every account writes it)"; \
+		mkdir -p $(NBGRADER_EXCHANGE) && chmod 1777 $(NBGRADER_EXCHANGE); fi
+	NBGRADER_EXCHANGE=$(NBGRADER_EXCHANGE) PATH="$(abspath $(CLASSROOM_VENV))/bin:$$PATH" $(CLASSROOM_VENV)/bin/jupyterhub -f classroom/jupyterhub_config.py
 
-classroom-test: $(CLASSROOM_STAMP) $(HUB_PROXY) dot ## a class end to end on 127.0.0.1: hub, logins, nbgitpuller, notebook 00, nbgrader grading (about 4 minutes from a fresh clone)
-	@start=$$SECONDS; set -x; MINIGRAD_REQUIRE_CLASSROOM=1 $(CLASSROOM_VENV)/bin/python -m pytest -q -p no:cacheprovider \
+classroom-test: $(CLASSROOM_STAMP) $(HUB_PROXY) dot ## a class end to end on 127.0.0.1: hub, real accounts as root, nbgitpuller, notebook 00, nbgrader grading (about 5 minutes from a fresh clone)
+	@start=$$SECONDS; set -x; MINIGRAD_REQUIRE_CLASSROOM=1 $(CLASSROOM_VENV)/bin/python -m pytest -q -rs -p no:cacheprovider \
 		--durations=5 tests/test_classroom.py; { set +x; } 2>/dev/null; echo "::: classroom test took $$((SECONDS - start)) s"
 
 clean: ## remove build artefacts and caches (keeps .venv)

@@ -1,14 +1,22 @@
 """A class, end to end (`make classroom-test`): a JupyterHub with the course's configuration,
-students who get the course with an nbgitpuller link, and an nbgrader assignment graded by the
-course's checkers.
+students who get the student edition with an nbgitpuller link, and an nbgrader assignment graded
+by the course's checkers, through the exchange and through zip_collect, with a resubmission.
 
 Everything is started here and stopped at the end, on 127.0.0.1 only: the hub (classroom/
-jupyterhub_config.py, with a test-only DummyAuthenticator and SimpleLocalProcessSpawner, which
-makes no system accounts), its proxy (classroom/node_modules), one JupyterLab and kernel per
-student, and nbgrader's commands as the teacher runs them. It needs `.venv-classroom` (the
-`classroom` extra) and the proxy: `make classroom-test` installs both, then runs this file. In
-`make test` (no JupyterHub installed) the hub tests are skipped; with MINIGRAD_REQUIRE_CLASSROOM=1
-(set by `make classroom-test`) a missing piece fails them instead.
+jupyterhub_config.py), its proxy (classroom/node_modules), one JupyterLab and kernel per student,
+and nbgrader's commands as the teacher runs them. It needs `.venv-classroom` (the `classroom`
+extra) and the proxy: `make classroom-test` installs both, then runs this file. In `make test`
+(no JupyterHub installed) the hub tests are skipped; with MINIGRAD_REQUIRE_CLASSROOM=1 (set by
+`make classroom-test`) a missing piece fails them instead.
+
+Run as root (as CI runs it), the class is the production one: the hub's own PAM login and
+LocalProcessSpawner, with throwaway system accounts that the hub creates from its roster (the
+passwords from `tools.classroom passwords`), so each student's server runs as their own account.
+The test then checks as a student's account what students must not read (the course folder, the
+hub's state, each other's homes and submissions) and that they can run the course's Python, and
+it removes the accounts, their homes and every file at the end. Not as root (or when other
+accounts cannot read this checkout), the hub runs with a test-only DummyAuthenticator and
+SimpleLocalProcessSpawner (one account for all), and the account checks are skipped, saying why.
 
 The tests run in file order and share one hub: each step builds on the one before, as in a class.
 """
@@ -19,11 +27,13 @@ import csv
 import datetime
 import json
 import os
+import pwd
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -33,8 +43,8 @@ import pytest
 
 import minigrad as torch
 from minigrad.exercises import nb06
-from tools import nbgrader_course, student_edition
-from tools.classroom import nbgitpuller_link
+from tools import classroom as classroom_tools, nbgrader_course, student_edition
+from tools.classroom import nbgitpuller_link, publish_student_branch, repo_url
 from tools.course import read_notebook
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -100,8 +110,10 @@ BOB = {
 }
 ANSWER_NAMES = {1: "MyLinear", 2: "MySort", 3: "AddOne_", 4: "TwoScales"}
 # The exact scores nbgrader must export: alice answers with the worked solutions, bob as above,
-# carol submits the starters untouched.
-EXPECTED_SCORES = {"alice": 4.0, "bob": 1.0, "carol": 0.0}
+# carol submits the starters untouched, and dana_smith (no hub account: her notebook comes by
+# e-mail, named <student id>_<notebook>.ipynb, and goes through zip_collect) the worked solutions.
+ZIP_STUDENT = "dana_smith"
+EXPECTED_SCORES = {"alice": 4.0, "bob": 1.0, "carol": 0.0, ZIP_STUDENT: 4.0}
 
 
 def worked_solutions(path: Path = NOTEBOOK_06) -> dict[int, str]:
@@ -116,10 +128,20 @@ def worked_solutions(path: Path = NOTEBOOK_06) -> dict[int, str]:
 
 
 def submission(student: str) -> dict[int, str]:
-    return {"alice": worked_solutions(), "bob": BOB, "carol": {}}[student]
+    return {"alice": worked_solutions(), "bob": BOB, "carol": {}, ZIP_STUDENT: worked_solutions()}[student]
 
 
-@pytest.mark.parametrize("student", STUDENTS)
+def answered(nb: dict, answers: dict[int, str]) -> dict:
+    """A released notebook (JSON) with ``answers`` written into its solution cells."""
+    for cell in nb["cells"]:
+        grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id", "")
+        number = int(grade_id.split("_")[-1]) if grade_id.startswith("your_turn_") and grade_id[-1].isdigit() else None
+        if number in answers:
+            cell["source"] = answers[number]
+    return nb
+
+
+@pytest.mark.parametrize("student", [*STUDENTS, ZIP_STUDENT])
 def test_the_expected_scores_are_the_checkers_verdicts(student, capsys):
     """Without a hub: run each submitted answer through the checker. The expected scores of the
     end-to-end test below are these verdicts (a starter is wrong: carol gets 0)."""
@@ -142,28 +164,40 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-TEST_CONFIG = '''# Test-only: the class's hub (classroom/jupyterhub_config.py) with an authenticator that
-# takes one shared password and a spawner that makes no system accounts. Never use these outside a test.
+TEST_CONFIG = '''# Test-only: the class's hub (classroom/jupyterhub_config.py) on 127.0.0.1 ports of its own.
 import os
 load_subconfig({production!r})
 c = get_config()
 c.JupyterHub.bind_url = "http://127.0.0.1:{port}"
 c.JupyterHub.hub_bind_url = "http://127.0.0.1:{hub_port}"
 c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{proxy_port}"
-c.JupyterHub.authenticator_class = "dummy"
-c.DummyAuthenticator.password = {password!r}
-c.Authenticator.allowed_users = {students!r}
-c.Authenticator.admin_users = set()
-c.JupyterHub.spawner_class = "simple"
-c.SimpleLocalProcessSpawner.home_dir_template = {homes!r} + "/{{username}}"
+c.Authenticator.allowed_users = {accounts!r}
+c.Authenticator.admin_users = {admins!r}
 c.Spawner.environment = dict(c.Spawner.environment, MINIGRAD_CLASSROOM_TEST={marker!r})
 c.JupyterHub.tornado_settings = {{"slow_spawn_timeout": 0}}   # a start request returns at once; the test waits
-if os.geteuid() == 0:
-    c.Spawner.args = ["--allow-root"]
 c.JupyterHub.services = [dict(c.JupyterHub.services[0], name="idle-culler")]
 c.JupyterHub.services.append({{"name": "test", "api_token": {token!r}}})
 c.JupyterHub.load_roles.append({{"name": "test", "scopes": ["admin:users", "admin:servers"], "services": ["test"]}})
 '''
+# Without system accounts: an authenticator that takes one shared password and a spawner that runs
+# everyone as this account. Never use these outside a test.
+SHARED_ACCOUNT_CONFIG = '''c.JupyterHub.authenticator_class = "dummy"
+c.DummyAuthenticator.password = {password!r}
+c.JupyterHub.spawner_class = "simple"
+c.SimpleLocalProcessSpawner.home_dir_template = {homes!r} + "/{{username}}"
+if os.geteuid() == 0:
+    c.Spawner.args = ["--allow-root"]
+'''
+
+
+def real_accounts_problem() -> str | None:
+    """Why the class cannot run with real system accounts here, or None when it can."""
+    if os.geteuid() != 0:
+        return "not root: the hub cannot start servers as students' own accounts (run `make classroom-test` as root)"
+    missing = [tool for tool in ("adduser", "userdel", "chpasswd", "runuser") if not shutil.which(tool)]
+    if missing:
+        return f"no {', '.join(missing)} on this machine"
+    return classroom_tools.student_access_problem(VENV_BIN.parent)
 
 
 def processes_with(marker: str) -> set[int]:
@@ -204,28 +238,37 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
-def default_signals() -> None:
-    """SIGINT as in a teacher's terminal. A shell's background job (as CI may run this test)
-    ignores it, and so would the hub's services: the idle culler would then stop only when the hub
-    gives up on SIGINT, 10 to 30 s later."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+def ignore_sigint() -> None:
+    """Start the hub as a shell's background job is started (nohup, a script's `&`): with SIGINT
+    ignored, which its services inherit. The hub's idle culler must stop at the hub's SIGINT all
+    the same, or it holds the hub's shutdown for 30 s (JupyterHub's interrupt_timeout)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class Classroom:
     """The hub, its users and the teacher's course folder, all under one temporary folder."""
 
-    def __init__(self, tmp: Path) -> None:
+    def __init__(self, tmp: Path, real: bool) -> None:
         import requests
 
         self.requests = requests
         self.tmp = tmp
+        self.real = real
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.marker = f"minigrad-classroom-test-{uuid.uuid4().hex}"
         self.token = uuid.uuid4().hex
+        # Real accounts get names no one has (they are removed at the end).
+        suffix = uuid.uuid4().hex[:6] if real else ""
+        self.accounts = {name: f"{name}{suffix}" for name in STUDENTS}
+        if real:          # a teacher (an admin), with the formgrader in their JupyterLab
+            self.accounts["teacher"] = f"teacher{suffix}"
+        self.passwords = {name: PASSWORD for name in self.accounts}
+        self.created: list[str] = []
         self.homes = tmp / "home"
         self.exchange = tmp / "exchange"
         self.course = tmp / "course"
+        self.state = tmp / "state"
         self.upstream = tmp / "upstream" / "minigrad"
         self.sessions: dict[str, object] = {}
         self.tokens: dict[str, str] = {}
@@ -236,37 +279,75 @@ class Classroom:
     # -- set-up and tear-down
     def env(self) -> dict[str, str]:
         env = dict(os.environ, MINIGRAD_CLASSROOM_TEST=self.marker, NBGRADER_EXCHANGE=str(self.exchange),
-                   MINIGRAD_HUB_STATE=str(self.tmp / "state"), MINIGRAD_CLASSROOM_VENV=str(VENV_BIN.parent))
+                   MINIGRAD_HUB_STATE=str(self.state), MINIGRAD_CLASSROOM_VENV=str(VENV_BIN.parent),
+                   MINIGRAD_LOCAL_REPOS=str(self.upstream), MINIGRAD_STUDENT_GITCONFIG=str(self.tmp / "gitconfig"))
         env["PATH"] = os.pathsep.join([str(VENV_BIN), env.get("PATH", "")])
         return env
 
+    def home(self, name: str) -> Path:
+        account = self.accounts[name]
+        return Path(pwd.getpwnam(account).pw_dir) if self.real else self.homes / account
+
+    def user_url(self, name: str) -> str:
+        return f"{self.url}/user/{self.accounts[name]}"
+
+    def as_account(self, name: str, *command: str) -> subprocess.CompletedProcess:
+        """Run ``command`` as ``name``'s system account."""
+        return subprocess.run(["runuser", "-u", self.accounts[name], "--", *command], cwd="/",
+                              capture_output=True, text=True, timeout=120)
+
     def start(self) -> None:
+        self.tmp.chmod(0o755)            # students' servers reach the exchange and the upstream repository
         self.homes.mkdir()
         self.exchange.mkdir()
+        self.exchange.chmod(0o1777)      # as the README says to make /srv/nbgrader/exchange
         self.upstream.parent.mkdir()
+        if self.real:
+            taken = [account for account in self.accounts.values() if account_exists(account)]
+            assert not taken, f"accounts {taken} exist already"
         subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{ROOT}", str(self.upstream)], check=True)
         git_identity = ["-c", "user.name=Teacher", "-c", "user.email=teacher@example.edu"]
         self.git = lambda *args: subprocess.run(["git", *git_identity, *args], cwd=self.upstream, check=True,
                                                 capture_output=True, text=True)
+        publish_student_branch(self.upstream)          # `make student-branch`, in the teacher's repository
         config = self.tmp / "jupyterhub_config.py"
-        config.write_text(TEST_CONFIG.format(
+        text = TEST_CONFIG.format(
             production=str(ROOT / "classroom" / "jupyterhub_config.py"), port=self.port, hub_port=free_port(),
-            proxy_port=free_port(), password=PASSWORD, students=set(STUDENTS), homes=str(self.homes),
-            marker=self.marker, token=self.token))
+            proxy_port=free_port(), accounts=set(self.accounts.values()), marker=self.marker, token=self.token,
+            admins={account for name, account in self.accounts.items() if name == "teacher"})
+        if not self.real:
+            text += SHARED_ACCOUNT_CONFIG.format(password=PASSWORD, homes=str(self.homes))
+        config.write_text(text)
         log = open(self.log_path, "w")
+        self.created = list(self.accounts.values()) if self.real else []   # the hub creates them from its roster
         self.hub = subprocess.Popen([str(VENV_BIN / "jupyterhub"), "-f", str(config)], cwd=self.tmp, env=self.env(),
                                     stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                                    preexec_fn=default_signals)
+                                    preexec_fn=ignore_sigint)
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             assert self.hub.poll() is None, f"the hub stopped at start:\n{self.log()}"
             try:
                 if self.requests.get(f"{self.url}/hub/api", timeout=5).status_code == 200:
-                    return
+                    break
             except self.requests.ConnectionError:
                 pass
             time.sleep(0.5)
-        raise AssertionError(f"the hub did not answer within 120 s:\n{self.log()}")
+        else:
+            raise AssertionError(f"the hub did not answer within 120 s:\n{self.log()}")
+        if self.real:
+            # The hub made an account for each name in its roster; the teacher sets the passwords.
+            assert all(account_exists(account) for account in self.accounts.values()), self.log()
+            lines = classroom_tools.passwords(list(self.accounts.values()))
+            subprocess.run(["chpasswd"], input="\n".join(lines) + "\n", text=True, check=True)
+            by_account = dict(line.split(":", 1) for line in lines)
+            self.passwords = {name: by_account[account] for name, account in self.accounts.items()}
+
+    def remove_accounts(self) -> list[str]:
+        """Delete the accounts the hub created for the test, with their homes; return any left."""
+        for account in self.created:
+            if account_exists(account):
+                subprocess.run(["userdel", "--remove", account], capture_output=True)
+        return [account for account in self.created if account_exists(account)]
 
     def log(self, lines: int = 60) -> str:
         return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
@@ -298,16 +379,17 @@ class Classroom:
         return left
 
     # -- a student's browser and API calls
-    def login(self, name: str, password: str = PASSWORD):
+    def login(self, name: str, password: str | None = None):
         session = self.requests.Session()
         session.get(f"{self.url}/hub/login", timeout=30)
         response = session.post(f"{self.url}/hub/login", timeout=60, allow_redirects=False,
-                                data={"username": name, "password": password, "_xsrf": session.cookies["_xsrf"]})
+                                data={"username": self.accounts[name], "password": password or self.passwords[name],
+                                      "_xsrf": session.cookies["_xsrf"]})
         return session, response
 
     def api(self, name: str, method: str, path: str, **kwargs):
         """A call to ``name``'s own JupyterLab server, with their token."""
-        response = self.requests.request(method, f"{self.url}/user/{name}/{path}", timeout=300,
+        response = self.requests.request(method, f"{self.user_url(name)}/{path}", timeout=300,
                                          headers={"Authorization": f"token {self.tokens[name]}"}, **kwargs)
         assert response.status_code < 400, f"{method} {path}: {response.status_code} {response.text[:500]}"
         return response
@@ -317,10 +399,10 @@ class Classroom:
         session = self.sessions[name]
         page = session.get(link, timeout=120)
         assert page.status_code == 200 and "nbgitpuller" in page.text.lower(), (page.url, page.text[:300])
-        assert page.url.startswith(f"{self.url}/user/{name}/git-pull?"), page.url
+        assert page.url.startswith(f"{self.user_url(name)}/git-pull?"), page.url
         query = {key: values[0] for key, values in parse_qs(urlparse(link).query).items()}
         events = []
-        with self.requests.get(f"{self.url}/user/{name}/git-pull/api", timeout=300, stream=True,
+        with self.requests.get(f"{self.user_url(name)}/git-pull/api", timeout=300, stream=True,
                                headers={"Authorization": f"token {self.tokens[name]}"},
                                params={key: query[key] for key in ("repo", "targetpath", "branch")
                                        if key in query}) as stream:
@@ -333,8 +415,20 @@ class Classroom:
         return events
 
 
+def account_exists(account: str) -> bool:
+    try:
+        pwd.getpwnam(account)
+    except KeyError:
+        return False
+    return True
+
+
+WHY_NOT_REAL: str | None = None
+
+
 @pytest.fixture(scope="module")
-def classroom(tmp_path_factory):
+def classroom():
+    global WHY_NOT_REAL
     missing = [what for what, there in (("JupyterHub", shutil.which("jupyterhub", path=str(VENV_BIN))),
                                          ("nbgrader", shutil.which("nbgrader", path=str(VENV_BIN))),
                                          ("configurable-http-proxy", PROXY.exists()),
@@ -344,12 +438,23 @@ def classroom(tmp_path_factory):
         if os.environ.get("MINIGRAD_REQUIRE_CLASSROOM"):
             pytest.fail(message)
         pytest.skip(message)
-    room = Classroom(tmp_path_factory.mktemp("classroom"))
+    WHY_NOT_REAL = real_accounts_problem()
+    if WHY_NOT_REAL:
+        print(f"\nThe class runs without system accounts (DummyAuthenticator, SimpleLocalProcessSpawner): {WHY_NOT_REAL}")
+    room = Classroom(Path(tempfile.mkdtemp(prefix="minigrad-classroom-")), real=WHY_NOT_REAL is None)
     try:
         room.start()
         yield room
     finally:
         room.stop()
+        left = room.remove_accounts()
+        shutil.rmtree(room.tmp, ignore_errors=True)
+        assert not left, f"accounts left behind: {left}"
+
+
+def needs_real_accounts(classroom: Classroom) -> None:
+    if not classroom.real:
+        pytest.skip(f"checks students' own accounts, which this run has none of: {WHY_NOT_REAL}")
 
 
 def test_students_log_in(classroom):
@@ -360,12 +465,12 @@ def test_students_log_in(classroom):
         assert response.status_code == 302, (response.status_code, response.text[:300])
         classroom.sessions[name] = session
         # The student's own token, asked for with their login cookie (as the hub's token page does).
-        made = session.post(f"{classroom.url}/hub/api/users/{name}/tokens", timeout=30,
+        made = session.post(f"{classroom.url}/hub/api/users/{classroom.accounts[name]}/tokens", timeout=30,
                             headers={"X-XSRFToken": session.cookies.get("_xsrf", path="/hub/")},
                             json={"note": "classroom test", "expires_in": 3600})
         assert made.status_code == 201, made.text
         classroom.tokens[name] = made.json()["token"]
-        started = classroom.requests.post(f"{classroom.url}/hub/api/users/{name}/server", timeout=60,
+        started = classroom.requests.post(f"{classroom.url}/hub/api/users/{classroom.accounts[name]}/server", timeout=60,
                                           headers={"Authorization": f"token {classroom.tokens[name]}"})
         assert started.status_code in (201, 202), started.text
     admin = {"Authorization": f"token {classroom.token}"}
@@ -373,7 +478,7 @@ def test_students_log_in(classroom):
     while time.monotonic() < deadline:
         users = classroom.requests.get(f"{classroom.url}/hub/api/users", headers=admin, timeout=30).json()
         ready = {user["name"] for user in users if user.get("servers", {}).get("", {}).get("ready")}
-        if ready >= set(STUDENTS):
+        if ready >= {classroom.accounts[name] for name in STUDENTS}:
             break
         time.sleep(1)
     else:
@@ -386,18 +491,38 @@ def test_students_log_in(classroom):
         assert spec["default"] == "python3"
 
 
-def test_the_nbgitpuller_link_gives_each_student_a_copy(classroom):
-    link = nbgitpuller_link(classroom.url, f"file://{classroom.upstream}")
+def student_link(classroom: Classroom) -> str:
+    """The link the README recommends for a repository on the hub's machine: its student branch,
+    by path (`python -m tools.classroom link --repo PATH --branch student`)."""
+    return nbgitpuller_link(classroom.url, repo_url(str(classroom.upstream)), branch="student")
+
+
+def test_the_nbgitpuller_link_gives_each_student_a_copy_of_the_student_edition(classroom):
+    link = student_link(classroom)
+    assert "repo=file%3A%2F%2F%2F" in link        # a local path becomes a file:// URL
     for name in STUDENTS:
         classroom.pull(name, link)
-        copy = classroom.homes / name / "minigrad"
+        copy = classroom.home(name) / "minigrad"
         assert (copy / "notebooks" / "00_start_here.ipynb").exists()
-        assert (copy / ".git").is_dir()
+        assert (copy / "notebooks" / "zh" / "00_start_here.ipynb").exists()
+        if classroom.real:       # the copy is the student's, not root's
+            assert copy.stat().st_uid == pwd.getpwnam(classroom.accounts[name]).pw_uid
         # The page JupyterLab opens after the pull.
-        opened = classroom.sessions[name].get(f"{classroom.url}/user/{name}/lab/tree/minigrad/notebooks/"
+        opened = classroom.sessions[name].get(f"{classroom.user_url(name)}/lab/tree/minigrad/notebooks/"
                                               "00_start_here.ipynb", timeout=60)
         assert opened.status_code == 200 and "JupyterLab" in opened.text
-    assert (classroom.homes / "alice" / "minigrad").stat().st_ino != (classroom.homes / "bob" / "minigrad").stat().st_ino
+    assert (classroom.home("alice") / "minigrad").stat().st_ino != (classroom.home("bob") / "minigrad").stat().st_ino
+    # What students get: the student edition (folded hints, no worked solution) and no other
+    # branch or history: the clone holds the student branch's last commit only.
+    copy = classroom.home("bob") / "minigrad"
+    for path in sorted(copy.glob("notebooks/**/*.ipynb")):
+        assert not any("solution" in cell.metadata.get("tags", []) for cell in read_notebook(path).cells), path
+    git = ["git", "-c", "safe.directory=*", "-C", str(copy)]
+    refs = subprocess.run([*git, "for-each-ref", "--format=%(refname)"], capture_output=True, text=True, check=True)
+    assert refs.stdout.split() == ["refs/heads/student", "refs/remotes/origin/student"], refs.stdout
+    commits = subprocess.run([*git, "rev-list", "--all"], capture_output=True, text=True, check=True)
+    assert len(commits.stdout.split()) == 1
+    assert not (copy / "minigrad").exists() and not (copy / "tests").exists()
 
 
 async def run_notebook(classroom: Classroom, name: str, path: str) -> list[dict]:
@@ -409,9 +534,9 @@ async def run_notebook(classroom: Classroom, name: str, path: str) -> list[dict]
     session = classroom.api(name, "POST", "api/sessions", json={
         "path": path, "type": "notebook", "name": "", "kernel": {"name": "python3"}}).json()
     kernel = session["kernel"]["id"]
-    url = f"ws://127.0.0.1:{classroom.port}/user/{name}/api/kernels/{kernel}/channels?session_id={uuid.uuid4().hex}"
+    url = f"ws://127.0.0.1:{classroom.port}/user/{classroom.accounts[name]}/api/kernels/{kernel}/channels?session_id={uuid.uuid4().hex}"
     connection = await websocket_connect(HTTPRequest(url, headers={"Authorization": f"token {classroom.tokens[name]}"}))
-    nb = json.loads((classroom.homes / name / path).read_text())
+    nb = json.loads((classroom.home(name) / path).read_text())
     results = []
     try:
         for cell in nb["cells"]:
@@ -463,14 +588,17 @@ def test_notebook_00_runs_in_each_students_kernel(classroom, name):
     assert check["text"].startswith("✗ Your turn 1"), check   # the starter, as handed out
     where = asyncio.run(run_code(classroom, name))
     # The course's interpreter, in the student's own copy.
-    assert Path(where[0]).parent == VENV_BIN and where[1] == str(classroom.homes / name / "minigrad" / "notebooks"), where
+    assert Path(where[0]).parent == VENV_BIN and where[1] == str(classroom.home(name) / "minigrad" / "notebooks"), where
+    if classroom.real:
+        assert where[2] == classroom.accounts[name], where        # the kernel runs as the student's account
 
 
 async def run_code(classroom: Classroom, name: str) -> list[str]:
     """The kernel's interpreter and working folder, for a notebook in ``name``'s copy."""
     path = "minigrad/notebooks/where.ipynb"
     classroom.api(name, "PUT", f"api/contents/{path}", json={"type": "notebook", "format": "json", "content": {
-        "cells": [{"cell_type": "code", "source": "import os, sys\nprint(sys.executable)\nprint(os.getcwd())",
+        "cells": [{"cell_type": "code", "source": "import getpass, os, sys\nprint(sys.executable)\nprint(os.getcwd())\n"
+                                                  "print(getpass.getuser())",
                    "metadata": {}, "outputs": [], "execution_count": None, "id": "where"}],
         "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
         "nbformat": 4, "nbformat_minor": 5}})
@@ -489,23 +617,24 @@ def test_a_second_pull_keeps_the_students_edits(classroom):
     cells[exercise]["source"] = "prediction = [2.0, 4.0, 6.0]   # alice's answer"
     classroom.api("alice", "PUT", f"api/contents/{path}", json={"type": "notebook", "format": "json",
                                                                 "content": model["content"]})
-    # Meanwhile the teacher fixes the notebook's first cell upstream and adds a file.
+    # Meanwhile the teacher fixes the notebook's first cell, commits, and publishes the student
+    # edition again (`make student-branch`).
     upstream_nb = classroom.upstream / "notebooks" / "00_start_here.ipynb"
     nb = json.loads(upstream_nb.read_text())
     nb["cells"][0]["source"] = ["# 00 · Start here (updated by the teacher)\n"] + nb["cells"][0]["source"][1:]
     upstream_nb.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
-    (classroom.upstream / "ANNOUNCEMENT.md").write_text("Homework: notebook 06.\n")
-    classroom.git("add", "-A")
-    classroom.git("commit", "-q", "-m", "Teacher: a fix and an announcement")
+    classroom.git("commit", "-q", "-am", "Teacher: a fix")
+    commit, new = publish_student_branch(classroom.upstream)
+    assert new and publish_student_branch(classroom.upstream) == (commit, False)
 
-    classroom.pull("alice", nbgitpuller_link(classroom.url, f"file://{classroom.upstream}"))
-    copy = classroom.homes / "alice" / "minigrad"
+    classroom.pull("alice", student_link(classroom))
+    copy = classroom.home("alice") / "minigrad"
     merged = json.loads((copy / "notebooks" / "00_start_here.ipynb").read_text())
     assert "".join(merged["cells"][exercise]["source"]) == "prediction = [2.0, 4.0, 6.0]   # alice's answer"
     assert "".join(merged["cells"][0]["source"]).startswith("# 00 · Start here (updated by the teacher)")
-    assert (copy / "ANNOUNCEMENT.md").read_text() == "Homework: notebook 06.\n"
     # bob did not pull again: his copy is as it was.
-    assert not (classroom.homes / "bob" / "minigrad" / "ANNOUNCEMENT.md").exists()
+    bobs = json.loads((classroom.home("bob") / "minigrad" / "notebooks" / "00_start_here.ipynb").read_text())
+    assert "updated by the teacher" not in "".join(bobs["cells"][0]["source"])
 
 
 def nbgrader(classroom: Classroom, *args: str) -> str:
@@ -515,65 +644,157 @@ def nbgrader(classroom: Classroom, *args: str) -> str:
     return result.stdout + result.stderr
 
 
+def exported_scores(classroom: Classroom) -> dict[str, tuple[str, float, float]]:
+    nbgrader(classroom, "export", "--to", "grades.csv")
+    with open(classroom.course / "grades.csv", newline="") as table:
+        rows = list(csv.DictReader(table))
+    return {row["student_id"]: (row["assignment"], float(row["score"]), float(row["max_score"])) for row in rows}
+
+
+def submit(classroom: Classroom, name: str, answers: dict[int, str]) -> None:
+    """``name`` writes ``answers`` into their fetched notebook and submits it, through their JupyterLab."""
+    notebook = f"{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
+    model = classroom.api(name, "GET", f"api/contents/{notebook}").json()
+    classroom.api(name, "PUT", f"api/contents/{notebook}",
+                  json={"type": "notebook", "format": "json", "content": answered(model["content"], answers)})
+    submitted = classroom.api(name, "POST", "assignments/submit",
+                              data={"course_id": "minigrad", "assignment_id": ASSIGNMENT}).json()
+    assert submitted["success"], submitted
+
+
 def test_an_assignment_is_released_submitted_autograded_and_exported(classroom):
     nbgrader_course.build(ROOT / "notebooks", classroom.course, exchange=str(classroom.exchange))
+    assert classroom.course.stat().st_mode & 0o777 == 0o700      # the gradebook's folder: the teacher's alone
     nbgrader(classroom, "generate_assignment", ASSIGNMENT)
     nbgrader(classroom, "release_assignment", ASSIGNMENT)
 
-    # nbgrader's student version is the student edition, cell for cell, plus grading metadata.
+    # nbgrader's student version is the student edition, cell for cell, plus grading metadata;
+    # each check cell hands its verdict to nbgrader.
     released = read_notebook(classroom.course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
     edition, _ = student_edition.student_notebook(read_notebook(NOTEBOOK_06))
-    assert [(c.cell_type, c.source.rstrip("\n"), c.get("outputs")) for c in released.cells] == \
-           [(c.cell_type, c.source.rstrip("\n"), c.get("outputs")) for c in edition.cells]
+    expected = []
+    for cell in edition.cells:
+        source = cell.source.rstrip("\n")
+        if cell.cell_type == "code" and source.startswith("check.your_turn_"):
+            source = nbgrader_course.GRADED.format(call=nbgrader_course.check_call(source)[1])
+        expected.append((cell.cell_type, source, cell.get("outputs")))
+    assert [(c.cell_type, c.source.rstrip("\n"), c.get("outputs")) for c in released.cells] == expected
 
-    notebook = f"{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
     for name in STUDENTS:
         listed = classroom.api(name, "GET", "assignments", params={"course_id": "minigrad"}).json()
         assert listed["success"] and [a["assignment_id"] for a in listed["value"]] == [ASSIGNMENT], listed
         classroom.api(name, "POST", "assignments/fetch", data={"course_id": "minigrad", "assignment_id": ASSIGNMENT})
-        model = classroom.api(name, "GET", f"api/contents/{notebook}").json()
-        for cell in model["content"]["cells"]:
-            grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id", "")
-            number = int(grade_id.split("_")[-1]) if grade_id.startswith("your_turn_") and grade_id[-1].isdigit() else None
-            if number in submission(name):
-                cell["source"] = submission(name)[number]
-        classroom.api(name, "PUT", f"api/contents/{notebook}",
-                      json={"type": "notebook", "format": "json", "content": model["content"]})
-        submitted = classroom.api(name, "POST", "assignments/submit",
-                                  data={"course_id": "minigrad", "assignment_id": ASSIGNMENT}).json()
-        assert submitted["success"], submitted
-
+        submit(classroom, name, submission(name))
     nbgrader(classroom, "collect", ASSIGNMENT)
-    assert sorted(p.name for p in (classroom.course / "submitted").iterdir()) == sorted(STUDENTS)
-    nbgrader(classroom, "autograde", ASSIGNMENT)
-    nbgrader(classroom, "generate_feedback", ASSIGNMENT)
-    nbgrader(classroom, "release_feedback", ASSIGNMENT)
-    nbgrader(classroom, "export", "--to", "grades.csv")
+    assert sorted(p.name for p in (classroom.course / "submitted").iterdir()) == sorted(classroom.accounts[n] for n in STUDENTS)
 
-    with open(classroom.course / "grades.csv", newline="") as table:
-        rows = list(csv.DictReader(table))
-    scores = {row["student_id"]: (row["assignment"], float(row["score"]), float(row["max_score"])) for row in rows}
-    assert scores == {name: (ASSIGNMENT, score, 4.0) for name, score in EXPECTED_SCORES.items()}, rows
+    # dana_smith e-mailed her notebook: the zip route, with a student id holding an underscore.
+    archive = classroom.course / "downloaded" / ASSIGNMENT / "archive"
+    archive.mkdir(parents=True)
+    nb = json.loads((classroom.course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text())
+    (archive / f"{ZIP_STUDENT}_{ASSIGNMENT}.ipynb").write_text(json.dumps(answered(nb, submission(ZIP_STUDENT))))
+    nbgrader(classroom, "zip_collect", ASSIGNMENT)
+    assert (classroom.course / "submitted" / ZIP_STUDENT / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").exists()
+
+    graded = nbgrader(classroom, "autograde", ASSIGNMENT)
+    assert "checksum" not in graded and "has changed" not in graded, graded   # no false tampering warnings
+    nbgrader(classroom, "generate_feedback", ASSIGNMENT)
+    # The exchange's feedback, for those who submitted through it (zip_collect's have none to match).
+    nbgrader(classroom, "release_feedback", ASSIGNMENT, f"--CourseDirectory.student_id_exclude={ZIP_STUDENT}")
+    assert (classroom.course / "feedback" / ZIP_STUDENT / ASSIGNMENT / f"{ASSIGNMENT}.html").exists()
+
+    scores = exported_scores(classroom)
+    assert scores == {classroom.accounts.get(name, name): (ASSIGNMENT, score, 4.0)
+                      for name, score in EXPECTED_SCORES.items()}, scores
 
     # bob fetches his feedback: the checker's own words for each wrong answer.
     classroom.api("bob", "POST", "assignments/fetch_feedback", data={"course_id": "minigrad", "assignment_id": ASSIGNMENT})
-    feedback = list((classroom.homes / "bob" / ASSIGNMENT / "feedback").glob(f"*/{ASSIGNMENT}.html"))
+    feedback = list((classroom.home("bob") / ASSIGNMENT / "feedback").glob(f"*/{ASSIGNMENT}.html"))
     assert len(feedback) == 1, feedback
     html = feedback[0].read_text()
     assert "✗ Your turn 1: skip the gradients nobody needs — not yet." in html
     assert "✓ Your turn 4" in html
 
 
+def test_a_resubmission_is_collected_and_graded_again(classroom):
+    """bob corrects Your turn 1 and submits again: the README's commands for a resubmission."""
+    bob = classroom.accounts["bob"]
+    submit(classroom, "bob", {1: worked_solutions()[1]})
+    nbgrader(classroom, "collect", "--update", ASSIGNMENT)
+    nbgrader(classroom, "autograde", "--force", "--student", bob, ASSIGNMENT)
+    nbgrader(classroom, "generate_feedback", "--force", "--student", bob, ASSIGNMENT)
+    nbgrader(classroom, "release_feedback", "--student", bob, ASSIGNMENT)
+    scores = exported_scores(classroom)
+    assert scores[bob] == (ASSIGNMENT, EXPECTED_SCORES["bob"] + 1, 4.0), scores
+    assert scores[classroom.accounts["alice"]] == (ASSIGNMENT, EXPECTED_SCORES["alice"], 4.0)
+
+
 def test_students_do_not_get_the_grading_tools(classroom):
-    response = classroom.requests.get(f"{classroom.url}/user/alice/formgrader", timeout=60,
+    response = classroom.requests.get(f"{classroom.user_url('alice')}/formgrader", timeout=60,
                                       headers={"Authorization": f"token {classroom.tokens['alice']}"})
     assert response.status_code == 404, response.status_code
     classroom.api("alice", "GET", "assignments", params={"course_id": "minigrad"})
 
 
+def test_the_teachers_formgrader_finds_the_course_folder_made_in_their_home(classroom):
+    """The README's browser route: `make classroom` run as the teacher's account makes
+    ~/minigrad-course, and the formgrader in the teacher's JupyterLab on the hub lists its assignments."""
+    needs_real_accounts(classroom)
+    home = classroom.home("teacher")
+    made = classroom.as_account("teacher", "env", f"HOME={home}", "make", "-C", str(ROOT), "--no-print-directory",
+                                "classroom")
+    assert made.returncode == 0, made.stdout[-2000:] + made.stderr[-2000:]
+    course = home / "minigrad-course"
+    assert course.stat().st_mode & 0o777 == 0o700 and course.stat().st_uid == pwd.getpwnam(classroom.accounts["teacher"]).pw_uid
+    session, response = classroom.login("teacher")
+    assert response.status_code == 302, response.status_code
+    account = classroom.accounts["teacher"]
+    made = session.post(f"{classroom.url}/hub/api/users/{account}/tokens", timeout=30,
+                        headers={"X-XSRFToken": session.cookies.get("_xsrf", path="/hub/")}, json={"expires_in": 3600})
+    classroom.tokens["teacher"] = made.json()["token"]
+    headers = {"Authorization": f"token {classroom.tokens['teacher']}"}
+    classroom.requests.post(f"{classroom.url}/hub/api/users/{account}/server", headers=headers, timeout=60)
+    deadline = time.monotonic() + 180
+    while not classroom.requests.get(f"{classroom.url}/hub/api/users/{account}", headers=headers,
+                                     timeout=30).json().get("servers", {}).get("", {}).get("ready"):
+        assert time.monotonic() < deadline, classroom.log()
+        time.sleep(1)
+    listed = classroom.api("teacher", "GET", "formgrader/api/assignments").json()
+    names = sorted(assignment["name"] for assignment in listed)
+    assert len(names) == 22 and ASSIGNMENT in names and f"zh_{ASSIGNMENT}" in names, names
+
+
+def test_a_students_account_runs_the_course_but_reads_nothing_private(classroom):
+    """As bob's own account: the course's Python runs; the course folder (gradebook, submissions,
+    grades), the hub's state (database, cookie secret), alice's home and the exchange's inbox
+    do not open."""
+    needs_real_accounts(classroom)
+    assert classroom_tools.student_access_problem(VENV_BIN.parent, account=classroom.accounts["bob"]) is None
+    assert classroom.state.stat().st_mode & 0o777 == 0o700
+    private = [classroom.course, classroom.course / "gradebook.db", classroom.course / "grades.csv",
+               classroom.course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb",
+               classroom.course / "submitted" / classroom.accounts["alice"] / ASSIGNMENT / f"{ASSIGNMENT}.ipynb",
+               classroom.state, classroom.state / "jupyterhub.sqlite", classroom.state / "jupyterhub_cookie_secret",
+               classroom.home("alice"), classroom.home("alice") / "minigrad" / "notebooks" / "00_start_here.ipynb",
+               classroom.exchange / "minigrad" / "inbound"]
+    for path in private:
+        assert path.exists(), path
+        command = ["ls", str(path)] if path.is_dir() else ["cat", str(path)]
+        denied = classroom.as_account("bob", *command)
+        assert denied.returncode != 0 and "Permission denied" in denied.stderr, (path, denied.stdout[:200])
+    assert classroom.home("alice").stat().st_mode & 0o777 == 0o700
+    # What students need does open: the exchange's released assignment, the hub's git settings.
+    for path in [classroom.exchange / "minigrad" / "outbound" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", classroom.tmp / "gitconfig"]:
+        assert classroom.as_account("bob", "cat", str(path)).returncode == 0, path
+
+
 def test_stopping_the_hub_leaves_no_process_behind(classroom):
     running = descendants(classroom.hub.pid)
     assert len(running) >= len(STUDENTS) + 1, running   # the proxy and a server per student at least
+    start = time.monotonic()
     left = classroom.stop()
+    took = time.monotonic() - start
     assert not left, f"still running after the hub stopped: {sorted(left)}"
+    # Not a timing benchmark: a service that ignored SIGINT would take 30 s or more.
+    assert took < 25, f"the hub took {took:.0f} s to stop:\n{classroom.log(15)}"
     assert not processes_with(classroom.marker)

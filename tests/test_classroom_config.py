@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +19,7 @@ import yaml
 from traitlets.config import Config
 
 from tools import nbgrader_course, student_edition
-from tools.classroom import nbgitpuller_link
+from tools.classroom import nbgitpuller_link, publish_student_branch
 from tools.course import editions, notebook_paths, read_notebook, tags
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,11 +63,12 @@ def test_each_exercise_becomes_a_solution_region_and_a_graded_check(language, pa
         assert call not in region and region.strip()
         kept = [line for line in original.cells[solution].source.split("\n") if line.rstrip(" ;") != call]
         assert region.split("\n")[:-1] == "\n".join(kept).strip("\n").split("\n")
-        # The test cell: worth points, locked, and graded by the course's checker.
+        # The test cell: worth points, locked, and graded by the course's checker, with nothing
+        # hidden (what students get is what nbgrader grades: its checksum never changes).
         meta = check.metadata.nbgrader
         assert meta["grade"] and meta["locked"] and meta["points"] == nbgrader_course.POINTS
-        hidden = check.source.split(nbgrader_course.BEGIN_HIDDEN, 1)[1]
-        assert f"_passed = {call}\n" in hidden and "\nassert _passed, " in hidden
+        assert check.source == f"{call}.for_nbgrader()"
+        assert "HIDDEN" not in check.source
         ast.parse(check.source)
         ast.parse(starter.source)
     setup = next(cell for cell in graded.cells if cell.cell_type == "code")
@@ -77,19 +79,52 @@ def test_each_exercise_becomes_a_solution_region_and_a_graded_check(language, pa
 
 @pytest.mark.parametrize("language, path", ALL, ids=[f"{lang}/{p.stem}" for lang, p in ALL])
 def test_the_students_version_is_the_student_edition(language, path):
-    """nbgrader's student version (regions cleared) has the student edition's cells: the starters
-    (which run), the course's checks (which never raise: Run All works), the folded hints, and no
-    stored feedback. tests/test_classroom.py compares nbgrader's real output for one notebook."""
+    """nbgrader's student version (solution regions cleared) has the student edition's cells: the
+    starters (which run), the course's checks, each handing its verdict to nbgrader (they never
+    raise outside nbgrader: Run All works), the folded hints, and no stored feedback.
+    tests/test_classroom.py compares nbgrader's real output for one notebook."""
     original = read_notebook(path)
     graded, _ = nbgrader_course.source_notebook(original, language)
     edition, _ = student_edition.student_notebook(original, language)
     students = []
     for cell in graded.cells:
         source = clear_regions(cell.source, nbgrader_course.BEGIN_SOLUTION, nbgrader_course.END_SOLUTION)
-        source = clear_regions(source, nbgrader_course.BEGIN_HIDDEN, nbgrader_course.END_HIDDEN)
         students.append((cell.cell_type, source.rstrip("\n"), cell.get("outputs")))
-    assert students == [(cell.cell_type, cell.source.rstrip("\n"), cell.get("outputs")) for cell in edition.cells]
-    assert "assert" not in "\n".join(source for kind, source, _ in students if kind == "code" and "check.your_turn" in source)
+    expected = []
+    for cell in edition.cells:
+        source = cell.source.rstrip("\n")
+        if cell.cell_type == "code" and "nbgrader" in graded.cells[len(expected)].metadata \
+                and graded.cells[len(expected)].metadata.nbgrader["grade"]:
+            source = f"{nbgrader_course.check_call(source)[1]}.for_nbgrader()"
+        expected.append((cell.cell_type, source, cell.get("outputs")))
+    assert students == expected
+
+
+@pytest.mark.parametrize("answer, passed", [("answer = 42", True), ("answer = 0", False)])
+def test_a_check_cell_raises_only_while_nbgrader_grades(tmp_path, answer, passed):
+    """The graded check cell in a kernel as nbgrader runs it (NBGRADER_EXECUTION=autograde): a
+    wrong answer raises with the checker's verdict, a right one passes; in a student's own run
+    (no NBGRADER_EXECUTION) nothing raises. A real checker of notebook 00 grades."""
+    original = read_notebook(NOTEBOOKS / "00_start_here.ipynb")
+    graded, exercises = nbgrader_course.source_notebook(original)
+    check = next(cell for cell in graded.cells if cell.metadata.get("nbgrader", {}).get("grade"))
+    setup = next(cell for cell in graded.cells if cell.cell_type == "code")
+    starter = next(cell for cell in graded.cells if cell.metadata.get("nbgrader", {}).get("solution"))
+    solution = starter.source.split(nbgrader_course.BEGIN_SOLUTION + "\n")[1].split("\n" + nbgrader_course.END_SOLUTION)[0]
+    code = "\n".join([setup.source, solution if passed else starter.source.split(nbgrader_course.BEGIN_SOLUTION)[0],
+                      check.source])
+    script = tmp_path / "graded.py"
+    script.write_text(code)
+    for grading in ("autograde", None):
+        env = {k: v for k, v in __import__("os").environ.items() if k != "NBGRADER_EXECUTION"}
+        if grading:
+            env["NBGRADER_EXECUTION"] = grading
+        ran = subprocess.run([sys.executable, str(script)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+        raised = ran.returncode != 0
+        assert raised == (grading is not None and not passed), (grading, ran.stdout[-500:], ran.stderr[-500:])
+        assert ("✓" if passed else "✗") in ran.stdout
+        if raised:
+            assert ran.stderr.strip().splitlines()[-1].startswith("AssertionError: ✗ Your turn 1")
 
 
 def test_the_course_folder_is_written_once_and_the_teachers_config_kept(tmp_path):
@@ -124,17 +159,31 @@ def run_config(path: Path, environ: dict | None = None, monkeypatch=None) -> Con
     if environ and monkeypatch:
         for key, value in environ.items():
             monkeypatch.setenv(key, value)
-    namespace = {"get_config": lambda: namespace.setdefault("_c", Config()), "__file__": str(path)}
+    def load_subconfig(name):   # as JupyterHub does: the file's settings go into the same config
+        exec(compile(Path(name).read_text(), name, "exec"), {"get_config": namespace["get_config"]})
+
+    namespace = {"get_config": lambda: namespace.setdefault("_c", Config()), "__file__": str(path),
+                 "load_subconfig": load_subconfig}
     exec(compile(path.read_text(), str(path), "exec"), namespace)
     return namespace["c"]
 
 
 def test_the_hub_gives_each_student_the_course_environment(tmp_path, monkeypatch):
     state = tmp_path / "state"
-    state.mkdir()
+    state.mkdir(mode=0o755)
     (state / "students.txt").write_text("alice\nbob   # second row\n\n# carol left\n")
     (state / "teachers.txt").write_text("teacher\n")
-    c = run_config(CLASSROOM / "jupyterhub_config.py", {"MINIGRAD_HUB_STATE": str(state)}, monkeypatch)
+    gitconfig = tmp_path / "gitconfig"
+    c = run_config(CLASSROOM / "jupyterhub_config.py", {"MINIGRAD_HUB_STATE": str(state),
+                   "MINIGRAD_STUDENT_GITCONFIG": str(gitconfig), "MINIGRAD_LOCAL_REPOS": "/srv/git/course.git"}, monkeypatch)
+    assert state.stat().st_mode & 0o777 == 0o700           # the database and cookie secret: root's alone
+    # Students' git trusts the course's repositories on this machine (nbgitpuller links by path).
+    assert c.Spawner.environment["GIT_CONFIG_SYSTEM"] == str(gitconfig)
+    assert gitconfig.stat().st_mode & 0o777 == 0o644
+    trusted = [line.split("=", 1)[1].strip() for line in gitconfig.read_text().splitlines() if "directory =" in line]
+    assert trusted == [str(ROOT), f"{ROOT}/.git", "/srv/git/course.git", "/srv/git/course.git/.git"]
+    assert "path = /etc/gitconfig" in gitconfig.read_text()
+    assert c.JupyterHub.concurrent_spawn_limit == 20
     assert c.Authenticator.allowed_users == {"alice", "bob", "teacher"}
     assert c.Authenticator.admin_users == {"teacher"}
     assert c.JupyterHub.authenticator_class == "pam" and c.LocalAuthenticator.create_system_users
@@ -152,14 +201,45 @@ def test_the_hub_gives_each_student_the_course_environment(tmp_path, monkeypatch
 
     class Spawner:   # what pre_spawn_hook reads
         def __init__(self, admin):
-            self.user = type("User", (), {"admin": admin})()
+            self.user = type("User", (), {"admin": admin, "name": "no-such-account-minigrad"})()
             self.environment = dict(c.Spawner.environment)
 
     teacher, student = Spawner(True), Spawner(False)
     c.Spawner.pre_spawn_hook(teacher)
     c.Spawner.pre_spawn_hook(student)
-    assert "student-config" not in teacher.environment["JUPYTER_CONFIG_PATH"]
+    assert teacher.environment["JUPYTER_CONFIG_PATH"].split(":") == [str(CLASSROOM / "teacher-config"), str(ROOT / "jupyter-config")]
     assert student.environment == c.Spawner.environment
+
+
+def test_the_teachers_formgrader_finds_the_course_folder_in_their_home(monkeypatch):
+    monkeypatch.delenv("MINIGRAD_COURSE_DIR", raising=False)
+    monkeypatch.setenv("HOME", "/home/teacher")
+    c = run_config(CLASSROOM / "teacher-config" / "nbgrader_config.py")
+    assert c.CourseDirectory.root == "/home/teacher/minigrad-course"
+    assert c.Exchange.root == nbgrader_course.EXCHANGE
+
+
+def test_a_local_config_file_is_read_last(tmp_path, monkeypatch):
+    """HTTPS and other local settings go in classroom/local_config.py (ignored by git), read last."""
+    copy = tmp_path / "classroom"
+    shutil.copytree(CLASSROOM / "student-config", copy / "student-config")
+    shutil.copy(CLASSROOM / "jupyterhub_config.py", copy / "jupyterhub_config.py")
+    (copy / "local_config.py").write_text("c = get_config()\nc.JupyterHub.ssl_cert = '/etc/ssl/hub.pem'\n"
+                                          "c.JupyterHub.concurrent_spawn_limit = 5\n")
+    c = run_config(copy / "jupyterhub_config.py", {"MINIGRAD_HUB_STATE": str(tmp_path / "state"),
+                   "MINIGRAD_STUDENT_GITCONFIG": str(tmp_path / "gitconfig")}, monkeypatch)
+    assert c.JupyterHub.ssl_cert == "/etc/ssl/hub.pem" and c.JupyterHub.concurrent_spawn_limit == 5
+    names = ["classroom/local_config.py", "classroom/student-config/gitconfig"]
+    ignored = subprocess.run(["git", "check-ignore", *names], cwd=ROOT, capture_output=True, text=True)
+    assert ignored.stdout.split() == names, ignored
+
+
+def test_the_course_folder_is_outside_the_checkout_by_default():
+    """`make classroom` writes the gradebook's folder in the teacher's home, not in the checkout
+    every account on the hub's machine can read."""
+    shown = subprocess.run(["make", "-n", "--no-print-directory", "classroom", "HOME=/home/teacher"], cwd=ROOT,
+                           capture_output=True, text=True, timeout=60)
+    assert "-m tools.nbgrader_course notebooks /home/teacher/minigrad-course" in shown.stdout, shown.stdout[-2000:]
 
 
 def test_students_and_teacher_share_the_course_id_and_the_exchange(tmp_path, monkeypatch):
@@ -167,7 +247,8 @@ def test_students_and_teacher_share_the_course_id_and_the_exchange(tmp_path, mon
     assert c.CourseDirectory.course_id == nbgrader_course.COURSE_ID
     assert c.Exchange.root == nbgrader_course.EXCHANGE
     assert c.CourseDirectory.student_id == "alice"
-    hub = run_config(CLASSROOM / "jupyterhub_config.py", {"MINIGRAD_HUB_STATE": str(tmp_path)}, monkeypatch)
+    hub = run_config(CLASSROOM / "jupyterhub_config.py", {"MINIGRAD_HUB_STATE": str(tmp_path),
+                     "MINIGRAD_STUDENT_GITCONFIG": str(tmp_path / "gitconfig")}, monkeypatch)
     assert hub.Spawner.environment["NBGRADER_EXCHANGE"] == nbgrader_course.EXCHANGE
     disabled = json.loads((CLASSROOM / "student-config" / "jupyter_server_config.d" / "nbgrader-students.json").read_text())
     assert disabled["ServerApp"]["jpserver_extensions"]["nbgrader.server_extensions.formgrader"] is False
@@ -194,7 +275,47 @@ def test_the_zero_to_jupyterhub_values_are_valid_yaml_for_a_class():
         assert (ROOT / Path(folder).relative_to("/srv/repo")).is_dir(), folder
     assert single["extraEnv"]["NBGRADER_EXCHANGE"] == nbgrader_course.EXCHANGE
     assert values["cull"]["enabled"] is True
-    assert "DummyAuthenticator" not in json.dumps(values["hub"])
+    assert "DummyAuthenticator" not in json.dumps(values["hub"]) and "dummy" not in json.dumps(values["hub"])
+    assert values["hub"]["config"]["JupyterHub"]["authenticator_class"] == "github"
+
+
+def test_the_passwords_command_gives_each_name_in_the_rosters_a_password(tmp_path):
+    (tmp_path / "students.txt").write_text("alice\nbob  # second\n")
+    (tmp_path / "teachers.txt").write_text("teacher\n")
+    result = subprocess.run([sys.executable, "-m", "tools.classroom", "passwords", str(tmp_path / "students.txt"),
+                             str(tmp_path / "teachers.txt")], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    lines = result.stdout.split()
+    assert [line.split(":")[0] for line in lines] == ["alice", "bob", "teacher"]
+    assert len({line.split(":")[1] for line in lines}) == 3
+
+
+def test_the_student_branch_holds_the_student_edition_only(tmp_path):
+    """`make student-branch`: a commit of the student edition on top of the branch's last one;
+    the working tree and the current branch stay as they were."""
+    repo = tmp_path / "course"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{ROOT}", str(repo)], check=True)
+    head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True).stdout
+    first, new = publish_student_branch(repo)
+    assert new and publish_student_branch(repo) == (first, False)
+    files = subprocess.run(["git", "-C", str(repo), "ls-tree", "-r", "--name-only", "student"],
+                           capture_output=True, text=True, check=True).stdout.split()
+    assert "README.md" in files and all(f == "README.md" or f.startswith("notebooks/") for f in files)
+    assert "notebooks/ctx_cheatsheet.md" in files and "notebooks/zh/GLOSSARY.md" in files
+    assert not any("translations" in f for f in files)
+    notebooks = sorted(f for f in files if f.endswith(".ipynb"))
+    assert notebooks == sorted(f"notebooks/{p.relative_to(NOTEBOOKS)}" for _, p in ALL)
+    shown = subprocess.run(["git", "-C", str(repo), "show", "student:notebooks/06_needs_input_grad_and_friends.ipynb"],
+                           capture_output=True, text=True, check=True).stdout
+    assert not any("solution" in cell.metadata.get("tags", []) for cell in nbformat.reads(shown, 4).cells)
+    assert subprocess.run(["git", "-C", str(repo), "status", "--porcelain"], capture_output=True, text=True).stdout == ""
+    assert subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True).stdout == head
+    # A new commit of the course: a new student commit whose parent is the last one.
+    nb = repo / "notebooks" / "00_start_here.ipynb"
+    nb.write_text(nb.read_text().replace("Start here", "Start here (new)", 1))
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=T", "-c", "user.email=t@example.edu", "commit", "-qam", "x"], check=True)
+    second, new = publish_student_branch(repo)
+    parent = subprocess.run(["git", "-C", str(repo), "rev-parse", f"{second}^"], capture_output=True, text=True).stdout.strip()
+    assert new and parent == first
 
 
 def test_the_link_command_prints_the_nbgitpuller_link():
@@ -205,3 +326,12 @@ def test_the_link_command_prints_the_nbgitpuller_link():
     assert result.stdout.strip() == nbgitpuller_link("https://hub.example.edu", "https://github.com/x/minigrad",
                                                      language="zh")
     assert result.stdout.strip().endswith("urlpath=lab%2Ftree%2Fminigrad%2Fnotebooks%2Fzh%2F00_start_here.ipynb")
+
+
+def test_a_local_path_becomes_a_file_url_and_the_command_says_where_the_clone_lands(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "tools.classroom", "link", "--hub", "http://hub:8000",
+                             "--repo", str(tmp_path / "course"), "--branch", "student"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == nbgitpuller_link("http://hub:8000", (tmp_path / "course").as_uri(), branch="student")
+    assert "in ~/course/" in result.stderr and "branch student" in result.stderr

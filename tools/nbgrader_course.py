@@ -12,12 +12,15 @@ edition plus grading metadata:
   ``### BEGIN SOLUTION`` and ``### END SOLUTION``. ``nbgrader generate_assignment`` deletes the
   region (the course folder's ``nbgrader_config.py`` sets an empty stub), so students get the
   starter, which runs;
-- each check becomes an autograded test cell worth ``POINTS`` points. Students see the course's
-  check (``check.your_turn_1(prediction)``: it prints ✓, or ✗ with what is wrong and a hint, and
-  never raises, so *Run All* runs). Below it, between ``### BEGIN HIDDEN TESTS`` and
-  ``### END HIDDEN TESTS`` (removed from the students' version, put back by ``nbgrader
-  autograde``), the same checker runs again, silently, and an ``assert`` turns its verdict into
-  the grade: the course's checkers grade, so a false verdict would be a false grade.
+- each check becomes an autograded test cell worth ``POINTS`` points, locked:
+  ``check.your_turn_1(prediction).for_nbgrader()``. Students see the course's check: it prints ✓,
+  or ✗ with what is wrong and a hint, and never raises, so *Run All* runs. While nbgrader
+  autogrades (or validates) the notebook, ``for_nbgrader()`` raises AssertionError unless the
+  verdict is "correct", and the cell earns no points: the course's checkers grade, so a false
+  verdict would be a false grade. There is no hidden-tests region: the cell students get is the
+  cell nbgrader grades, so nbgrader's checksum of a locked cell never changes (hidden tests
+  make ``autograde`` warn "Attribute 'checksum' for cell ... has changed!" for every
+  submission, jupyter/nbgrader#1961).
 
 Teachers then use nbgrader's own commands from the course folder: ``nbgrader generate_assignment``,
 ``release_assignment``, ``collect`` (or ``zip_collect``), ``autograde``, ``generate_feedback``,
@@ -47,9 +50,8 @@ answer = 0   # edit
 ### BEGIN SOLUTION
 answer = 42
 ### END SOLUTION
->>> print(graded.cells[3].source.split("### BEGIN HIDDEN TESTS")[0])
-check.your_turn_1(answer);
-<BLANKLINE>
+>>> print(graded.cells[3].source)
+check.your_turn_1(answer).for_nbgrader()
 >>> graded.cells[3].metadata.nbgrader["points"], graded.cells[0].metadata.nbgrader["locked"]
 (1, True)
 >>> graded.cells[4].cell_type
@@ -59,6 +61,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import os
 import re
 import sys
 from dataclasses import dataclass
@@ -74,19 +77,8 @@ COURSE_ID = "minigrad"
 EXCHANGE = "/srv/nbgrader/exchange"
 SCHEMA_VERSION = 3              # nbgrader's cell metadata format (nbgrader 0.6 and later)
 BEGIN_SOLUTION, END_SOLUTION = "### BEGIN SOLUTION", "### END SOLUTION"
-BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 CHECK_CALL = re.compile(r"^check\.your_turn_(\d+)\(.*\)$", re.DOTALL)
-
-# The hidden part of a test cell: nbgrader gives the points when the cell raises nothing.
-HIDDEN_TEST = """{begin}
-# Graded by the same checker, run again without printing: the verdict above must be "correct".
-import contextlib as _contextlib, io as _io
-with _contextlib.redirect_stdout(_io.StringIO()):
-    _passed = {call}
-assert _passed, {message!r}
-{end}"""
-FAILED = {"en": "Not correct yet ({title}): the check's message above says what is wrong.",
-          "zh": "还不对（{title}）：上面检查的输出说明了问题在哪里。"}
+GRADED = "{call}.for_nbgrader()"   # the test cell: the check, whose verdict nbgrader grades
 
 CONFIG = '''"""nbgrader's configuration for the minigrad course (written by `make classroom`).
 
@@ -111,8 +103,11 @@ c.ClearOutput.enabled = False
 # A notebook runs in under a minute; give a slow grading machine room.
 c.Execute.timeout = 300
 # `nbgrader zip_collect`: submissions gathered without the exchange (e-mail, a learning platform),
-# put in downloaded/<assignment>/archive/ as <student>_<notebook>.ipynb, or zip files of them.
-c.FileNameCollectorPlugin.named_regexp = r".*/(?P<student_id>[^/_]+)_(?P<file_id>\\d\\d_\\w+\\.ipynb)"
+# put in downloaded/<assignment>/archive/ as <student id>_<notebook file name>, or zip files of
+# them. The student id is everything before "_<notebook file name>": it may hold underscores
+# (john_smith_06_needs_input_grad_and_friends.ipynb is john_smith's). A file that does not match
+# is skipped with only a warning: count the folders in submitted/ after zip_collect.
+c.FileNameCollectorPlugin.named_regexp = r".*/(?P<student_id>[^/]+)_(?P<file_id>\\d\\d_[a-z0-9_]+\\.ipynb)$"
 '''
 
 
@@ -186,9 +181,7 @@ def source_notebook(nb: nbformat.NotebookNode, language: str = "en",
                                           worked_solution(cell.source, call), END_SOLUTION])
         solution_cell.metadata["nbgrader"] = nbgrader_metadata(exercise.solution_id, solution=True)
         test_cell = graded.cells[check]
-        hidden = HIDDEN_TEST.format(begin=BEGIN_HIDDEN, end=END_HIDDEN, call=call,
-                                    message=FAILED.get(language, FAILED["en"]).format(title=title))
-        test_cell.source = nb.cells[check].source.rstrip("\n") + "\n" + hidden
+        test_cell.source = GRADED.format(call=call)
         test_cell.metadata["nbgrader"] = nbgrader_metadata(exercise.test_id, grade=True, locked=True,
                                                            points=points)
         exercises.append(exercise)
@@ -210,9 +203,13 @@ def build(notebooks: Path | str, target: Path | str, course_id: str = COURSE_ID,
     editions unless ``languages`` says which), and ``target/nbgrader_config.py`` when missing.
 
     Returns each assignment's exercises. Assignments left in ``source/`` whose notebook is gone
-    are removed; nothing outside ``source/`` is touched.
+    are removed; nothing outside ``source/`` is touched. A new ``target`` is made readable by its
+    owner only (mode 0700): it will hold the gradebook, every submission and the grades.
     """
     target = Path(target)
+    if not target.exists():
+        target.mkdir(parents=True)
+        target.chmod(0o700)
     source = target / "source"
     written: dict[str, list[Exercise]] = {}
     for language, folder in editions(notebooks).items():
@@ -254,7 +251,26 @@ def main(argv: list[str] | None = None) -> int:
     print(f"nbgrader course folder: {args.target}/ ({len(written)} assignments)"
           + ("; nbgrader_config.py kept as it was" if config_existed else "; wrote nbgrader_config.py"))
     print(f"Next, in {args.target}/: nbgrader generate_assignment 00_start_here  (README.md, 'Teaching a class')")
+    if shared_with_others(args.target):
+        print(f"Warning: {args.target}/ is readable by other accounts (mode {args.target.stat().st_mode & 0o777:o}), "
+              f"and it will hold every submission and the grades: chmod 700 {args.target}", file=sys.stderr)
     return 0
+
+
+def shared_with_others(folder: Path) -> bool:
+    """Whether any account can reach into ``folder``: it and each folder above it let "others"
+    in (mode o+x). A student could then read the submissions and the gradebook kept there.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     Path(tmp).chmod(0o755)
+    ...     private = Path(tmp, "course"); private.mkdir(); private.chmod(0o700)
+    ...     shared = Path(tmp, "shared"); shared.mkdir(); shared.chmod(0o755)
+    ...     shared_with_others(private), shared_with_others(shared), shared_with_others(private / "..")
+    (False, True, True)
+    """
+    folder = Path(folder).resolve()
+    return all(path.stat().st_mode & 0o001 for path in (folder, *folder.parents))
 
 
 if __name__ == "__main__":

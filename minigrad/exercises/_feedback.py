@@ -37,11 +37,15 @@ every message.
 from __future__ import annotations
 
 import functools
+import os
 import re
 from typing import Callable
 
 LANGUAGES = ("en", "zh")
 _language = "en"
+# "autograde" or "validate" while nbgrader runs the notebook (it sets this variable for the
+# kernel); read once, when the set-up cell imports a checker, so later code cannot unset it.
+_nbgrader_execution = os.environ.get("NBGRADER_EXECUTION", "")
 
 
 def set_language(language: str) -> None:
@@ -182,6 +186,28 @@ class Result:
 
     def _ipython_display_(self) -> None:
         """Already printed by the checker: show nothing more in a notebook."""
+
+    def for_nbgrader(self) -> None:
+        """Hand the verdict to nbgrader, which grades a test cell by whether it raises.
+
+        While nbgrader autogrades or validates the notebook (it sets ``NBGRADER_EXECUTION`` for
+        the kernel), a verdict other than correct raises AssertionError with the verdict's first
+        line, so the cell earns no points. Anywhere else (a student's own run) nothing happens:
+        the printed verdict is the feedback, and *Run All* goes on.
+
+        >>> from minigrad.exercises import _feedback
+        >>> wrong = Result("Your turn 0", False, ["✗ Your turn 0 — not yet.", "  What is wrong: 3"])
+        >>> wrong.for_nbgrader()                      # a student's run: nothing
+        >>> _feedback._nbgrader_execution = "autograde"
+        >>> Result("Your turn 0", True, ["✓ Your turn 0 — correct."]).for_nbgrader()
+        >>> wrong.for_nbgrader()
+        Traceback (most recent call last):
+        ...
+        AssertionError: ✗ Your turn 0 — not yet.
+        >>> _feedback._nbgrader_execution = ""
+        """
+        if _nbgrader_execution and not self.ok:
+            raise AssertionError(self.lines[0])
 
 
 def expect(condition: bool, problem: str, hint: str = "") -> None:
