@@ -63,11 +63,13 @@ class Spmm(Function):
         return Tensor._make(kernels.scatter_add(rows, cols, values._data, b._data, n_out=n_rows))
 
     @staticmethod
-    # Backward is numpy, so it has no second derivative, and never gives a wrong one. Under
-    # create_graph=True its gradients come out of an Error node (when the incoming gradient requires
-    # grad; otherwise they require no grad at all): a backward pass that runs that node raises, and
-    # autograd.grad with respect to Spmm's inputs finds no path to them through it ("appears to not
-    # have been used in the graph", or None with allow_unused=True).
+    # Backward is numpy, so it runs without recording. Under create_graph=True each gradient it
+    # returns passes through an Error node whose edges lead to detached aliases of the gradients made
+    # to require grad (new leaves sharing their data; only when the incoming gradient requires grad).
+    # A pass that reaches the Error node raises; autograd.grad with respect to Spmm's inputs finds no
+    # path to them (an error, or None with allow_unused=True); code that turns that None into zeros,
+    # as gradgradcheck's Jacobian does, sees a second derivative of zero. It never returns a wrong
+    # nonzero number.
     @once_differentiable
     def backward(ctx, grad_output: Tensor):
         indices, values, b = ctx.saved_tensors
