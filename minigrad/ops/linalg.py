@@ -17,6 +17,25 @@ def _scalar_name(t: Tensor) -> str:
     return t.dtype.legacy_name.replace("Tensor", "")
 
 
+# The products are computed silently: one with inf * 0 (or inf - inf, or a float32 overflow) inside is
+# nan or inf, as in PyTorch, where numpy would warn. errstate as a decorator costs about a microsecond
+# per call (half of a `with` block); a backward pass runs under one errstate already.
+@np.errstate(invalid="ignore", over="ignore")
+def _product(x: np.ndarray, y: np.ndarray, bias: np.ndarray | None = None) -> np.ndarray:
+    """``x @ y (+ bias)`` for vectors and matrices. ndarray.dot makes the same BLAS call as ``@`` with less
+    call overhead; the bias is added in place, into the new result."""
+    out = x.dot(y)
+    if bias is not None:
+        out += bias
+    return out
+
+
+@np.errstate(invalid="ignore", over="ignore")
+def _stacked_product(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``x[i] @ y[i]`` for every i: two stacks of matrices."""
+    return np.matmul(x, y)
+
+
 def _check_mm(a: Tensor, b: Tensor) -> None:
     x, y = a._data.shape, b._data.shape
     if len(x) != 2 or len(y) != 2:
@@ -54,7 +73,7 @@ class Mm(Builtin):
         needs_mat1_grad, needs_mat2_grad = ctx.needs_input_grad
         ctx.save_for_backward(a if needs_mat2_grad else None, b if needs_mat1_grad else None)
         ctx._mat2_transposed = needs_mat2_grad and _is_transposed(b)   # read for mat2's gradient only
-        return wrap(x.dot(y))   # for matrices, ndarray.dot is x @ y with less call overhead (same BLAS call)
+        return wrap(_product(x, y))
 
     @staticmethod
     def backward(ctx, grad):
@@ -95,9 +114,7 @@ class Addmm(Builtin):
                               mat2 if ctx.needs_input_grad[1] else None)
         ctx._bias_is_vector = bias.ndim == 1
         ctx._mat2_transposed = _is_transposed(mat2)
-        out = mat1._data.dot(mat2._data)   # x @ y, with less call overhead (see Mm.forward)
-        out += bias._data
-        return wrap(out)
+        return wrap(_product(mat1._data, mat2._data, bias._data))
 
     @staticmethod
     def backward(ctx, grad):
@@ -128,8 +145,7 @@ class Dot(Builtin):
                                "to have the same number of elements, but got "
                                f"{a.shape[0]} and {b.shape[0]} elements respectively")
         ctx.save_for_backward(a, b)
-        x, y = binary_arrays(a, b, elementwise=False)
-        return wrap(x @ y)
+        return wrap(_product(*binary_arrays(a, b, elementwise=False)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -157,8 +173,7 @@ class Mv(Builtin):
             raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_scalar_name(v)}, "
                                f"{_scalar_name(a)}, and {_scalar_name(v)}")
         ctx.save_for_backward(a, v)
-        x, y = binary_arrays(a, v, elementwise=False)
-        return wrap(x @ y)
+        return wrap(_product(*binary_arrays(a, v, elementwise=False)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -186,7 +201,7 @@ class BatchedMatmul(Builtin):
         if a.dtype is not b.dtype:
             raise RuntimeError(f"expected scalar type {_scalar_name(a)} but found {_scalar_name(b)}")
         ctx.save_for_backward(a, b)
-        return wrap(np.matmul(a._data, b._data))
+        return wrap(_stacked_product(a._data, b._data))
 
     @staticmethod
     def backward(ctx, grad):
