@@ -169,20 +169,7 @@ class Pow(Builtin):
     def forward(ctx, a, exponent):
         ctx.save_for_backward(a)
         ctx._exponent = exponent
-        x = a._data
-        if x.dtype.kind in "biu" and isinstance(exponent, (int, np.integer)) and exponent < 0:
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
-        if x.dtype.kind in "biu" and isinstance(exponent, float):
-            x = x.astype(np.float32)   # integer ** float is float32, as in PyTorch
-        elif x.dtype == np.bool_:   # bool ** int counts in int64, as in PyTorch
-            x = x.astype(np.int64)
-        if isinstance(exponent, int) and exponent >= 0:   # x ** 2 and friends: no inf or nan from 0 or negatives
-            return wrap(x ** exponent)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):   # PyTorch: inf and nan, no warning
-            if exponent == 0.5 or exponent == -0.5:   # PyTorch computes these as sqrt and 1 / sqrt, which
-                root = np.sqrt(x)                      # differ from pow at -0.0 and -inf
-                return wrap(root if exponent == 0.5 else 1 / root)
-            return wrap(x ** exponent)
+        return wrap(scalar_power(a._data, exponent))
 
     @staticmethod
     def backward(ctx, grad):
@@ -193,6 +180,23 @@ class Pow(Builtin):
         if exponent == 2:   # speed: the common square, where a ** 1 would only copy a
             return grad * (exponent * a), None
         return zero_gradient(grad), None   # a ** 0 is constant: zeros as PyTorch's, even for an inf or nan grad
+
+
+def scalar_power(x: np.ndarray, exponent) -> np.ndarray:
+    """``x ** exponent`` for a number, with PyTorch's dtypes, special cases and errors."""
+    if x.dtype.kind in "biu" and isinstance(exponent, (int, np.integer)) and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if x.dtype.kind in "biu" and isinstance(exponent, float):
+        x = x.astype(np.float32)   # integer ** float is float32, as in PyTorch
+    elif x.dtype == np.bool_:   # bool ** int counts in int64, as in PyTorch
+        x = x.astype(np.int64)
+    if isinstance(exponent, int) and exponent >= 0:   # x ** 2 and friends: no inf or nan from 0 or negatives
+        return x ** exponent
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):   # PyTorch: inf and nan, no warning
+        if exponent == 0.5 or exponent == -0.5:   # PyTorch computes these as sqrt and 1 / sqrt, which
+            root = np.sqrt(x)                      # differ from pow at -0.0 and -inf
+            return root if exponent == 0.5 else 1 / root
+        return x ** exponent
 
 
 class PowTensor(Builtin):
