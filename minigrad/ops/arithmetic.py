@@ -237,6 +237,8 @@ def power(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     >>> power(np.array([1, -1, -1, 2, 0]), np.array([-1, -1, -2, -1, -1]))
     array([ 1, -1,  1,  0,  0])
     """
+    if x.dtype == np.bool_ and y.dtype == np.bool_:
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
     if x.dtype.kind not in "biu" or not (y < 0).any():
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return x ** y
@@ -357,6 +359,8 @@ def floor_divide(a, b) -> Tensor:
 def divide_rounded(x: np.ndarray, y: np.ndarray, rounding_mode: str) -> np.ndarray:
     """floor(x / y) or trunc(x / y), as PyTorch's kernels: numpy's floor_divide is PyTorch's algorithm
     for floats (x / 0 gives inf or nan, silently); integers refuse a zero divisor, as PyTorch does."""
+    if x.dtype == np.bool_:
+        raise NotImplementedError(f"\"div_{rounding_mode}_cpu\" not implemented for 'Bool'")
     if x.dtype.kind in "iu":
         if not y.all():
             raise RuntimeError("ZeroDivisionError")
@@ -391,6 +395,7 @@ class DivRounding(Builtin):
     def backward(ctx, grad):
         if ctx._saved_rounding_mode is None:
             return Div.backward(ctx, grad) + (None,)
+        ctx.saved_tensors   # checked as PyTorch's node checks what it saved (freed, changed in place)
         needs = ctx.needs_input_grad
         return zero_gradient(grad) if needs[0] else None, zero_gradient(grad) if needs[1] else None, None
 
@@ -411,8 +416,8 @@ def _remainder(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         if not y.all():
             raise RuntimeError("ZeroDivisionError")
         return np.remainder(x, y)
-    if x.dtype.kind != "f":
-        return np.remainder(x, y)
+    if x.dtype == np.bool_:
+        raise NotImplementedError("\"remainder_cpu\" not implemented for 'Bool'")
     with np.errstate(invalid="ignore", divide="ignore"):
         out = np.fmod(x, y)   # PyTorch's kernel: fmod, moved into y's sign (so -0.0 % 1.5 is -0.0)
         return np.where((out != 0) & ((y < 0) != (out < 0)), out + y, out)

@@ -338,23 +338,16 @@ def median(a: Tensor, dim=None, keepdim: bool = False):
     if dim is None:
         return MedianAll.apply(a)
     if a._data.dtype == np.bool_:
-        raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
+        raise NotImplementedError("\"median_out\" not implemented for 'Bool'")
     return median_return(*MedianDim.apply(a, wrap_dim(dim, a.ndim), keepdim))
 
 
 # ------------------------------------------------------------------------------------ stride
 def stride(a: Tensor, dim=None):
-    """The step, in elements, between neighbours along each dimension, as PyTorch reports it: a
-    contiguous tensor has PyTorch's row-major strides (also for dimensions of size 1 or 0, where numpy's
-    may differ), any other numpy's own (0 along an expanded dimension)."""
+    """The step, in elements, between neighbours along each dimension (0 along an expanded one): the
+    numpy array's strides, which minigrad's operations keep as PyTorch's do."""
     x = a._data
-    if x.flags.c_contiguous:
-        strides, step = [], 1
-        for n in reversed(x.shape):
-            strides.insert(0, step)
-            step *= max(n, 1)
-    else:
-        strides = [s // x.itemsize for s in x.strides]
+    strides = [s // x.itemsize for s in x.strides]
     if dim is None:
         return tuple(strides)
     if not strides:

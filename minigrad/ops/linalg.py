@@ -128,7 +128,7 @@ class Dot(Builtin):
     """f(a, b) = sum(a * b), for two vectors
 
     ∂L/∂a = grad * b,  ∂L/∂b = grad * a (grad is a 0-dim tensor)
-    Saves a and b, each read by the other's gradient.
+    Saves b only when a needs a gradient, and a only when b does, as PyTorch: each is read by the other's.
     """
 
     _node_name = "DotBackward0"
@@ -144,20 +144,20 @@ class Dot(Builtin):
             raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] "
                                "to have the same number of elements, but got "
                                f"{a.shape[0]} and {b.shape[0]} elements respectively")
-        ctx.save_for_backward(a, b)
+        _save_each_for_the_other(ctx, a, b)
         return wrap(_product(*binary_arrays(a, b, elementwise=False)))
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return grad * b, grad * a
+        return grad * b if ctx.needs_input_grad[0] else None, grad * a if ctx.needs_input_grad[1] else None
 
 
 class Mv(Builtin):
     """f(A, v) = A @ v, for a matrix and a vector
 
     ∂L/∂A = outer(grad, v) (computed as grad.unsqueeze(1) * v.unsqueeze(0)),  ∂L/∂v = A.T @ grad
-    Saves A and v, each read by the other's gradient.
+    Saves v only when A needs a gradient, and A only when v does, as PyTorch.
     """
 
     _node_name = "MvBackward0"
@@ -172,20 +172,21 @@ class Mv(Builtin):
         if a.dtype is not v.dtype:
             raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_scalar_name(v)}, "
                                f"{_scalar_name(a)}, and {_scalar_name(v)}")
-        ctx.save_for_backward(a, v)
+        _save_each_for_the_other(ctx, a, v)
         return wrap(_product(*binary_arrays(a, v, elementwise=False)))
 
     @staticmethod
     def backward(ctx, grad):
         a, v = ctx.saved_tensors
-        return grad.unsqueeze(1) * v.unsqueeze(0), a.t().mm(grad.unsqueeze(1)).squeeze(1)
+        return (grad.unsqueeze(1) * v.unsqueeze(0) if ctx.needs_input_grad[0] else None,
+                a.t().mm(grad.unsqueeze(1)).squeeze(1) if ctx.needs_input_grad[1] else None)
 
 
 class BatchedMatmul(Builtin):
     """f(a, b)[i] = a[i] @ b[i]: ``bmm`` of two stacks of matrices of the same length (3-D tensors)
 
     ∂L/∂a = grad @ b.transpose(1, 2),  ∂L/∂b = a.transpose(1, 2) @ grad (each a bmm)
-    Saves a and b, each read by the other's gradient. Node: BmmBackward0.
+    Saves b only when a needs a gradient, and a only when b does, as PyTorch. Node: BmmBackward0.
     """
 
     _node_name = "BmmBackward0"
@@ -200,13 +201,21 @@ class BatchedMatmul(Builtin):
                                f"but got: [{batch2}, {m2}].")
         if a.dtype is not b.dtype:
             raise RuntimeError(f"expected scalar type {_scalar_name(a)} but found {_scalar_name(b)}")
-        ctx.save_for_backward(a, b)
+        _save_each_for_the_other(ctx, a, b)
         return wrap(_stacked_product(a._data, b._data))
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return BatchedMatmul.apply(grad, b.transpose(1, 2)), BatchedMatmul.apply(a.transpose(1, 2), grad)
+        return (BatchedMatmul.apply(grad, b.transpose(1, 2)) if ctx.needs_input_grad[0] else None,
+                BatchedMatmul.apply(a.transpose(1, 2), grad) if ctx.needs_input_grad[1] else None)
+
+
+def _save_each_for_the_other(ctx, a: Tensor, b: Tensor) -> None:
+    """Save a only when b needs a gradient, and b only when a does: a product's gradient for one factor
+    reads the other, and PyTorch saves no more (an in-place change of a factor nobody reads is allowed)."""
+    needs_a, needs_b = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+    ctx.save_for_backward(a if needs_b else None, b if needs_a else None)
 
 
 def _should_fold(a: Tensor, b: Tensor) -> bool:
