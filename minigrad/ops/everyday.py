@@ -138,8 +138,11 @@ def _unwritten_gradient(ctx, grad: Tensor) -> Tensor:
 
 
 def _gathered(grad: Tensor, dim: int, index: np.ndarray) -> Tensor:
+    """``grad.gather(dim, index)``: of index's shape, read from the part of grad the index covers."""
     if grad.ndim == 0:
         return grad.reshape(index.shape)
+    if any(n < m for d, (n, m) in enumerate(zip(index.shape, grad.shape)) if d != dim):
+        grad = grad[tuple(slice(None) if d == dim else slice(0, n) for d, n in enumerate(index.shape))]
     return Gather.apply(grad, dim, index)
 
 
