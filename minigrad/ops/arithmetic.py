@@ -377,7 +377,8 @@ class DivRounding(Builtin):
 
     ∂L/∂a = 0,  ∂L/∂b = 0: f is piecewise constant (zeros, as PyTorch's, even for an inf or nan grad).
     With ``rounding_mode=None`` it is a / b, with Div's derivatives.
-    Saves a and b, as PyTorch's node (Div's formula reads them); keeps the mode. Node: DivBackward2.
+    Saves b, and a when b needs a gradient, as PyTorch's node (Div's formula reads them, and backward
+    checks them even when it returns zeros); keeps the mode. Node: DivBackward2.
     """
 
     _node_name = "DivBackward2"
@@ -388,7 +389,7 @@ class DivRounding(Builtin):
         ctx._saved_rounding_mode = rounding_mode
         if rounding_mode is None:
             return Div.forward(ctx, a, b)
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
         return wrap(divide_rounded(*binary_arrays(a, b), rounding_mode))
 
     @staticmethod

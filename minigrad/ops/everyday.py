@@ -86,11 +86,13 @@ class Scatter(Builtin):
     ∂L/∂a = grad, with 0 where something was written (even for an inf or nan grad);
     ∂L/∂src = grad gathered at index (``grad.gather(dim, index)``, of index's shape, as PyTorch's:
     a src larger than index gets PyTorch's error about the gradient's shape)
-    Saves nothing: keeps dim and the index (a numpy array: no next_functions entry, as in PyTorch).
-    ``a.scatter_(...)`` is the same node, writing into a. Node: ScatterBackward0.
+    Saves the index, as PyTorch's node (a second backward is refused), and keeps dim; the index is
+    passed as a numpy array: no next_functions entry, as in PyTorch. ``a.scatter_(...)`` is the same
+    node, writing into a. Node: ScatterBackward0.
     """
 
     _node_name = "ScatterBackward0"
+    _saved_names = ("index",)
 
     @staticmethod
     def forward(ctx, a, dim, index, src, in_place=False):
@@ -98,18 +100,20 @@ class Scatter(Builtin):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors   # checked as PyTorch's node checks its saved index (freed after a backward)
         return (_unwritten_gradient(ctx, grad) if ctx.needs_input_grad[0] else None, None, None,
-                _gathered(grad, ctx._saved_dim, ctx._saved_index) if ctx.needs_input_grad[3] else None, None)
+                _gathered(grad, ctx._saved_dim, ctx._index) if ctx.needs_input_grad[3] else None, None)
 
 
 class ScatterValue(Builtin):
     """f(a) = a with a number v written at a[i][index[i][j]] (for dim = 1): ``a.scatter(dim, index, v)``
 
     ∂L/∂a = grad, with 0 where v was written (even for an inf or nan grad)
-    Saves nothing: keeps dim and the index. Node: ScatterBackward1.
+    Saves the index, as Scatter; keeps dim. Node: ScatterBackward1.
     """
 
     _node_name = "ScatterBackward1"
+    _saved_names = ("index",)
 
     @staticmethod
     def forward(ctx, a, dim, index, value, in_place=False):
@@ -117,12 +121,14 @@ class ScatterValue(Builtin):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors   # checked as PyTorch's node checks its saved index (freed after a backward)
         return _unwritten_gradient(ctx, grad), None, None, None, None
 
 
 def _scatter_into(ctx, a: Tensor, dim: int, index: np.ndarray, values: np.ndarray, in_place: bool) -> Tensor:
     """Both scatters' forward: a copy of ``a`` written into (or ``a`` itself, marked dirty, for ``scatter_``)."""
-    ctx._saved_dim, ctx._saved_index = dim, index
+    ctx._saved_dim, ctx._index = dim, index
+    ctx.save_for_backward(wrap(index))
     x = writeable_memory(a._data) if in_place else a._data.copy()
     out = _written(x, dim, index, values.astype(x.dtype, copy=False))
     if not in_place:
@@ -133,7 +139,7 @@ def _scatter_into(ctx, a: Tensor, dim: int, index: np.ndarray, values: np.ndarra
 
 def _unwritten_gradient(ctx, grad: Tensor) -> Tensor:
     """``grad.scatter(dim, index, 0)``: the gradient of what scatter kept (kept or zeroed, never grad * 0)."""
-    kept = _written(np.ones(grad.shape, dtype=bool), ctx._saved_dim, ctx._saved_index, False)
+    kept = _written(np.ones(grad.shape, dtype=bool), ctx._saved_dim, ctx._index, False)
     return _keep_gradient(kept, grad)
 
 
