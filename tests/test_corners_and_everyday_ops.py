@@ -371,3 +371,12 @@ def test_buffers_are_state_but_not_parameters():
 ])
 def test_register_buffer_refuses_as_pytorch(call, expected):
     assert message(lambda: call(torch.nn.Module())) == expected
+
+
+def test_nodes_without_a_derivative_run_as_soon_as_they_are_ready_as_pytorchs():
+    x = torch.tensor([-3.0, -3.0], requires_grad=True)
+    freed = x * 1
+    freed.backward(torch.zeros(2))   # its MulBackward0 is freed: reaching it again raises
+    for late in ((x * 1) // 2, 7 % x):   # made after freed, but PyTorch gives these nodes no sequence number
+        total = freed * 1 + late * 1
+        assert message(lambda: total.sum().backward()).endswith("is not implemented")   # PyTorch 2.13

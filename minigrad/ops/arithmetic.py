@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autograd.graph import ACCUMULATE_GRAD_SEQUENCE_NR
 from ..tensor import Tensor, _operand
 from ._util import Builtin, binary_arrays, qualify_node_name, result_dtype, wrap, zero_gradient
 
@@ -333,13 +334,15 @@ class FloorDivide(Builtin):
     No derivative: PyTorch records the node (``NotImplemented``) but defines none, and its backward
     raises "derivative for aten::floor_divide is not implemented". Saves nothing. As PyTorch's node,
     it has edges only for the operands that require grad: ``floor_divide`` passes the two operands
-    as a pair (no edge) and those tensors again after it.
+    as a pair (no edge) and those tensors again after it. Like PyTorch's NotImplemented nodes, it has
+    the largest sequence number (PyTorch gives these none), so backward runs it as soon as it is ready.
     """
 
     _node_name = "NotImplemented"
 
     @staticmethod
     def forward(ctx, operands, *requiring_grad):
+        ctx._sequence_nr = ACCUMULATE_GRAD_SEQUENCE_NR
         return wrap(divide_rounded(*binary_arrays(*operands), "floor"))
 
     @staticmethod
@@ -469,12 +472,14 @@ class RemainderScalar(Builtin):
 
 
 class RemainderOfNumber(Builtin):
-    """``number % tensor``: PyTorch records it but has no derivative for it, and says so in backward."""
+    """``number % tensor``: PyTorch records it but has no derivative for it, and says so in backward.
+    Its node runs as soon as it is ready, as FloorDivide's."""
 
     _node_name = "NotImplemented"
 
     @staticmethod
     def forward(ctx, number, b):
+        ctx._sequence_nr = ACCUMULATE_GRAD_SEQUENCE_NR
         return wrap(_remainder(*binary_arrays(_operand(number), b)))
 
     @staticmethod
