@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autograd.engine import in_backward
 from ..tensor import Tensor, _operand
 from ._util import Builtin, binary_arrays, check_broadcast, wrap
 from .shape import SqueezeInplaceDim, UnsafeView, expand, reshape, squeeze
@@ -19,15 +20,23 @@ def _scalar_name(t: Tensor) -> str:
 
 # The products are computed silently: one with inf * 0 (or inf - inf, or a float32 overflow) inside is
 # nan or inf, as in PyTorch, where numpy would warn. errstate as a decorator costs about a microsecond
-# per call (half of a `with` block); a backward pass runs under one errstate already.
-@np.errstate(invalid="ignore", over="ignore")
-def _product(x: np.ndarray, y: np.ndarray, bias: np.ndarray | None = None) -> np.ndarray:
+# per call (half of a `with` block); a backward pass runs under one errstate already, so its products
+# (two for each one of the forward) skip it.
+def _plain_product(x: np.ndarray, y: np.ndarray, bias: np.ndarray | None = None) -> np.ndarray:
     """``x @ y (+ bias)`` for vectors and matrices. ndarray.dot makes the same BLAS call as ``@`` with less
     call overhead; the bias is added in place, into the new result."""
     out = x.dot(y)
     if bias is not None:
         out += bias
     return out
+
+
+_silent_product = np.errstate(invalid="ignore", over="ignore")(_plain_product)
+
+
+def _product(x: np.ndarray, y: np.ndarray, bias: np.ndarray | None = None) -> np.ndarray:
+    """``x @ y (+ bias)``, silently: under its own errstate, or the engine's in a backward pass."""
+    return (_plain_product if in_backward() else _silent_product)(x, y, bias)
 
 
 @np.errstate(invalid="ignore", over="ignore")
