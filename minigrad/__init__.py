@@ -48,9 +48,13 @@ sum, mean, max, min, argmax, argmin, sort, clamp, all, any = map(_unary, [  # no
     "sum", "mean", "max", "min", "argmax", "argmin", "sort", "clamp", "all", "any"])
 matmul, mm, t, transpose, reshape, flatten, squeeze, unsqueeze, permute = map(
     _unary, ["matmul", "mm", "t", "transpose", "reshape", "flatten", "squeeze", "unsqueeze", "permute"])
-softmax, log_softmax, clone, detach, numel, pow, add, sub, mul, div = map(
-    _unary, ["softmax", "log_softmax", "clone", "detach", "numel", "pow", "add", "sub", "mul", "div"])
+softmax, log_softmax, clone, detach, numel, pow, add, sub, mul = map(
+    _unary, ["softmax", "log_softmax", "clone", "detach", "numel", "pow", "add", "sub", "mul"])
 prod, var, std = map(_unary, ["prod", "var", "std"])
+# What students and real programs reach for (ops/everyday.py); div, remainder and floor_divide take a number first too
+argsort, scatter, amax, amin, median = map(_unary, ["argsort", "scatter", "amax", "amin", "median"])
+from .ops import div, floor_divide, remainder  # noqa: E402
+from .grad_mode import inference_mode, is_inference_mode_enabled  # noqa: E402
 clip = clamp
 # What real programs by other authors reach for (issue 21): in-place functions, selection, scans...
 exp_, log_, sin_, cos_, tanh_, sigmoid_, relu_, sqrt_, abs_, neg_, clamp_ = map(_unary, [  # noqa: A001

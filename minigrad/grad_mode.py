@@ -164,3 +164,48 @@ class set_grad_enabled(_DecoratorContextManager):
 
     def clone(self) -> "set_grad_enabled":
         return self.__class__(self.mode)
+
+
+class inference_mode(_DecoratorContextManager):
+    """``torch.inference_mode()``: no_grad for code that will never need gradients (a context manager
+    and a decorator, bare or called). ``inference_mode(False)`` turns grad mode on, as PyTorch's.
+
+    PyTorch also marks the tensors made inside as inference tensors, which autograd later refuses (and
+    so do in-place changes outside); minigrad makes ordinary tensors (``is_inference()`` is False).
+
+    >>> import minigrad as torch
+    >>> x = torch.ones(2, requires_grad=True)
+    >>> with torch.inference_mode():
+    ...     y = x * 2
+    ...     torch.is_inference_mode_enabled()
+    True
+    >>> y.requires_grad
+    False
+    """
+
+    def __new__(cls, mode=True):
+        if callable(mode) and not isinstance(mode, bool):   # a bare decorator: @inference_mode
+            return cls()(mode)
+        return super().__new__(cls)
+
+    def __init__(self, mode: bool = True) -> None:
+        self.mode = mode
+
+    def __enter__(self) -> None:
+        self._previous = state.enabled, _inference.enabled
+        state.enabled, _inference.enabled = not self.mode, bool(self.mode)
+
+    def __exit__(self, *exc) -> None:
+        state.enabled, _inference.enabled = self._previous
+
+    def clone(self) -> "inference_mode":
+        return self.__class__(self.mode)
+
+
+_inference = _GradState()
+_inference.enabled = False
+
+
+def is_inference_mode_enabled() -> bool:
+    """True inside ``torch.inference_mode()``."""
+    return _inference.enabled

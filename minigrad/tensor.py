@@ -613,6 +613,25 @@ class Tensor:
     def matmul(self, other): return _ops.matmul(self, other)
     def mm(self, other): return _ops.mm(self, other)
 
+    # ------------------------------------------------------------------ what students reach for (ops/everyday.py)
+    def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False):
+        return _ops.argsort(self, dim, descending, stable)
+
+    def scatter(self, dim: int, index, src=None, *, value=None, reduce=None):
+        return _ops.scatter(self, dim, index, src, value=value, reduce=reduce)
+
+    def scatter_(self, dim: int, index, src=None, *, value=None, reduce=None):
+        return _ops.scatter(self, dim, index, src, value=value, reduce=reduce, in_place=True)
+
+    def pow_(self, exponent): return _ops.pow_(self, exponent)
+    def amax(self, dim=(), keepdim: bool = False): return _ops.amax(self, dim, keepdim)
+    def amin(self, dim=(), keepdim: bool = False): return _ops.amin(self, dim, keepdim)
+    def median(self, dim=None, keepdim: bool = False): return _ops.median(self, dim, keepdim)
+    def remainder(self, other): return _ops.remainder(self, other)
+    def floor_divide(self, other): return _ops.floor_divide(self, other)
+    def stride(self, dim=None): return _ops.stride(self, dim)
+    def is_inference(self) -> bool: return False   # minigrad makes no inference tensors (see inference_mode)
+
     # ------------------------------------------------------------------ used by real model code (pyGAT)
     def masked_fill(self, mask, value): return _ops.masked_fill(self, mask, value)
     def nonzero(self, *, as_tuple: bool = False): return _ops.nonzero(self, as_tuple)

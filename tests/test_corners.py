@@ -340,3 +340,15 @@ def test_cat_skips_one_dimensional_empty_tensors_as_in_pytorch():
     with pytest.raises(RuntimeError, match="^Sizes of tensors must match except in dimension 1. Expected size 2 "
                                            "but got size 3 for tensor number 2 in the list.$"):
         torch.cat([empty, matrix, torch.ones(3, 2)], dim=1)
+
+
+def test_matrix_products_with_inf_times_zero_are_silent_as_in_pytorch():
+    import warnings
+    inf = float("inf")
+    a, b = torch.tensor([[inf, 1.0], [0.0, 1.0]]), torch.tensor([[0.0, 1.0], [1.0, 1.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # numpy's "invalid value encountered in matmul" would raise here
+        products = [a @ b, a[0] @ b[:, 0], a @ b[:, 0], torch.matmul(a.expand(2, 2, 2), b.expand(2, 2, 2)),
+                    torch.nn.functional.linear(a, b, torch.tensor([inf, -inf]))]
+    assert products[0].tolist()[0][0] != products[0].tolist()[0][0]   # nan, as PyTorch 2.13
+    assert str(products[1]) == "tensor(nan)" and str(products[4][0]) == "tensor([nan, nan])"

@@ -452,6 +452,11 @@ def _running_tasks() -> list:
     return tasks
 
 
+def in_backward() -> bool:
+    """True on a thread running a backward pass, whose numpy is silent already (``_silent_numpy``)."""
+    return bool(getattr(_thread_state, "tasks", None))
+
+
 def _on_fresh_thread(function: Callable, *args):
     """Run ``function(*args)`` on a new thread and wait: its Python stack starts empty."""
     outcome = {}

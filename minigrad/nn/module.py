@@ -20,6 +20,7 @@ tensor(6., grad_fn=<MulBackward0>)
 from __future__ import annotations
 
 from collections import OrderedDict, namedtuple
+from types import MappingProxyType
 from typing import Any, Iterator, Mapping
 
 from ..grad_mode import no_grad
@@ -42,6 +43,10 @@ class Module:
     compute in ``forward``."""
 
     training: bool
+    # register_buffer: tensors that are state but not parameters. A module gets its own dict and set at
+    # its first buffer; until then these empty class-level ones answer.
+    _buffers: Mapping = MappingProxyType({})
+    _non_persistent_buffers_set: frozenset | set = frozenset()
 
     def __init__(self) -> None:
         # object.__setattr__ skips our own __setattr__, which needs these dicts to exist.
@@ -56,19 +61,24 @@ class Module:
                 "cannot assign module before Module.__init__() call"
             raise AttributeError(message)
         if isinstance(value, Parameter):
-            self._modules.pop(name, None)
+            self._modules.pop(name, None), self.__dict__.get("_buffers", {}).pop(name, None)
             self._parameters[name] = value
         elif isinstance(value, Module):
-            self._parameters.pop(name, None)
+            self._parameters.pop(name, None), self.__dict__.get("_buffers", {}).pop(name, None)
             self._modules[name] = value
         elif name in self.__dict__.get("_parameters", {}) and value is None:
             self._parameters[name] = None
+        elif name in self._buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' (torch.nn.Buffer, "
+                                "torch.Tensor or None expected)")
+            self._buffers[name] = value
         else:
             object.__setattr__(self, name, value)
 
     def __getattr__(self, name: str) -> Any:
         # Only called when normal lookup fails: parameters and sub-modules live in the dicts.
-        for store in ("_parameters", "_modules"):
+        for store in ("_parameters", "_buffers", "_modules"):
             values = self.__dict__.get(store)
             if values is not None and name in values:
                 return values[name]
@@ -77,13 +87,51 @@ class Module:
     def __delattr__(self, name: str) -> None:
         if name in self._parameters:
             del self._parameters[name]
+        elif name in self._buffers:
+            del self._buffers[name]
+            if name in self._non_persistent_buffers_set:
+                self._non_persistent_buffers_set.remove(name)
         elif name in self._modules:
             del self._modules[name]
         else:
             object.__delattr__(self, name)
 
     def register_parameter(self, name: str, param: Parameter | None) -> None:
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError(f"attribute '{name}' already exists")
         self._parameters[name] = param
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Keep ``tensor`` on the module as state that is not a parameter (a running mean, a mask): it is
+        in ``buffers()`` and, if ``persistent``, in ``state_dict()``, and ``to()``/``double()`` convert it,
+        but optimisers never see it. PyTorch's checks, in its order."""
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"buffer name should be a string. Got {type(name).__name__}")
+        if "." in name:
+            raise KeyError('buffer name can\'t contain "."')
+        if name == "":
+            raise KeyError('buffer name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f"attribute '{name}' already exists")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' (torch Tensor or "
+                            "None required)")
+        if "_buffers" not in self.__dict__:   # this module's first buffer
+            object.__setattr__(self, "_buffers", {})
+            object.__setattr__(self, "_non_persistent_buffers_set", set())
+        self._buffers[name] = tensor
+        (self._non_persistent_buffers_set.discard if persistent else self._non_persistent_buffers_set.add)(name)
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True,
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+        """Yield ``(name, buffer)`` pairs, persistent or not, as ``named_parameters`` does for parameters."""
+        return self._named_members("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        for _, buffer in self.named_buffers(recurse=recurse):
+            yield buffer
 
     def add_module(self, name: str, module: "Module | None") -> None:
         self._modules[name] = module
@@ -100,15 +148,20 @@ class Module:
                          remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
         """Yield ``(name, parameter)`` pairs, sub-modules' names joined with dots (``'0.weight'``); a
         parameter (or module) met twice is listed once unless ``remove_duplicate=False``."""
+        return self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def _named_members(self, store: str, prefix: str, recurse: bool, remove_duplicate: bool) -> Iterator:
+        """``(name, tensor)`` for each entry of ``module.<store>`` (parameters or buffers) of this module
+        and, with ``recurse``, of its sub-modules."""
         seen = set()
         modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
         for module_prefix, module in modules:
-            for name, param in module._parameters.items():
-                if param is None or id(param) in seen:
+            for name, value in getattr(module, store).items():
+                if value is None or id(value) in seen:
                     continue
                 if remove_duplicate:
-                    seen.add(id(param))
-                yield (f"{module_prefix}.{name}" if module_prefix else name), param
+                    seen.add(id(value))
+                yield (f"{module_prefix}.{name}" if module_prefix else name), value
 
     def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
         for _, param in self.named_parameters(recurse=recurse):
@@ -167,15 +220,24 @@ class Module:
             param.requires_grad_(requires_grad)
         return self
 
-    def state_dict(self) -> "OrderedDict[str, Tensor]":
-        """Every parameter's values by name, detached from the graph (they share memory with the parameters)."""
-        return OrderedDict((name, param.detach()) for name, param in self.named_parameters())
+    def state_dict(self, *, destination=None, prefix: str = "", keep_vars: bool = False) -> "OrderedDict[str, Tensor]":
+        """Every parameter's and persistent buffer's values by name, detached from the graph (they share
+        memory with them): this module's own, then each sub-module's, as PyTorch orders them."""
+        destination = OrderedDict() if destination is None else destination
+        persistent = [(n, b) for n, b in self._buffers.items() if n not in self._non_persistent_buffers_set]
+        for name, value in list(self._parameters.items()) + persistent:
+            if value is not None:
+                destination[prefix + name] = value if keep_vars else value.detach()
+        for name, module in self._modules.items():
+            if module is not None:
+                module.state_dict(destination=destination, prefix=f"{prefix}{name}.", keep_vars=keep_vars)
+        return destination
 
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False) -> IncompatibleKeys:
         """Copy values from ``state_dict`` into the parameters of the same names (in place, under no_grad)."""
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        params = dict(self.named_parameters())
+        params = self.state_dict(keep_vars=True)   # parameters and persistent buffers
         missing = [name for name in params if name not in state_dict]
         unexpected = [name for name in state_dict if name not in params]
         errors = []
@@ -203,10 +265,15 @@ class Module:
         return IncompatibleKeys(missing, unexpected)
 
     def _apply_to_parameters(self, convert) -> "Module":
+        """Convert every parameter in place (the Parameter objects stay) and replace every buffer."""
         for param in self.parameters():
             param._data = convert(param)._data
             if param._grad is not None:
                 param._grad = convert(param._grad)
+        for module in self.modules():
+            for name, buffer in module._buffers.items():
+                if buffer is not None:
+                    module._buffers[name] = convert(buffer)
         return self
 
     def double(self) -> "Module":

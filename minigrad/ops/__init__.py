@@ -9,6 +9,7 @@ cases, and the node's name where it is not the class name followed by ``Backward
 from ._util import Builtin, wrap_dim
 from .arithmetic import (Add, Div, FloorDivide, Mul, Neg, Pow, PowScalarBase, PowTensor, Reciprocal, Remainder, Rsub,
                          Sub, compare, pow)
+from .arithmetic import DivRounding, div, floor_divide, remainder
 from ..autograd.views import AsStrided, CopySlices
 from .indexing import Alias, Index, IndexAdd, IndexPut, Select, Slice, getitem, index_add_, setitem
 from .inplace import (AddInplace, CopyInplace, DivInplace, FillInplace, FillTensorInplace, MulInplace, SubInplace,
@@ -36,3 +37,6 @@ from .inplace_unary import (AbsInplace, ClampInplace, CosInplace, ExpInplace, Ha
                             MaskedFillTensorInplace, NegInplace, NormalInplace, ReluInplace, ScatterAddInplace,
                             SigmoidInplace, SignInplace, SinInplace, SqrtInplace, TanhInplace, UniformInplace, clamp_,
                             masked_fill_, normal_, unary_, uniform_)
+# What students and real programs reach for beyond the course's own ops
+from .everyday import (Amax, Amin, MedianAll, MedianDim, PowInplace, PowTensorInplace, Scatter, ScatterValue, amax,
+                       amin, argsort, median, pow_, scatter, stride)

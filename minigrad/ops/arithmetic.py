@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autograd.graph import ACCUMULATE_GRAD_SEQUENCE_NR
 from ..tensor import Tensor, _operand
 from ._util import Builtin, binary_arrays, qualify_node_name, result_dtype, wrap, zero_gradient
 
@@ -169,20 +170,7 @@ class Pow(Builtin):
     def forward(ctx, a, exponent):
         ctx.save_for_backward(a)
         ctx._exponent = exponent
-        x = a._data
-        if x.dtype.kind in "biu" and isinstance(exponent, (int, np.integer)) and exponent < 0:
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
-        if x.dtype.kind in "biu" and isinstance(exponent, float):
-            x = x.astype(np.float32)   # integer ** float is float32, as in PyTorch
-        elif x.dtype == np.bool_:   # bool ** int counts in int64, as in PyTorch
-            x = x.astype(np.int64)
-        if isinstance(exponent, int) and exponent >= 0:   # x ** 2 and friends: no inf or nan from 0 or negatives
-            return wrap(x ** exponent)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):   # PyTorch: inf and nan, no warning
-            if exponent == 0.5 or exponent == -0.5:   # PyTorch computes these as sqrt and 1 / sqrt, which
-                root = np.sqrt(x)                      # differ from pow at -0.0 and -inf
-                return wrap(root if exponent == 0.5 else 1 / root)
-            return wrap(x ** exponent)
+        return wrap(scalar_power(a._data, exponent))
 
     @staticmethod
     def backward(ctx, grad):
@@ -193,6 +181,23 @@ class Pow(Builtin):
         if exponent == 2:   # speed: the common square, where a ** 1 would only copy a
             return grad * (exponent * a), None
         return zero_gradient(grad), None   # a ** 0 is constant: zeros as PyTorch's, even for an inf or nan grad
+
+
+def scalar_power(x: np.ndarray, exponent) -> np.ndarray:
+    """``x ** exponent`` for a number, with PyTorch's dtypes, special cases and errors."""
+    if x.dtype.kind in "biu" and isinstance(exponent, (int, np.integer)) and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if x.dtype.kind in "biu" and isinstance(exponent, float):
+        x = x.astype(np.float32)   # integer ** float is float32, as in PyTorch
+    elif x.dtype == np.bool_:   # bool ** int counts in int64, as in PyTorch
+        x = x.astype(np.int64)
+    if isinstance(exponent, int) and exponent >= 0:   # x ** 2 and friends: no inf or nan from 0 or negatives
+        return x ** exponent
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):   # PyTorch: inf and nan, no warning
+        if exponent == 0.5 or exponent == -0.5:   # PyTorch computes these as sqrt and 1 / sqrt, which
+            root = np.sqrt(x)                      # differ from pow at -0.0 and -inf
+            return root if exponent == 0.5 else 1 / root
+        return x ** exponent
 
 
 class PowTensor(Builtin):
@@ -233,6 +238,8 @@ def power(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     >>> power(np.array([1, -1, -1, 2, 0]), np.array([-1, -1, -2, -1, -1]))
     array([ 1, -1,  1,  0,  0])
     """
+    if x.dtype == np.bool_ and y.dtype == np.bool_:
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
     if x.dtype.kind not in "biu" or not (y < 0).any():
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return x ** y
@@ -327,13 +334,15 @@ class FloorDivide(Builtin):
     No derivative: PyTorch records the node (``NotImplemented``) but defines none, and its backward
     raises "derivative for aten::floor_divide is not implemented". Saves nothing. As PyTorch's node,
     it has edges only for the operands that require grad: ``floor_divide`` passes the two operands
-    as a pair (no edge) and those tensors again after it.
+    as a pair (no edge) and those tensors again after it. Like PyTorch's NotImplemented nodes, it has
+    the largest sequence number (PyTorch gives these none), so backward runs it as soon as it is ready.
     """
 
     _node_name = "NotImplemented"
 
     @staticmethod
     def forward(ctx, operands, *requiring_grad):
+        ctx._sequence_nr = ACCUMULATE_GRAD_SEQUENCE_NR
         return wrap(divide_rounded(*binary_arrays(*operands), "floor"))
 
     @staticmethod
@@ -353,6 +362,8 @@ def floor_divide(a, b) -> Tensor:
 def divide_rounded(x: np.ndarray, y: np.ndarray, rounding_mode: str) -> np.ndarray:
     """floor(x / y) or trunc(x / y), as PyTorch's kernels: numpy's floor_divide is PyTorch's algorithm
     for floats (x / 0 gives inf or nan, silently); integers refuse a zero divisor, as PyTorch does."""
+    if x.dtype == np.bool_:
+        raise NotImplementedError(f"\"div_{rounding_mode}_cpu\" not implemented for 'Bool'")
     if x.dtype.kind in "iu":
         if not y.all():
             raise RuntimeError("ZeroDivisionError")
@@ -369,7 +380,8 @@ class DivRounding(Builtin):
 
     ∂L/∂a = 0,  ∂L/∂b = 0: f is piecewise constant (zeros, as PyTorch's, even for an inf or nan grad).
     With ``rounding_mode=None`` it is a / b, with Div's derivatives.
-    Saves a and b, as PyTorch's node (Div's formula reads them); keeps the mode. Node: DivBackward2.
+    Saves b, and a when b needs a gradient, as PyTorch's node (Div's formula reads them, and backward
+    checks them even when it returns zeros); keeps the mode. Node: DivBackward2.
     """
 
     _node_name = "DivBackward2"
@@ -380,13 +392,14 @@ class DivRounding(Builtin):
         ctx._saved_rounding_mode = rounding_mode
         if rounding_mode is None:
             return Div.forward(ctx, a, b)
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
         return wrap(divide_rounded(*binary_arrays(a, b), rounding_mode))
 
     @staticmethod
     def backward(ctx, grad):
         if ctx._saved_rounding_mode is None:
             return Div.backward(ctx, grad) + (None,)
+        ctx.saved_tensors   # checked as PyTorch's node checks what it saved (freed, changed in place)
         needs = ctx.needs_input_grad
         return zero_gradient(grad) if needs[0] else None, zero_gradient(grad) if needs[1] else None, None
 
@@ -407,8 +420,8 @@ def _remainder(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         if not y.all():
             raise RuntimeError("ZeroDivisionError")
         return np.remainder(x, y)
-    if x.dtype.kind != "f":
-        return np.remainder(x, y)
+    if x.dtype == np.bool_:
+        raise NotImplementedError("\"remainder_cpu\" not implemented for 'Bool'")
     with np.errstate(invalid="ignore", divide="ignore"):
         out = np.fmod(x, y)   # PyTorch's kernel: fmod, moved into y's sign (so -0.0 % 1.5 is -0.0)
         return np.where((out != 0) & ((y < 0) != (out < 0)), out + y, out)
@@ -459,12 +472,14 @@ class RemainderScalar(Builtin):
 
 
 class RemainderOfNumber(Builtin):
-    """``number % tensor``: PyTorch records it but has no derivative for it, and says so in backward."""
+    """``number % tensor``: PyTorch records it but has no derivative for it, and says so in backward.
+    Its node runs as soon as it is ready, as FloorDivide's."""
 
     _node_name = "NotImplemented"
 
     @staticmethod
     def forward(ctx, number, b):
+        ctx._sequence_nr = ACCUMULATE_GRAD_SEQUENCE_NR
         return wrap(_remainder(*binary_arrays(_operand(number), b)))
 
     @staticmethod

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autograd.engine import in_backward
 from ..tensor import Tensor, _operand
 from ._util import Builtin, binary_arrays, check_broadcast, wrap
 from .shape import SqueezeInplaceDim, UnsafeView, expand, reshape, squeeze
@@ -15,6 +16,33 @@ _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "
 
 def _scalar_name(t: Tensor) -> str:
     return t.dtype.legacy_name.replace("Tensor", "")
+
+
+# The products are computed silently: one with inf * 0 (or inf - inf, or a float32 overflow) inside is
+# nan or inf, as in PyTorch, where numpy would warn. errstate as a decorator costs about a microsecond
+# per call (half of a `with` block); a backward pass runs under one errstate already, so its products
+# (two for each one of the forward) skip it.
+def _plain_product(x: np.ndarray, y: np.ndarray, bias: np.ndarray | None = None) -> np.ndarray:
+    """``x @ y (+ bias)`` for vectors and matrices. ndarray.dot makes the same BLAS call as ``@`` with less
+    call overhead; the bias is added in place, into the new result."""
+    out = x.dot(y)
+    if bias is not None:
+        out += bias
+    return out
+
+
+_silent_product = np.errstate(invalid="ignore", over="ignore")(_plain_product)
+
+
+def _product(x: np.ndarray, y: np.ndarray, bias: np.ndarray | None = None) -> np.ndarray:
+    """``x @ y (+ bias)``, silently: under its own errstate, or the engine's in a backward pass."""
+    return (_plain_product if in_backward() else _silent_product)(x, y, bias)
+
+
+@np.errstate(invalid="ignore", over="ignore")
+def _stacked_product(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``x[i] @ y[i]`` for every i: two stacks of matrices."""
+    return np.matmul(x, y)
 
 
 def _check_mm(a: Tensor, b: Tensor) -> None:
@@ -54,7 +82,7 @@ class Mm(Builtin):
         needs_mat1_grad, needs_mat2_grad = ctx.needs_input_grad
         ctx.save_for_backward(a if needs_mat2_grad else None, b if needs_mat1_grad else None)
         ctx._mat2_transposed = needs_mat2_grad and _is_transposed(b)   # read for mat2's gradient only
-        return wrap(x.dot(y))   # for matrices, ndarray.dot is x @ y with less call overhead (same BLAS call)
+        return wrap(_product(x, y))
 
     @staticmethod
     def backward(ctx, grad):
@@ -95,9 +123,7 @@ class Addmm(Builtin):
                               mat2 if ctx.needs_input_grad[1] else None)
         ctx._bias_is_vector = bias.ndim == 1
         ctx._mat2_transposed = _is_transposed(mat2)
-        out = mat1._data.dot(mat2._data)   # x @ y, with less call overhead (see Mm.forward)
-        out += bias._data
-        return wrap(out)
+        return wrap(_product(mat1._data, mat2._data, bias._data))
 
     @staticmethod
     def backward(ctx, grad):
@@ -111,7 +137,7 @@ class Dot(Builtin):
     """f(a, b) = sum(a * b), for two vectors
 
     ∂L/∂a = grad * b,  ∂L/∂b = grad * a (grad is a 0-dim tensor)
-    Saves a and b, each read by the other's gradient.
+    Saves b only when a needs a gradient, and a only when b does, as PyTorch: each is read by the other's.
     """
 
     _node_name = "DotBackward0"
@@ -127,21 +153,20 @@ class Dot(Builtin):
             raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] "
                                "to have the same number of elements, but got "
                                f"{a.shape[0]} and {b.shape[0]} elements respectively")
-        ctx.save_for_backward(a, b)
-        x, y = binary_arrays(a, b, elementwise=False)
-        return wrap(x @ y)
+        _save_each_for_the_other(ctx, a, b)
+        return wrap(_product(*binary_arrays(a, b, elementwise=False)))
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return grad * b, grad * a
+        return grad * b if ctx.needs_input_grad[0] else None, grad * a if ctx.needs_input_grad[1] else None
 
 
 class Mv(Builtin):
     """f(A, v) = A @ v, for a matrix and a vector
 
     ∂L/∂A = outer(grad, v) (computed as grad.unsqueeze(1) * v.unsqueeze(0)),  ∂L/∂v = A.T @ grad
-    Saves A and v, each read by the other's gradient.
+    Saves v only when A needs a gradient, and A only when v does, as PyTorch.
     """
 
     _node_name = "MvBackward0"
@@ -156,21 +181,21 @@ class Mv(Builtin):
         if a.dtype is not v.dtype:
             raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_scalar_name(v)}, "
                                f"{_scalar_name(a)}, and {_scalar_name(v)}")
-        ctx.save_for_backward(a, v)
-        x, y = binary_arrays(a, v, elementwise=False)
-        return wrap(x @ y)
+        _save_each_for_the_other(ctx, a, v)
+        return wrap(_product(*binary_arrays(a, v, elementwise=False)))
 
     @staticmethod
     def backward(ctx, grad):
         a, v = ctx.saved_tensors
-        return grad.unsqueeze(1) * v.unsqueeze(0), a.t().mm(grad.unsqueeze(1)).squeeze(1)
+        return (grad.unsqueeze(1) * v.unsqueeze(0) if ctx.needs_input_grad[0] else None,
+                a.t().mm(grad.unsqueeze(1)).squeeze(1) if ctx.needs_input_grad[1] else None)
 
 
 class BatchedMatmul(Builtin):
     """f(a, b)[i] = a[i] @ b[i]: ``bmm`` of two stacks of matrices of the same length (3-D tensors)
 
     ∂L/∂a = grad @ b.transpose(1, 2),  ∂L/∂b = a.transpose(1, 2) @ grad (each a bmm)
-    Saves a and b, each read by the other's gradient. Node: BmmBackward0.
+    Saves b only when a needs a gradient, and a only when b does, as PyTorch. Node: BmmBackward0.
     """
 
     _node_name = "BmmBackward0"
@@ -185,13 +210,21 @@ class BatchedMatmul(Builtin):
                                f"but got: [{batch2}, {m2}].")
         if a.dtype is not b.dtype:
             raise RuntimeError(f"expected scalar type {_scalar_name(a)} but found {_scalar_name(b)}")
-        ctx.save_for_backward(a, b)
-        return wrap(np.matmul(a._data, b._data))
+        _save_each_for_the_other(ctx, a, b)
+        return wrap(_stacked_product(a._data, b._data))
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return BatchedMatmul.apply(grad, b.transpose(1, 2)), BatchedMatmul.apply(a.transpose(1, 2), grad)
+        return (BatchedMatmul.apply(grad, b.transpose(1, 2)) if ctx.needs_input_grad[0] else None,
+                BatchedMatmul.apply(a.transpose(1, 2), grad) if ctx.needs_input_grad[1] else None)
+
+
+def _save_each_for_the_other(ctx, a: Tensor, b: Tensor) -> None:
+    """Save a only when b needs a gradient, and b only when a does: a product's gradient for one factor
+    reads the other, and PyTorch saves no more (an in-place change of a factor nobody reads is allowed)."""
+    needs_a, needs_b = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+    ctx.save_for_backward(a if needs_b else None, b if needs_a else None)
 
 
 def _should_fold(a: Tensor, b: Tensor) -> bool:

@@ -34,8 +34,8 @@ class MaskedFill(Builtin):
     """f(a) = value where mask, else a (value a number)
 
     ∂L/∂a = grad, with 0 where mask
-    Keeps the mask as ``_saved_mask``, like PyTorch's node; it is passed as a numpy array, so, like
-    PyTorch's node, this one has no next_functions entry for it.
+    Saves the mask (``_saved_mask``), like PyTorch's node, so that a second backward is refused; it is
+    passed as a numpy array, so, like PyTorch's node, this one has no next_functions entry for it.
     """
 
     _node_name = "MaskedFillBackward0"
@@ -44,20 +44,21 @@ class MaskedFill(Builtin):
     @staticmethod
     def forward(ctx, a, mask, value):
         # mask is a numpy array: like PyTorch's node, there is no next_functions entry for it
-        ctx._saved_mask = wrap(mask)
+        ctx.save_for_backward(wrap(mask))
         x = a._data
         return wrap(np.where(mask, x.dtype.type(value), x))
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.masked_fill(ctx._saved_mask, 0), None, None
+        mask, = ctx.saved_tensors
+        return grad.masked_fill(mask, 0), None, None
 
 
 class MaskedFillTensor(Builtin):
     """f(a, value) = value where mask, else a (value a 0-dim tensor)
 
     ∂L/∂a = grad, with 0 where mask;  ∂L/∂value = the sum of grad where mask
-    Keeps the mask as ``_saved_mask``, like PyTorch's node. Node: MaskedFillBackward1.
+    Saves the mask (``_saved_mask``), like PyTorch's node. Node: MaskedFillBackward1.
     """
 
     _node_name = "MaskedFillBackward1"
@@ -65,13 +66,13 @@ class MaskedFillTensor(Builtin):
 
     @staticmethod
     def forward(ctx, a, mask, value):
-        ctx._saved_mask = wrap(mask)
+        ctx.save_for_backward(wrap(mask))
         x, v = binary_arrays(a, value)
         return wrap(np.where(mask, v.astype(x.dtype, copy=False), a._data))
 
     @staticmethod
     def backward(ctx, grad):
-        mask = ctx._saved_mask
+        mask, = ctx.saved_tensors
         grad_value = grad.masked_fill(~mask, 0).sum() if ctx.needs_input_grad[2] else None
         return grad.masked_fill(mask, 0), None, grad_value
 

@@ -266,10 +266,12 @@ class MaxDim(Builtin):
 
     ∂L/∂a = grad put at the index of each maximum along dim, 0 elsewhere (ScatterAdd)
     The indices are marked non-differentiable: their gradient (grad_indices) is ignored.
-    Saves nothing: keeps the indices as a numpy array, and dim, keepdim and a's shape. Node: MaxBackward0.
+    Saves the indices, as PyTorch's node (so a second backward, or an in-place change of them, is
+    refused); reads them as a numpy array, with dim, keepdim and a's shape. Node: MaxBackward0.
     """
 
     _node_name = "MaxBackward0"
+    _saved_names = ("indices",)
     _name = "max"
     _arg = staticmethod(np.argmax)
 
@@ -279,6 +281,7 @@ class MaxDim(Builtin):
         if a._data.ndim == 0:   # a 0-dim tensor is its own maximum, at index 0
             indices = wrap(np.zeros((), np.int64))
             ctx.mark_non_differentiable(indices)
+            ctx.save_for_backward(indices)
             return wrap(a._data.copy()), indices
         if a._data.shape[dim] == 0:
             raise IndexError(f"{ctx._forward_cls._name}(): Expected reduction dim {dim} to have non-zero size.")
@@ -289,10 +292,12 @@ class MaxDim(Builtin):
             values, index = values.squeeze(dim), index.squeeze(dim)
         indices = wrap(index.astype(np.int64))
         ctx.mark_non_differentiable(indices)
+        ctx.save_for_backward(indices)
         return wrap(values), indices
 
     @staticmethod
     def backward(ctx, grad, grad_indices):
+        ctx.saved_tensors   # checked as PyTorch's node checks its saved indices (freed, changed in place)
         if not ctx._shape:
             return grad, None, None
         if not ctx._keepdim:
@@ -369,10 +374,12 @@ class Sort(Builtin):
     """f(a) = (values, indices): a sorted along dim, and where each value came from
 
     ∂L/∂a = grad sent back to where each value came from (ScatterAdd at the indices)
-    The indices are marked non-differentiable. Saves nothing: keeps the order as a numpy array.
+    The indices are marked non-differentiable. Saves the indices, as PyTorch's node (a second backward,
+    or an in-place change of them, is refused); reads the order as a numpy array.
     """
 
     _node_name = "SortBackward0"
+    _saved_names = ("indices",)
 
     @staticmethod
     def forward(ctx, a, dim, descending):
@@ -386,10 +393,12 @@ class Sort(Builtin):
         ctx._dim, ctx._order = dim, order
         indices = wrap(order.astype(np.int64))
         ctx.mark_non_differentiable(indices)
+        ctx.save_for_backward(indices)
         return wrap(values), indices
 
     @staticmethod
     def backward(ctx, grad, grad_indices):
+        ctx.saved_tensors   # checked as PyTorch's node checks its saved indices (freed, changed in place)
         if not grad.shape:
             return grad, None, None
         return ScatterAdd.apply(grad, ctx._dim, ctx._order, tuple(grad.shape)), None, None

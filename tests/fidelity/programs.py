@@ -261,6 +261,15 @@ class Generator:
         step = Step(code, observe)
         self.program.steps.append(step)
         step.raises = run_step(step, self.namespace, self.torch).get("raises")
+        if step.raises and ".backward(" in code:
+            self.forget_gradients()
+
+    def forget_gradients(self) -> None:
+        """After a backward that failed, set every leaf's .grad to None: PyTorch may have written some
+        before it failed, minigrad none (a difference the README lists), and later steps would show it."""
+        leaves = [n for n in self.names if isinstance(self.value(n), self.torch.Tensor) and self.value(n).is_leaf]
+        if leaves:
+            self.add("; ".join(f"{n}.grad = None" for n in leaves), "None")
 
     def new_name(self) -> str:
         return f"x{len(self.names)}"
@@ -311,7 +320,7 @@ class Generator:
         kind = self.choose.pick(["leaf", "unary", "unary", "binary", "binary", "matmul", "matmul", "reduce",
                                  "reduce", "shape", "shape", "index", "index", "join", "where", "custom",
                                  "inplace", "backward", "backward", "grad", "bad", "query", "issue21", "issue21"]
-                                + EDGE_AND_WRITE_STEPS)
+                                + EDGE_AND_WRITE_STEPS + CORNER_STEPS)
         getattr(self, f"make_{kind}")()
 
     def make_leaf(self) -> None:
@@ -635,6 +644,192 @@ def make_issue21(g: Generator) -> None:
 
 
 Generator.make_issue21 = make_issue21
+
+# ------------------------------------------------------------ corners that differed silently (issue 21, part 3)
+# Each kind of step below makes a class of corner likely that random programs met too rarely: a mask
+# or a constant meeting an inf or nan gradient, an operand saved by a binary op and then changed in
+# place, integer powers and divisions, detach_() after the graph was made, and the methods students
+# reach for (ops/everyday.py).
+CORNER_STEPS = ["mask", "mask", "saved", "integer", "detach", "everyday", "everyday"]
+
+
+def edge_gradient(g: Generator, t) -> str:
+    """A gradient for ``t`` (a torch tensor) made of edge values: inf, -inf, nan, 0, -0.0, 1..."""
+    values = [g.choose.pick(EDGE_FLOATS) for _ in range(max(t.numel(), 1))]
+    def nested(shape, flat):
+        if not shape:
+            return flat[0]
+        step = len(flat) // shape[0] if shape[0] else 0
+        return "[" + ", ".join(nested(shape[1:], flat[i * step:(i + 1) * step]) for i in range(shape[0])) + "]"
+    dtype = ", dtype=torch.float64" if t.dtype == g.torch.float64 else ""
+    return f"torch.tensor({nested(tuple(t.shape), values)}{dtype})"
+
+
+def masking_expressions(g: Generator, a: str, t) -> list:
+    """Ops whose backward keeps or zeroes the gradient, or is constant, on the tensor ``a``."""
+    d, n = g.dim(t), t.dim()
+    expressions = [f"torch.where({a} > 0, {a}, 0.0)", f"{a}.clamp(-0.5, 0.5)", f"{a}.relu()", f"{a}.abs()", f"{a} ** 0",
+                   f"{a}.max()", f"{a}.min()", f"{a}.masked_fill({a} > 0, 1.0)", f"{a}.var()", f"{a}.std()",
+                   f"{a}.var(correction={g.choose.pick([0, 2, 3])})", f"{a}.std({d}, correction={g.choose.pick([0, 1, 2])})",
+                   f"{a}.var({d})", f"{a} % 1.5", f"{a}.amax()", f"{a}.amin({d})", f"{a}.median()",
+                   f"{a}.median({d}).values", f"torch.nn.functional.leaky_relu({a})", f"{a}.max({d})[0]",
+                   f"{a}.sort({d})[0]", f"{a}[{a} > 0]", f"{a}.div(2, rounding_mode='floor')"]
+    if t.numel():
+        index = f"torch.zeros({[1] * n}, dtype=torch.long)"
+        expressions.append(f"{a}.scatter({d}, {index}, {g.choose.pick(['0.0', '2.5'])})")
+    return expressions
+
+
+def writes_in_place(g: Generator, y: str, t) -> list:
+    """In-place writes into the fresh non-leaf ``y`` whose backward zeroes what they overwrote."""
+    writes = [f"{y}.fill_(2.0)", f"{y}.zero_()", f"{y}.copy_({y}.detach() * 2)", f"{y}.pow_(0)", f"{y}.pow_(2)"]
+    if t.dim():
+        writes += [f"{y}[0] = 1.0", f"{y}[{y} > 0] = 0.0", f"{y}[torch.tensor([0])] = 5.0",
+                   f"{y}.scatter_(0, torch.zeros({[1] * t.dim()}, dtype=torch.long), -1.0)"]
+    return writes
+
+
+def make_mask(g: Generator) -> None:
+    """A masking op (or an in-place write into a copy), then a backward with inf and nan in its gradient."""
+    choose = g.choose
+    a = g.tensor(floating=True, grad=True) if choose.chance(70) else g.edge_leaf()
+    t = g.value(a)
+    if choose.chance(30) and t.numel():
+        y = g.new_name()
+        g.assign(f"{a} * 1")
+        g.add(choose.pick(writes_in_place(g, y, g.value(y))), y)
+    else:
+        y = g.new_name()
+        g.assign(choose.pick(masking_expressions(g, a, t)))
+    if y in g.names and g.value(y).requires_grad:
+        g.add(f"{y}.backward({edge_gradient(g, g.value(y))})", g.leaf_grads())
+
+
+SAVED_BINARY = ["{p} + {q}", "{p} - {q}", "{p} * {q}", "{p} / {q}", "{p}.abs() ** {q}", "{p} % {q}", "{p} // {q}",
+                "torch.where({p} > 0, {p}, {q})", "torch.div({p}, {q}, rounding_mode='trunc')", "{p}.remainder({q})"]
+
+
+def make_saved(g: Generator) -> None:
+    """``r = p op q`` on fresh non-leaves, one operand changed in place afterwards, then a backward:
+    PyTorch refuses it exactly when op saved that operand."""
+    choose = g.choose
+    a = g.tensor(floating=True, grad=True)
+    b = g.tensor(floating=True) if choose.chance(50) else g.leaf(g.broadcast_partner(g.value(a)))
+    p, q = g.new_name(), None
+    g.assign(f"{a} * 1")
+    q = g.new_name()
+    g.assign(f"{b} * 1")
+    if p not in g.names or q not in g.names:
+        return
+    form = choose.pick(SAVED_BINARY + (["{p} @ {q}.t()"] if g.value(p).dim() == 2 and g.value(q).dim() == 2 else []))
+    r = g.new_name()
+    g.assign(form.format(p=p, q=q))
+    changed = choose.pick([p, q])
+    change = choose.pick([f"{changed}.add_(1.0)", f"{changed}.mul_(2)", f"{changed}.zero_()"])
+    g.add(f"with torch.no_grad():\n    {change}" if choose.chance(60) else change, changed)
+    if r in g.names and g.value(r).requires_grad:
+        g.add(f"{r}.sum().backward()", g.leaf_grads())
+
+
+def make_integer(g: Generator) -> None:
+    """Integer powers and divisions: negative exponents, zero divisors, rounding modes."""
+    choose = g.choose
+    i = g.tensor(floating=False)
+    j = g.tensor(floating=False) if choose.chance(50) else g.leaf(tuple(g.value(i).shape), floating=False)
+    g.assign(choose.pick([f"{i} ** -1", f"{i}.pow(-2)", f"{i} ** {j}", f"2 ** {j}", f"(-1) ** {j}", f"{i} ** 0.5",
+                          f"{i} % {j}", f"{i} // {j}", f"{i} % 0", f"{i} // 2", f"torch.floor_divide({i}, {j})",
+                          f"torch.remainder(-7, {j})", f"{i}.div({j}, rounding_mode='floor')",
+                          f"{i}.div(2, rounding_mode='trunc')", f"torch.div(7, {j}, rounding_mode='trunc')",
+                          f"{i}.abs() ** {j}.abs()", f"torch.tensor(2) ** {j}"]))
+
+
+DIRTY_FRESH = '''
+        class DirtyFresh(Function):
+            @staticmethod
+            def forward(ctx, x):
+                y = x * 2
+                ctx.mark_dirty(y)
+                return y
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad
+        '''
+FUNCTIONS["DirtyFresh"] = DIRTY_FRESH
+
+
+def make_detach(g: Generator) -> None:
+    """detach_() (or requires_grad_(False) on a leaf) after the graph was made, then a backward; or a
+    custom Function that marks dirty a tensor that is not an input."""
+    choose = g.choose
+    if choose.chance(20):
+        a, name = g.tensor(floating=True), g.new_name()
+        call = f"DirtyFresh.apply({a})"
+        return g.add(f"with torch.no_grad():\n    {name} = {call}" if choose.chance(30) else f"{name} = {call}", name)
+    a = g.tensor(floating=True, grad=True)
+    if choose.chance(40):
+        leaf = g.leaf(tuple(g.value(a).shape))
+        if not g.value(leaf).requires_grad:
+            return
+        w = g.new_name()
+        g.assign(choose.pick([f"{leaf} * {leaf}", f"{leaf}.exp()", f"{leaf} + 1"]))
+        g.add(choose.pick([f"{leaf}.detach_()", f"{leaf}.requires_grad_(False)"]), leaf)
+        if w in g.names:
+            g.add(f"{w}.sum().backward()", f"({leaf}.grad, {g.leaf_grads()})")
+        return
+    else:
+        y, w = g.new_name(), None
+        g.assign(choose.pick([f"{a} * 1", f"{a}.exp()", f"{a}.sigmoid()"]))
+        w = g.new_name()
+        g.assign(choose.pick([f"{y} * {y}", f"{y}.sin()", f"{y} + 1", f"{y}.exp()"]))
+        g.add(f"{y}.detach_()", y)
+    if w in g.names and g.value(w).requires_grad:
+        g.add(f"{w}.sum().backward()", g.leaf_grads())
+
+
+def everyday_expressions(g: Generator, a: str, t) -> list:
+    """Calls of the methods of ops/everyday.py (and the grad-mode and division forms) on ``a``."""
+    choose = g.choose
+    d, n = g.dim(t), t.dim()
+    expressions = [f"{a}.argsort()", f"torch.argsort({a}, {d}, descending=True)", f"{a}.amax()", f"{a}.amin({d})",
+                   f"torch.amax({a}, {d}, keepdim=True)", f"{a}.median()", f"{a}.median({d})", f"torch.median({a}, {d}, True)",
+                   f"{a}.stride()", f"{a}.t().stride()" if n == 2 else f"{a}.stride(0)" if n else f"{a}.stride()",
+                   f"{a}.remainder(1.5)", f"{a}.floor_divide(2)", f"torch.div({a}, 2, rounding_mode='floor')",
+                   f"{a} ** torch.tensor(2.0)"]
+    if t.numel():
+        index = f"torch.tensor({choose.integer(0, t.shape[d] - 1) if n else 0}).view({[1] * n})"
+        src = choose.pick(["3.5", f"torch.ones({[1] * n}, dtype={a}.dtype)", f"{a}.detach() * 0 + 9", f"{a} * 2"])
+        expressions += [f"{a}.scatter({d}, {index}, {src})", f"torch.scatter({a}, {d}, {index}, value=-1.0)"]
+    return expressions
+
+
+def make_everyday(g: Generator) -> None:
+    """One of the methods students reach for, sometimes in place on a fresh copy, sometimes under
+    inference_mode."""
+    choose = g.choose
+    a = g.tensor(floating=choose.chance(85))
+    t = g.value(a)
+    if choose.chance(25) and t.is_floating_point():
+        y = g.new_name()
+        g.assign(f"{a} * 1")
+        exponent = choose.pick(["2", "0.5", "-1", "0", f"torch.full({list(t.shape)}, 2.0, dtype={a}.dtype)"])
+        op = f"{y}.pow_({exponent})"
+        if t.dim() and t.shape[0]:
+            index = f"torch.zeros({[1] * t.dim()}, dtype=torch.long)"
+            op = choose.pick([op, f"{y}.scatter_(0, {index}, 4.0)"])
+        return g.add(f"with torch.no_grad():\n    {op}" if choose.chance(20) else op, y)
+    expression = choose.pick(everyday_expressions(g, a, t))
+    if choose.chance(15):
+        mode = choose.pick(["torch.inference_mode()", "torch.inference_mode(False)"])
+        name = g.new_name()
+        g.add(f"with {mode}:\n    {name} = {expression}\n    {name}_mode = torch.is_inference_mode_enabled()",
+              f"({name}_mode, torch.is_grad_enabled())")
+        return
+    g.assign(expression)
+
+
+for _kind in ("mask", "saved", "integer", "detach", "everyday"):
+    setattr(Generator, f"make_{_kind}", globals()[f"make_{_kind}"])
 
 
 def generate(choose, torch, min_steps: int = 3, max_steps: int = 10) -> Program:
