@@ -554,3 +554,21 @@ def test_layers_outside_the_subset_still_work_in_isinstance_checks_and_the_readm
     for layer in ["nn.Conv1d/2d/3d", "nn.MaxPool1d/2d/3d", "nn.BatchNorm1d/2d/3d", "`conv2d`", "`max_pool*d`",
                   "`batch_norm`"]:
         assert layer in section, layer
+
+
+@pytest.mark.parametrize("function, data, dim, expected", [
+    # PyTorch 2.13: (var or std).sum() + 0.5 * mean.sum(), backpropagated
+    ("var_mean", [1.0], None, [float("nan")]),
+    ("var_mean", [[1.0, 2.0, 3.0]], 0, [[float("nan")] * 3]),
+    ("std_mean", [2.0, 2.0, 2.0], None, [0.1666666716337204] * 3),
+    ("std_mean", [[2.0, 2.0], [3.0, 5.0]], 1, [[0.25, 0.25], [-0.4571067690849304, 0.9571067690849304]]),
+    ("var_mean", [[2.0, 2.0], [3.0, 5.0]], 1, [[0.25, 0.25], [-1.75, 2.25]]),
+])
+def test_var_mean_and_std_mean_follow_pytorchs_var_and_std_backward_at_the_edges(function, data, dim, expected):
+    """No ZeroDivisionError for N - correction <= 0, and std of equal values has the mean's gradient only."""
+    x = torch.tensor(data, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # "degrees of freedom is <= 0", as PyTorch warns
+        spread, mean = getattr(torch, function)(x) if dim is None else getattr(torch, function)(x, dim)
+    (spread.sum() + mean.sum() * 0.5).backward()
+    np.testing.assert_allclose(x.grad.tolist(), expected, rtol=1e-6)

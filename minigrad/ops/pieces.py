@@ -19,7 +19,7 @@ from ._util import Builtin, view_of, wrap, wrap_dim
 from .reduction import _restore_dims
 from .shape import stack
 from .splitting import SplitWithSizes, _wrap_dim
-from .statistics import _var_arguments
+from .statistics import _over_everything, _var_arguments, var_backward
 
 
 def _degrees_of_freedom(a: Tensor, dims: tuple, correction, name: str) -> float:
@@ -35,7 +35,8 @@ class VarMean(Builtin):
     var = sum((x - mean)^2) / (N - correction) and mean = sum(x) / N.
 
     ∂L/∂x = ∂L/∂var * 2 (x - mean) / (N - correction) + ∂L/∂mean / N (each part only when its
-    output received a gradient). Saves the input.
+    output received a gradient; the var part is PyTorch's var_backward, as for ``var``, so
+    N - correction <= 0 gives inf or nan, never a ZeroDivisionError). Saves the input.
     """
 
     _node_name = "VarMeanBackward0"
@@ -43,16 +44,17 @@ class VarMean(Builtin):
     _name = "var_mean"
 
     @staticmethod
-    def forward(ctx, a, dims, correction, keepdim):
+    def forward(ctx, a, dims, correction, keepdim, everything=False):
         ctx.save_for_backward(a)
         ctx._saved_dim, ctx._saved_correction, ctx._saved_keepdim = dims, correction, keepdim
-        ctx._dof = _degrees_of_freedom(a, dims, correction, ctx._forward_cls._name)
+        ctx._everything = everything   # x.var_mean() over every element: var_backward treats dof <= 0 apart
+        dof = _degrees_of_freedom(a, dims, correction, ctx._forward_cls._name)
         ctx._count = int(np.prod([a.shape[d] for d in dims])) if a.ndim else 1
         x = a._data
         with np.errstate(divide="ignore", invalid="ignore"):   # (an empty input: nan, silently as in PyTorch)
             mean = np.add.reduce(x, axis=dims, keepdims=True) / x.dtype.type(ctx._count)
             centred = x - mean
-            var = (centred * centred).sum(axis=dims, keepdims=keepdim) / x.dtype.type(ctx._dof)
+            var = (centred * centred).sum(axis=dims, keepdims=keepdim) / x.dtype.type(dof)
         if not ctx._count:
             var = np.full_like(var, np.nan)   # the variance of nothing is nan, as in PyTorch
         return wrap(var), wrap(mean if keepdim else mean.squeeze(dims) if dims else mean.reshape(()))
@@ -60,21 +62,14 @@ class VarMean(Builtin):
     @staticmethod
     def backward(ctx, grad_var, grad_mean):
         a, = ctx.saved_tensors
-        dims, keepdim = ctx._saved_dim, ctx._saved_keepdim
-        grad = None
-        if grad_var is not None:
-            centred = a - a.mean(dims, keepdim=True)
-            grad = _restore_dims(grad_var, dims, keepdim) * centred * (2.0 / ctx._dof)
-        if grad_mean is not None:
-            spread = _restore_dims(grad_mean, dims, keepdim).expand(a.shape) / ctx._count
-            grad = spread if grad is None else grad + spread
-        return grad, None, None, None
+        return _var_mean_backward(ctx, a, grad_var, grad_mean), None, None, None, None
 
 
 class StdMean(VarMean):
     """``torch.std_mean(x, dim)``: f(x) = (std, mean), std = sqrt(var).
 
-    ∂L/∂x = ∂L/∂std * (x - mean) / (std * (N - correction)) + ∂L/∂mean / N. Saves the input
+    ∂L/∂x = ∂L/∂std * (x - mean) / (std * (N - correction)) + ∂L/∂mean / N: var's part for
+    ∂L/∂var = ∂L/∂std / (2 std), taken as 0 where std = 0 (PyTorch's std_backward). Saves the input
     and the standard deviation.
     """
 
@@ -83,8 +78,8 @@ class StdMean(VarMean):
     _name = "std_mean"
 
     @staticmethod
-    def forward(ctx, a, dims, correction, keepdim):
-        var, mean = VarMean.forward(ctx, a, dims, correction, keepdim)
+    def forward(ctx, a, dims, correction, keepdim, everything=False):
+        var, mean = VarMean.forward(ctx, a, dims, correction, keepdim, everything)
         std = wrap(np.sqrt(var._data))
         ctx.save_for_backward(a, std)
         return std, mean
@@ -92,21 +87,26 @@ class StdMean(VarMean):
     @staticmethod
     def backward(ctx, grad_std, grad_mean):
         a, std = ctx.saved_tensors
-        dims, keepdim = ctx._saved_dim, ctx._saved_keepdim
-        grad = None
-        if grad_std is not None:
-            centred = a - a.mean(dims, keepdim=True)
-            grad = _restore_dims(grad_std, dims, keepdim) * centred / (_restore_dims(std, dims, keepdim) * ctx._dof)
-        if grad_mean is not None:
-            spread = _restore_dims(grad_mean, dims, keepdim).expand(a.shape) / ctx._count
-            grad = spread if grad is None else grad + spread
-        return grad, None, None, None
+        grad_var = None if grad_std is None else (grad_std / (std * 2)).masked_fill(std == 0, 0)
+        return _var_mean_backward(ctx, a, grad_var, grad_mean), None, None, None, None
+
+
+def _var_mean_backward(ctx, a: Tensor, grad_var, grad_mean):
+    """∂L/∂x from the variance's gradient (``var_backward``) plus the mean's, spread over the N elements."""
+    dims, keepdim = ctx._saved_dim, ctx._saved_keepdim
+    grad = None
+    if grad_var is not None:
+        grad = var_backward(grad_var, a, dims, ctx._saved_correction, keepdim, ctx._everything)
+    if grad_mean is not None:
+        spread = _restore_dims(grad_mean, dims, keepdim).expand(a.shape) / ctx._count
+        grad = spread if grad is None else grad + spread
+    return grad
 
 
 def _statistics(function: type, name: str, a: Tensor, dim, unbiased, keepdim, correction) -> tuple:
     if a._data.dtype.kind not in "fc":
         raise RuntimeError(f"{name} only support floating point and complex dtypes")
-    return function.apply(a, *_var_arguments(a, dim, unbiased, keepdim, correction))
+    return function.apply(a, *_var_arguments(a, dim, unbiased, keepdim, correction), _over_everything(a, dim))
 
 
 def var_mean(a: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *, correction=None) -> tuple:
