@@ -20,7 +20,8 @@ Usage, from the repository's root (``make student`` does this)::
 >>> import nbformat
 >>> nb = nbformat.v4.new_notebook(cells=[
 ...     nbformat.v4.new_markdown_cell("### Your turn 1: double it\\n\\nWrite your answer in the next "
-...         "cell and run the check; a worked solution is hidden below the check (click to reveal)."),
+...         "cell and run the check below it; a worked solution is hidden below the check (click the "
+...         "collapsed cell to reveal it)."),
 ...     nbformat.v4.new_code_cell("def double(x):\\n    ...", metadata={"tags": ["exercise"]}),
 ...     nbformat.v4.new_code_cell("check.your_turn_1(double)", outputs=[nbformat.v4.new_output(
 ...         "stream", text="✗ Your turn 1: double it — not yet.\\n  Hint: return 2 * x\\n")]),
@@ -31,7 +32,9 @@ Usage, from the repository's root (``make student`` does this)::
 >>> titles
 ['Your turn 1: double it']
 >>> print(student.cells[0].source.splitlines()[-1])
-Write your answer in the next cell and run the check; if you are stuck, open the hint below the check.
+Write your answer in the next cell and run the check below it; if you are stuck, open the hint below the check.
+>>> student_wording("在下一个单元格写出你的答案，然后运行它下面的检查；参考答案藏在检查单元格下面（点开折叠的单元格即可看到）。")
+'在下一个单元格写出你的答案，然后运行它下面的检查；如果卡住了，就点开检查单元格下面折叠的提示。'
 >>> student.cells[2].outputs
 []
 >>> print(student.cells[3].source)

@@ -394,9 +394,10 @@ class Function(metaclass=FunctionMeta):
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Run forward and, if any tensor input requires grad, record a node for backward.
 
-        Five steps: make ctx (an instance of the node class ``cls._backward_cls``), connect it to
-        the inputs' nodes (``ctx.next_functions``), run forward with grad mode off, let
-        ``setup_context`` fill ctx (separate style only), and wrap the outputs (``grad_fn = ctx``).
+        Four parts: (1) separate style only: bind the arguments to forward's signature; (2) make
+        ctx, an instance of the node class ``cls._backward_cls``, and set ``needs_input_grad``;
+        (3) if some input needs a gradient, record the node and its edges (``next_functions``);
+        (4) run forward with grad mode off (then ``setup_context``); wrap the outputs (``grad_fn = ctx``).
         """
         if not _grad_state.enabled and not cls._uses_setup_context:
             return _apply_without_graph(cls, args, kwargs)   # under no_grad: nothing to record
