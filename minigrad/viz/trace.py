@@ -40,7 +40,7 @@ from .render import render
 
 MAX_FILMSTRIP_FRAMES = 12  # a filmstrip shows at most this many frames
 FILMSTRIP_WIDTH = 860  # pixels: the filmstrip's frames are laid out to about this width
-MIN_SCALE = 0.5  # frames are shrunk at most this much (fewer columns instead)
+MIN_SCALE = 0.7  # frames are shrunk at most this much (fewer columns instead): smaller is hard to read
 
 
 class Step(NamedTuple):
@@ -147,7 +147,12 @@ def _png_size(png: bytes) -> tuple[int, int]:
 
 
 def _layout(widest: int, count: int) -> tuple[int, float]:
-    """How many frames per row, and how much to shrink them to fit ``FILMSTRIP_WIDTH``."""
+    """How many frames per row (at most 4), and how much to shrink them to fit ``FILMSTRIP_WIDTH``:
+    never below ``MIN_SCALE`` while fewer columns would do.
+
+    >>> _layout(FILMSTRIP_WIDTH // 4, 6), _layout(FILMSTRIP_WIDTH // 2, 6)[0], _layout(2 * FILMSTRIP_WIDTH, 3)
+    ((4, 1.0), 2, (1, 0.5))
+    """
     for columns in range(min(count, 4), 0, -1):
         scale = min(1.0, FILMSTRIP_WIDTH / (columns * widest))
         if scale >= MIN_SCALE:
