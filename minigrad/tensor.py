@@ -134,6 +134,16 @@ class Tensor:
     def element_size(self) -> int:
         return self._data.itemsize
 
+    def data_ptr(self) -> int:
+        """The memory address of the first element, as PyTorch's: a view shares its base's memory.
+
+        >>> import minigrad as torch
+        >>> x = torch.zeros(2, 3)
+        >>> x.view(-1).data_ptr() == x.data_ptr(), x[1].data_ptr() - x.data_ptr()
+        (True, 12)
+        """
+        return self._data.__array_interface__["data"][0]
+
     @property
     def nbytes(self) -> int:
         """Bytes taken by the elements: ``numel() * element_size()``."""
