@@ -14,6 +14,7 @@ import pytest
 
 import minigrad as torch
 from minigrad.exercises import _feedback, nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09, nb10
+from test_exercises_nb00_02 import Net   # the notebook's module
 from test_exercises_nb03_05 import SquareSaved, saved_bytes   # the notebook's Function, a right answer
 
 F = torch.autograd.Function
@@ -26,11 +27,19 @@ def function(name: str, forward, backward, setup_context=None) -> type:
     return type(name, (F,), namespace)
 
 
+def given_first(checker, first):
+    """``checker`` with its first argument given, so that a case passes only the learner's answer."""
+    def check(answer):
+        return checker(first, answer)
+    check.__module__, check.__name__ = checker.__module__, checker.__name__
+    return check
+
+
 # --------------------------------------------------------------------------- 01 Your turn 1
-def scale(start=1.0, forward=lambda self, x: self.factor * x, **parameter) -> type:
+def scale(start=1.0, forward=lambda self, x: self.factor * x, make=torch.tensor, **parameter) -> type:
     def __init__(self):
         torch.nn.Module.__init__(self)
-        self.factor = torch.nn.Parameter(torch.tensor(start), **parameter)
+        self.factor = torch.nn.Parameter(make(start), **parameter)
     return type("Scale", (torch.nn.Module,), {"__init__": __init__, "forward": forward})
 
 
@@ -239,6 +248,13 @@ CASES = [
     (nb01.your_turn_1, scale(2.0), "factor starts at 2; the task asks for 1.0"),
     (nb01.your_turn_1, scale(requires_grad=False), "factor has requires_grad=False"),
     (nb01.your_turn_1, scale(forward=lambda self, x: x.mul_(self.factor)), "forward changed its input in place"),
+    (nb01.your_turn_1, scale(forward=lambda self, x: 2.5 * x), "its output does not depend on self.factor"),
+    (nb01.your_turn_1, scale(forward=lambda self, x: x * float(self.factor)), "forward used a copy of the Parameter"),
+    (nb01.your_turn_1, scale(make=lambda start: start), "torch.nn.Parameter wraps a tensor, and it was given a float"),
+    (nb01.your_turn_1, scale(1, make=torch.tensor), "torch.tensor(1) holds an integer"),
+    (given_first(nb01.your_turn_2, Net), ["encoder.scale"], "your list misses 4 of the 5 names"),
+    (given_first(nb01.your_turn_2, Net), ["temperature", "encoder.scale", "linear.weight", "linear.bias", "head.weight"],
+     "['linear.weight', 'linear.bias'] lack part of their prefix"),
     (nb02.your_turn_1, by_hand(lambda f, x: types.SimpleNamespace()), None),
     (nb02.your_turn_1, by_hand(lambda f, x: f._backward_cls()), None),
     (nb02.your_turn_1, by_hand(lambda f, x: f), "you gave forward the class Cube as ctx"),
@@ -316,14 +332,34 @@ def test_each_kind_of_answer_gets_the_right_verdict(checker, answer, problem, ve
         assert not result and "What is wrong: " in out and problem in out, out
 
 
-# PyTorch's own error texts stay in English in the Chinese edition (notebooks/zh/GLOSSARY.md).
+# PyTorch's own error texts stay in English in the Chinese edition (notebooks/zh/GLOSSARY.md), and
+# so does code; every other word is Chinese.
 PYTORCH_TEXT = re.compile(r"should not be instantiated|returned a gradient different than None.*|"
-                          r"`[^`]*`|\w*Error: .*")
+                          r"`[^`]*`|\w*(Error|Warning)[:：]\s*[^。\n]*")
+ENGLISH_PROSE = re.compile(r"\b[a-z]{2,} [a-z]{2,} [a-z]{2,}\b"   # three words in a row
+                           r"|\ban? [A-Za-z]{2,}"                 # an article: "a ReentrantMul", "a tuple"
+                           r"|\b(the|of|was|were|has|have|its|this|that|an|are|but|only|length|returned|gave|"
+                           r"which|when|does|your|you|than|must|should|needs?|gives?)\b")   # words code never uses
+
+
+def english_left_in(chinese_verdict: str) -> list[str]:
+    """The English words of a Chinese verdict, code and PyTorch's error texts left out."""
+    return [match.group(0) for match in ENGLISH_PROSE.finditer(PYTORCH_TEXT.sub("", chinese_verdict))]
+
+
+@pytest.mark.parametrize("verdict_text, english", [
+    ("backward 返回了 tuple of length 3：forward 的每个参数都需要一个梯度", ["tuple of length"]),
+    ("apply(x, w) 返回了 a ReentrantMul，不是 VarA", ["a ReentrantMul"]),
+    ("第二次 apply 返回了 a tuple", ["a tuple"]),
+    ("问题：Scale() 抛出了 AttributeError：'float' object has no attribute '_data'。torch.nn.Parameter 包装的是张量", []),
+    ("提示：a [2, 3] @ b [3, 4] 时，用 `if grad_output is not None`", []),
+])
+def test_the_english_detector_finds_english_prose_and_spares_code(verdict_text, english):
+    assert english_left_in(verdict_text) == english
 
 
 @pytest.mark.parametrize("checker, answer, problem", CASES, ids=[case_id(case) for case in CASES])
 def test_the_chinese_verdict_is_the_same_and_wholly_chinese(checker, answer, problem, verdict):
     result, out = verdict(checker, answer, "zh")
     assert bool(result) == (problem is None), out
-    prose = PYTORCH_TEXT.sub("", out)
-    assert not re.search(r"\b[a-z]{2,} [a-z]{2,} [a-z]{2,}\b", prose), f"English left in: {out}"
+    assert not english_left_in(out), f"English left in: {out}"
