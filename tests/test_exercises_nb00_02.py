@@ -268,7 +268,7 @@ def test_nb02_power_accepts_the_fix(capsys):
 
 def test_nb02_power_rejects_state_on_the_class():
     message = problem(nb02.your_turn_2(power_class(store_on_class=True)))
-    assert "forward still writes FixedPower.exponent, FixedPower.x on the class" in message
+    assert "forward still writes FixedPower.exponent, FixedPower.x on the class" in message, message
     assert "Hint: which object is the record of one single call?" in message
 
 

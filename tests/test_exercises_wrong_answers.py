@@ -71,7 +71,55 @@ def ctx_filled_by_hand(function, x, grad_output):
     return function.backward(ctx, grad_output)
 
 
+def zeroes_the_callers_x(function, x, grad_output):
+    ctx = Ctx()
+    function.forward(ctx, x)
+    gradient = function.backward(ctx, grad_output)
+    x.mul_(0)
+    return gradient
+
+
 # --------------------------------------------------------------------------- 02 Your turn 2
+def exponent_on_the_input(ctx, x, exponent):
+    x.exponent = exponent   # "keep the exponent with the tensor it belongs to"
+    ctx.x = x
+    return x ** exponent
+
+
+def backward_from_the_input(ctx, grad_output):
+    x = ctx.x
+    return grad_output * x.exponent * x ** (x.exponent - 1), None
+
+
+EXPONENTS = {}   # a global record keyed by the input: two calls on the same x share it
+
+
+def exponent_by_input(ctx, x, exponent):
+    EXPONENTS[id(x)] = exponent
+    ctx.x = x
+    return x ** exponent
+
+
+def backward_by_input(ctx, grad_output):
+    exponent = EXPONENTS[id(ctx.x)]
+    return grad_output * exponent * ctx.x ** (exponent - 1), None
+
+
+class DictOnTheClass(F):
+    store = {}
+
+    @staticmethod
+    def forward(ctx, x, exponent):
+        DictOnTheClass.store[id(ctx)] = (x, exponent)
+        return x ** exponent
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, exponent = DictOnTheClass.store[id(ctx)]
+        return grad_output * exponent * x ** (exponent - 1), None
+
+
+
 class SeparateStylePower(F):
     @staticmethod
     def forward(x, exponent):
@@ -264,7 +312,13 @@ CASES = [
     (nb02.your_turn_1, by_hand(lambda f, x: SHARED), "the call with Cube and the call with Sine used the same ctx"),
     (nb02.your_turn_1, through_the_engine, "function.backward never ran"),
     (nb02.your_turn_1, ctx_filled_by_hand, "the forward of the function you were given never ran"),
+    (nb02.your_turn_1, zeroes_the_callers_x, "gradient_by_hand changed the caller's tensors in place"),
     (nb02.your_turn_2, SeparateStylePower, None),
+    (nb02.your_turn_2, function("FixedPower", exponent_on_the_input, backward_from_the_input),
+     "forward writes x.exponent on the input tensor"),
+    (nb02.your_turn_2, DictOnTheClass, "forward still writes DictOnTheClass.store on the class"),
+    (nb02.your_turn_2, function("FixedPower", exponent_by_input, backward_by_input),
+     "then FixedPower.apply(x, 3) on the same x"),
     (nb02.your_turn_2, function("FixedPower", power_in_place, power_backward), "FixedPower.apply changed its input in place"),
     (nb02.your_turn_2, function("FixedPower", power_forward, lambda ctx, g: power_backward(ctx, g)[:1] + (torch.zeros(1),)),
      "was not a Variable"),

@@ -41,7 +41,7 @@ def _build(scale: Any) -> Module:
                f"Scale() raised AttributeError: {error}",
                "call super().__init__() as the first line of __init__: it creates the dicts "
                "that nn.Module files parameters in")
-        not_a_tensor = re.match(r"'(\w+)' object has no attribute '(_data|detach)'", str(error))
+        not_a_tensor = re.match(r"'(\w+)'\sobject\shas\sno\sattribute\s'(_data|detach)'", str(error))
         expect(not not_a_tensor,
                f"Scale() raised AttributeError: {error}. torch.nn.Parameter wraps a tensor, and it was "
                f"given a {not_a_tensor.group(1) if not_a_tensor else ''}",
