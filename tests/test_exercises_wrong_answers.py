@@ -154,8 +154,12 @@ def power_in_place(ctx, x, exponent):
 
 
 # --------------------------------------------------------------------------- 04
-def add_constant(forward):
-    return function("AddConstant", forward, lambda ctx, g: (g, None), lambda ctx, inputs, output: None)
+def add_constant(forward, backward=lambda ctx, g: (g, None), setup_context=lambda ctx, inputs, output: None):
+    return function("AddConstant", forward, backward, setup_context)
+
+
+def keeps_the_input(ctx, inputs, output):
+    ctx.t = inputs[0]
 
 
 def my_apply(cls, *args):
@@ -165,10 +169,32 @@ def my_apply(cls, *args):
         return cls.forward(ctx, *args), ctx
 
 
-def scale_shift(forward):
+def leaves_only_apply(cls, *args):
+    ctx = cls._backward_cls()
+    ctx.needs_input_grad = tuple(isinstance(a, torch.Tensor) and a.is_leaf and a.requires_grad for a in args)
+    with torch.no_grad():
+        return cls.forward(ctx, *args), ctx
+
+
+def private_flag_apply(cls, *args):
+    ctx = cls._backward_cls()
+    ctx.needs_input_grad = tuple(isinstance(a, torch.Tensor) and a._requires_grad for a in args)
+    with torch.no_grad():
+        return cls.forward(ctx, *args), ctx
+
+
+def hand_made_node_apply(cls, *args):
+    node_class = type(cls.__name__ + "Backward", (cls._backward_cls.__bases__[0],), {})
+    ctx = node_class()
+    ctx.needs_input_grad = tuple(isinstance(a, torch.Tensor) and a.requires_grad for a in args)
+    with torch.no_grad():
+        return cls.forward(ctx, *args), ctx
+
+
+def scale_shift(forward, backward=lambda ctx, g: (g * ctx.scale, None, None)):
     def setup_context(ctx, inputs, output):
         _, ctx.scale, _ = inputs
-    return function("ScaleShift", forward, lambda ctx, g: (g * ctx.scale, None, None), setup_context)
+    return function("ScaleShift", forward, backward, setup_context)
 
 
 # --------------------------------------------------------------------------- 05
@@ -354,6 +380,17 @@ CASES = [
     (nb04.your_turn_1, add_constant(lambda tensor, constant: tensor.add_(constant)),
      "AddConstant.apply(x, 2.5) changed the caller's x in place"),
     (nb04.your_turn_1, add_constant(lambda tensor, constant: tensor.clone().add_(constant)), None),
+    (nb04.your_turn_1, add_constant(lambda t, c: t + c, lambda ctx, g: (g, None, None)), None),
+    (nb04.your_turn_1, add_constant(lambda t, c: t + c, lambda ctx, g: (g, None, g)), "incorrect number of gradients"),
+    (nb04.your_turn_1, add_constant(lambda t, c: t + c, lambda ctx, g: g), "incorrect number of gradients (expected 2, got 1)"),
+    (nb04.your_turn_1, add_constant(lambda t, c: t + c, setup_context=keeps_the_input),
+     "setup_context keeps a tensor as a plain attribute, ctx.t"),
+    (nb04.your_turn_2, leaves_only_apply, "a tensor that is not a leaf needs a gradient too"),
+    (nb04.your_turn_2, private_flag_apply, "a tensor that is not a leaf needs a gradient too"),
+    (nb04.your_turn_2, hand_made_node_apply, "ctx is an instance of a class you made yourself, also named ProbeBackward"),
+    (nb04.your_turn_3, scale_shift(lambda tensor, scale=2.0, shift=0.0: tensor * scale + shift,
+                                   lambda ctx, g: (g * ctx.scale, 0, 0)),
+     "scale and shift are numbers, not tensors"),
     (nb04.your_turn_2, lambda cls, *args: list(my_apply(cls, *args)), None),
     (nb04.your_turn_2, lambda cls, *args: my_apply(cls, *args)[::-1], "my_apply returned the pair in the wrong order"),
     (nb04.your_turn_3, scale_shift(lambda tensor, scale=2.0, shift=0.0: tensor.mul_(scale).add_(shift)),
@@ -412,7 +449,7 @@ def test_each_kind_of_answer_gets_the_right_verdict(checker, answer, problem, ve
 
 # PyTorch's own error texts stay in English in the Chinese edition (notebooks/zh/GLOSSARY.md), and
 # so does code; every other word is Chinese.
-PYTORCH_TEXT = re.compile(r"should not be instantiated|returned a gradient different than None.*|"
+PYTORCH_TEXT = re.compile(r"should not be instantiated|function \w+ returned [^。\n]*|"
                           r"`[^`]*`|\w*(Error|Warning)[:：]\s*[^。\n]*")
 ENGLISH_PROSE = re.compile(r"\b[a-z]{2,} [a-z]{2,} [a-z]{2,}\b"   # three words in a row
                            r"|\ban? [A-Za-z]{2,}"                 # an article: "a ReentrantMul", "a tuple"
