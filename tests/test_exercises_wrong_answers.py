@@ -169,26 +169,20 @@ def my_apply(cls, *args):
         return cls.forward(ctx, *args), ctx
 
 
-def leaves_only_apply(cls, *args):
-    ctx = cls._backward_cls()
-    ctx.needs_input_grad = tuple(isinstance(a, torch.Tensor) and a.is_leaf and a.requires_grad for a in args)
-    with torch.no_grad():
-        return cls.forward(ctx, *args), ctx
+def apply_with(needs=lambda a: isinstance(a, torch.Tensor) and a.requires_grad, node_class=lambda cls: cls._backward_cls):
+    """A my_apply whose needs_input_grad and node class are computed the way a learner wrote them."""
+    def my_apply(cls, *args):
+        ctx = node_class(cls)()
+        ctx.needs_input_grad = tuple(needs(a) for a in args)
+        with torch.no_grad():
+            return cls.forward(ctx, *args), ctx
+    return my_apply
 
 
-def private_flag_apply(cls, *args):
-    ctx = cls._backward_cls()
-    ctx.needs_input_grad = tuple(isinstance(a, torch.Tensor) and a._requires_grad for a in args)
-    with torch.no_grad():
-        return cls.forward(ctx, *args), ctx
-
-
-def hand_made_node_apply(cls, *args):
-    node_class = type(cls.__name__ + "Backward", (cls._backward_cls.__bases__[0],), {})
-    ctx = node_class()
-    ctx.needs_input_grad = tuple(isinstance(a, torch.Tensor) and a.requires_grad for a in args)
-    with torch.no_grad():
-        return cls.forward(ctx, *args), ctx
+leaves_only_apply = apply_with(lambda a: isinstance(a, torch.Tensor) and a.is_leaf and a.requires_grad)
+private_flag_apply = apply_with(lambda a: isinstance(a, torch.Tensor) and a._requires_grad)
+hand_made_node_apply = apply_with(node_class=lambda cls: type(cls.__name__ + "Backward",
+                                                              (cls._backward_cls.__bases__[0],), {}))
 
 
 def scale_shift(forward, backward=lambda ctx, g: (g * ctx.scale, None, None)):
