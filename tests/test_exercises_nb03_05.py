@@ -373,7 +373,7 @@ def test_nb05_turn1_accepts_save_for_backward(capsys):
     (saving_forward, stashed_backward, "AttributeError"),
     (saving_and_stashing_forward, stashed_backward,
      "x is saved with save_for_backward, but backward reads ctx.x, a plain attribute"),
-    (saving_clone_forward, saved_backward, "you saved a copy of x, which the in-place change never touches"),
+    (saving_clone_forward, saved_backward, "you kept a copy of x, which the in-place change never touches"),
     (saving_forward, lambda ctx, grad_output: 3 * ctx.saved_tensors[0] ** 2,
      "x.grad is [3, 12, 3]: the gradient for an incoming gradient of ones, so backward ignores grad_output"),
     (saving_and_stashing_forward, saved_backward, "ctx.x still holds a tensor as a plain attribute"),

@@ -231,6 +231,12 @@ def rebuilds_the_graph(x):
     return y
 
 
+def sets_the_gradient_by_hand(x):
+    y = SquareSaved.apply(x)
+    x.grad = 8 * x.detach()
+    return y
+
+
 def one_combined_backward(x):
     y = SquareSaved.apply(x)
     (y.sum() + (3 * y).sum()).backward()
@@ -390,7 +396,12 @@ CASES = [
     (nb04.your_turn_3, scale_shift(lambda tensor, scale=2.0, shift=0.0: tensor.mul_(scale).add_(shift)),
      "ScaleShift.apply(x) changed the caller's x in place"),
     (nb05.your_turn_1, function("Cube", saving(lambda x: x.detach()), cube_backward), None),
-    (nb05.your_turn_1, function("Cube", saving(lambda x: x.clone()), cube_backward), "you saved a copy of x"),
+    (nb05.your_turn_1, function("Cube", saving(lambda x: x.clone()), cube_backward), "you kept a copy of x"),
+    (nb05.your_turn_1, function("Cube", saving(lambda x: x * x), lambda ctx, g: 3 * ctx.saved_tensors[0] * g),
+     "you saved a new tensor computed from x (such as x * x)"),
+    (nb05.your_turn_1, function("Cube", saving(lambda x: x), lambda ctx, g: 3 * node_info.saved_tensors(ctx)[0] ** 2 * g),
+     "you saved x itself, rightly, yet backward read the changed x without an error"),
+    (nb05.your_turn_3, sets_the_gradient_by_hand, "no backward pass went through y's node"),
     (nb05.your_turn_1, function("Cube", saving(lambda x: x.data), cube_backward),
      "shares x's data but not its version counter"),
     (nb05.your_turn_1, function("Cube", cube_from_output, backward_from_output), "you saved the output y = x ** 3"),
