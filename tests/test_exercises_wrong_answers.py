@@ -284,6 +284,11 @@ def none_back_to_zeros(ctx, grad_double, grad_triple):
     return grad_double * 2 + grad_triple * 3
 
 
+def materialize_zero(ctx, x):
+    ctx.set_materialize_grads(0)
+    return x * 2, x * 3
+
+
 def numbers_forward(ctx, x):
     ctx.set_materialize_grads(False)
     return 2.0, 3.0
@@ -414,6 +419,7 @@ CASES = [
     (nb06.your_turn_4, two_scales(docs_style), None),
     (nb06.your_turn_4, two_scales(copies_into_zeros), None),
     (nb06.your_turn_4, two_scales(none_back_to_zeros), "backward turned the None it received into zeros"),
+    (nb06.your_turn_4, two_scales(docs_style, materialize_zero), "forward called ctx.set_materialize_grads(0): it takes a bool"),
     (nb06.your_turn_4, two_scales(docs_style, numbers_forward), "TwoScales.apply returned (float, float), not two tensors"),
     (nb07.your_turn_1, merges_repeated_edges, "on a random graph with 6 nodes and 10 edges (some repeated)"),
     (nb09.your_turn_1, adjacency_for_34_members, "for a path 0-1-2-3-4 plus a member 5 with no friends"),

@@ -609,6 +609,8 @@ MESSAGES: dict[str, str] = {
     'pass the class itself: check.your_turn_4(TwoScales)': "传入类本身：check.your_turn_4(TwoScales)",
     'TwoScales.apply returned {type(out).__name__}, not a pair': "TwoScales.apply 返回了 {type(out).__name__}，不是一对",
     'return x * 2, x * 3': "返回 x * 2, x * 3",
+    'forward called ctx.set_materialize_grads({materialize!r}): it takes a bool, and PyTorch raises TypeError for {materialize!r}': "forward 调用了 ctx.set_materialize_grads({materialize!r})：它接收的是布尔值，PyTorch 对 {materialize!r} 会抛出 TypeError",
+    'ctx.set_materialize_grads(False)': 'ctx.set_materialize_grads(False)',   # code: stays as it is
     'ctx.materialize_grads is still True: backward receives zeros, not None, for an unused output': "ctx.materialize_grads 仍然是 True：对没用到的输出，backward 收到的是零而不是 None",
     'the section on set_materialize_grads: forward can ask for None instead of zeros': '看 set_materialize_grads 那一节：forward 可以要求收到 None 而不是零',
     '{case}: backward computed with the None it received for the other output: TypeError: {error}': "{case}：backward 拿它为另一个输出收到的 None 做了计算：TypeError: {error}",

@@ -334,7 +334,11 @@ def your_turn_4(TwoScales) -> None:
                "return x * 2, x * 3: tensors computed from x")
         expect(out[0].grad_fn is not None, "the outputs have no grad_fn, so backward can never reach x",
                "return x * 2, x * 3, computed from the input x")
-        expect(out[0].grad_fn.materialize_grads is False,
+        materialize = out[0].grad_fn.materialize_grads
+        expect(isinstance(materialize, bool),
+               f"forward called ctx.set_materialize_grads({materialize!r}): it takes a bool, and PyTorch raises "
+               f"TypeError for {materialize!r}", "ctx.set_materialize_grads(False)")
+        expect(materialize is False,
                "ctx.materialize_grads is still True: backward receives zeros, not None, for an unused output",
                "the section on set_materialize_grads: forward can ask for None instead of zeros")
         if used is not None:
