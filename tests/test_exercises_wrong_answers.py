@@ -19,6 +19,7 @@ from minigrad.autograd.node_info import reachable_nodes
 from minigrad.exercises import _feedback, nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09, nb10
 from test_exercises_nb00_02 import Net   # the notebook's module
 from test_exercises_nb03_05 import SquareSaved, saved_bytes   # the notebook's Function, a right answer
+from test_exercises_nb07 import in_row_blocks
 
 F = torch.autograd.Function
 
@@ -421,6 +422,7 @@ CASES = [
     (nb06.your_turn_4, two_scales(none_back_to_zeros), "backward turned the None it received into zeros"),
     (nb06.your_turn_4, two_scales(docs_style, materialize_zero), "forward called ctx.set_materialize_grads(0): it takes a bool"),
     (nb06.your_turn_4, two_scales(docs_style, numbers_forward), "TwoScales.apply returned (float, float), not two tensors"),
+    (nb07.your_turn_1, in_row_blocks(pieces=8), "your function computed 16,064,000 numbers"),
     (nb07.your_turn_1, merges_repeated_edges, "on a random graph with 6 nodes and 10 edges (some repeated)"),
     (nb09.your_turn_1, adjacency_for_34_members, "for a path 0-1-2-3-4 plus a member 5 with no friends"),
     (nb08.your_turn_3, custom_function(lambda ctx, input: input.mul_(2)), "CustomFunction.apply(x) changed the caller's x"),
