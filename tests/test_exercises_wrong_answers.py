@@ -19,6 +19,7 @@ from minigrad.autograd.node_info import reachable_nodes
 from minigrad.exercises import _feedback, nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09, nb10
 from test_exercises_nb00_02 import Net   # the notebook's module
 from test_exercises_nb03_05 import SquareSaved, saved_bytes   # the notebook's Function, a right answer
+from test_exercises_nb06_08 import KeepsInputOnCtx, MatMulOneGradient, TransposedMatMulStarter
 from test_exercises_nb07 import in_row_blocks
 
 F = torch.autograd.Function
@@ -427,6 +428,14 @@ CASES = [
     (nb09.your_turn_1, adjacency_for_34_members, "for a path 0-1-2-3-4 plus a member 5 with no friends"),
     (nb08.your_turn_3, custom_function(lambda ctx, input: input.mul_(2)), "CustomFunction.apply(x) changed the caller's x"),
     (nb08.your_turn_3, custom_function(lambda ctx, input: input + input), None),
+    (nb08.your_turn_3, KeepsInputOnCtx, "forward keeps a tensor as a plain attribute, ctx.input"),
+    (nb08.your_turn_1, MatMulOneGradient, "returned an incorrect number of gradients"),
+    (nb08.your_turn_2, lambda indices, shape: (indices[0] * shape[1] + indices[1]).float(),
+     "flat_positions returned positions of dtype float32"),
+    (nb08.your_turn_2, lambda indices, shape: indices[0] * shape[0] + indices[1], "is number 5 of the flattened matrix"),
+    (nb08.your_turn_1_transposed, TransposedMatMulStarter, "gradcheck finds grad_a wrong"),
+    (nb08.your_turn_2_transposed, lambda indices, shape: indices[0] * shape[1] + indices[1],
+     "you gave the positions in the gradient flattened row by row"),
     (nb10.your_turn_2, "A.", None),
     (nb10.your_turn_2, "设计 A", None),
 ]

@@ -445,9 +445,33 @@ MESSAGES: dict[str, str] = {
     'forward returns a new tensor, input * 2, and leaves its input as it was: no in-place method such as mul_': 'forward 返回一个新张量 input * 2，并保持输入不变：不要用 mul_ 这样的原地方法',
     'Your turn 1: fix the matmul backward': "动手练习 1：修好矩阵乘法的 backward",
     '{MatMul!r} is not a class derived from torch.autograd.Function': "{MatMul!r} 不是 torch.autograd.Function 的子类",
-    'pass the class itself: check.your_turn_1(MatMul)': "传入类本身：check.your_turn_1(MatMul)",
-    'forward does not compute a @ b for a {list(shape_a)} and b {list(shape_b)}': "对于 a {list(shape_a)} 和 b {list(shape_b)}，forward 算的不是 a @ b",
-    'keep the forward of the starter: a.mm(b)': "保留起始代码里的 forward：a.mm(b)",
+    'pass the class itself: check.your_turn_1(MatMulToFix)': "传入类本身：check.your_turn_1(MatMulToFix)",
+    'backward returns one gradient per input of forward, in order: return grad_a, grad_b': "backward 按顺序为 forward 的每个输入返回一个梯度：return grad_a, grad_b",
+    'forward does not compute {forward_text} for a {list(shape_a)} and b {list(shape_b)}': "对 a {list(shape_a)} 和 b {list(shape_b)}，forward 算的不是 {forward_text}",
+    'keep the forward of the starter': "保留起始代码里的 forward",
+    'with {sizes}, backward failed: {error}': "在 {sizes} 时，反向传播失败了：{error}",
+    'a @ b': 'a @ b',   # code: stays as it is
+    'a {a} @ b {b}': 'a {a} @ b {b}',   # code: stays as it is
+    'a.t() @ b': 'a.t() @ b',   # code: stays as it is
+    'a {a}, b {b}': 'a {a}, b {b}',   # code: stays as it is
+    'Your turn 1: the backward of a.t() @ b': "动手练习 1：a.t() @ b 的反向传播",
+    '{TransposedMatMul!r} is not a class derived from torch.autograd.Function': "{TransposedMatMul!r} 不是 torch.autograd.Function 的子类",
+    'pass the class itself: check.your_turn_1(TransposedMatMul)': "传入类本身：check.your_turn_1(TransposedMatMul)",
+    'return one whole number per stored entry, an integer tensor': "每个存储的元素返回一个整数，用整数张量",
+    'flat_positions returned positions of dtype {array.dtype}: a position is an index into the flattened matrix, and an index must be an integer (view(-1)[positions] refuses floats)': "flat_positions 返回的位置是 {array.dtype} 类型：位置是展平后矩阵的索引，而索引必须是整数（view(-1)[positions] 不接受浮点数）",
+    'keep the positions integers: compute them from indices (int64) with integer arithmetic only': "让位置保持整数：只用整数运算，由 indices（int64）算出它们",
+    'for shape ({rows}, {cols}) you gave the positions in the gradient flattened row by row, but backward flattens its transpose': "对于形状 ({rows}, {cols})，你给出的是梯度逐行展平后的位置，但 backward 展平的是它的转置",
+    'in the transpose, entry (row, col) sits at (col, row)': "在转置里，元素 (row, col) 位于 (col, row)",
+    'for shape ({rows}, {cols}), entry ({row}, {col}) of A is at position {want[k]} of the flattened transpose; you gave {got[k]}': "对于形状 ({rows}, {cols})，A 的元素 ({row}, {col}) 在展平后的转置里编号是 {want[k]}；你给出的是 {got[k]}",
+    'the transpose has shape (shape[1], shape[0]): how many entries does one of its rows hold?': "转置的形状是 (shape[1], shape[0])：它的一行有多少个元素？",
+    'the position of each stored entry in the flattened gradient': "每个存储的元素在展平后的梯度里的位置",
+    'Your turn 2: positions in the transposed gradient': "动手练习 2：在转置的梯度里找位置",
+    '{transposed_positions!r} is not a function': "{transposed_positions!r} 不是函数",
+    'pass the function itself: check.your_turn_2(transposed_positions)': "传入函数本身：check.your_turn_2(transposed_positions)",
+    '{name} is a class method: Python passes the class CustomFunction as its first argument, so ctx would be the class, one object shared by every call, and the real ctx would land in the next parameter': "{name} 是类方法：Python 会把类 CustomFunction 当作第一个参数传进去，于是 ctx 成了这个类——所有调用共用的一个对象，而真正的 ctx 落到了下一个参数上",
+    'put @staticmethod, not @classmethod, on the line above def {name}': "在 def {name} 的上一行写 @staticmethod，而不是 @classmethod",
+    "forward keeps a tensor as a plain attribute, ctx.{stashed[0] if stashed else ''}: a tensor kept that way is never checked for in-place changes (notebook 05), and the gradient of 2 * input does not need it": "forward 把一个张量存成了普通属性 ctx.{stashed[0] if stashed else ''}：这样存的张量从不接受原地修改的检查（笔记本 05），而且 2 * input 的梯度根本用不到它",
+    'either save it with ctx.save_for_backward(input), or keep nothing at all': "要么用 ctx.save_for_backward(input) 保存它，要么什么都不存",
     'with {sizes} and only {name} requiring grad, backward failed: {error}': "在 {sizes}、只有 {name} 需要梯度时，反向传播失败了：{error}",
     "gradcheck finds grad_{name} wrong for {sizes}: backward's Jacobian differs from the central differences": "gradcheck 发现在 {sizes} 时 grad_{name} 是错的：backward 的雅可比矩阵和中心差分不一致",
     'each gradient passes alone, but gradcheck fails with both a and b requiring grad': "每个梯度单独都能通过，但 a 和 b 都需要梯度时 gradcheck 失败了",
@@ -621,17 +645,15 @@ MESSAGES: dict[str, str] = {
     '2 * grad_double + 3 * grad_triple, leaving out the term whose gradient is None': "2 * grad_double + 3 * grad_triple，去掉梯度为 None 的那一项",
     # nb08.py, Your turns 2 and 3
     'flat_positions returned {type(result).__name__}, not numbers': "flat_positions 返回了 {type(result).__name__}，不是数",
-    'return one whole number per stored entry, e.g. indices[0] * columns + indices[1]': "每个存储的元素返回一个整数，例如 indices[0] * columns + indices[1]",
     "Your turn 2: pyGAT's edge_idx on a rectangular matrix": "动手练习 2：矩形矩阵上的 pyGAT edge_idx",
     '{flat_positions!r} is not a function': "{flat_positions!r} 不是函数",
     'pass the function itself: check.your_turn_2(flat_positions)': "传入函数本身：check.your_turn_2(flat_positions)",
-    'right for square shapes, wrong for ({rows}, {cols}): entry ({row}, {col}) is number {want[k]} of the flattened matrix, you gave {got[k]}. shape[0] counts the rows, while a flattened row holds shape[1] = {cols} entries': "对方阵是对的，对 ({rows}, {cols}) 就错了：元素 ({row}, {col}) 是展平后矩阵的第 {want[k]} 个，你给出的是 {got[k]}。shape[0] 数的是行，而展平后的一行有 shape[1] = {cols} 个元素",
+    'right for square shapes, wrong for ({rows}, {cols}): entry ({row}, {col}) is number {want[k]} of the flattened matrix, you gave {got[k]}. shape[0] counts the rows, while a flattened row holds shape[1] = {cols} entries': "对方阵是对的，对 ({rows}, {cols}) 就错了：元素 ({row}, {col}) 在展平后矩阵里的编号是 {want[k]}，你给出的是 {got[k]}。shape[0] 数的是行，而展平后的一行有 shape[1] = {cols} 个元素",
     'for shape ({rows}, {cols}) and {len(want)} entries you returned {len(got)} positions': "对于形状 ({rows}, {cols}) 和 {len(want)} 个元素，你返回了 {len(got)} 个位置",
     'one position per column of indices': "indices 的每一列一个位置",
-    'for shape ({rows}, {cols}), entry ({row}, {col}) is number {want[k]} of the flattened matrix; you gave {got[k]}': "对于形状 ({rows}, {cols})，元素 ({row}, {col}) 是展平后矩阵的第 {want[k]} 个；你给出的是 {got[k]}",
+    'for shape ({rows}, {cols}), entry ({row}, {col}) is number {want[k]} of the flattened matrix; you gave {got[k]}': "对于形状 ({rows}, {cols})，元素 ({row}, {col}) 在展平后矩阵里的编号是 {want[k]}；你给出的是 {got[k]}",
     'row by row: row * (number of columns) + col': "逐行：row * (列数) + col",
     'gradcheck fails for a sparse product whose backward gathers at your positions (A is 2 x 3)': "对一个在你给出的位置收集梯度的稀疏乘法，gradcheck 失败了（A 是 2 x 3）",
-    'row * shape[1] + col': 'row * shape[1] + col',   # code: stays as it is
     'Your turn 3: spot the bugs in CustomFunction': "动手练习 3：找出 CustomFunction 里的 bug",
     'pass the class itself: check.your_turn_3(CustomFunction)': "传入类本身：check.your_turn_3(CustomFunction)",
     # descriptions and fragments that messages quote (checkers' test cases)
@@ -660,7 +682,6 @@ MESSAGES: dict[str, str] = {
     '{n_bytes / 1000.0:,.0f} KB': '{n_bytes / 1000.0:,.0f} KB',   # a size
     '{n_bytes / 1000000.0:,.0f} MB': '{n_bytes / 1000000.0:,.0f} MB',   # a size
     'on a random graph with {n} nodes and {len(expected)} edges (some repeated)': "在一个有 {n} 个节点、{len(expected)} 条边（含重复）的随机图上",
-    'a {list(shape_a)} @ b {list(shape_b)}': 'a {list(shape_a)} @ b {list(shape_b)}',   # shapes
     'the karate club': "空手道俱乐部",
     'a path 0-1-2-3-4 plus a member 5 with no friends (edges {SMALL_EDGES}, num_nodes={SMALL_NODES})': "一条路径 0-1-2-3-4 加上一个没有好友的成员 5（边为 {SMALL_EDGES}，num_nodes={SMALL_NODES}）",
 }
