@@ -21,6 +21,7 @@ from test_exercises_nb00_02 import Net   # the notebook's module
 from test_exercises_nb03_05 import SquareSaved, saved_bytes   # the notebook's Function, a right answer
 from test_exercises_nb06_08 import KeepsInputOnCtx, MatMulOneGradient, TransposedMatMulStarter
 from test_exercises_nb07 import in_row_blocks
+from test_exercises_nb10 import CachedByFirstInput, PoolOfTwo, ReturnsTheInstance, VarA
 
 F = torch.autograd.Function
 
@@ -36,6 +37,14 @@ def given_first(checker, first):
     """``checker`` with its first argument given, so that a case passes only the learner's answer."""
     def check(answer):
         return checker(first, answer)
+    check.__module__, check.__name__ = checker.__module__, checker.__name__
+    return check
+
+
+def given_second(checker, second):
+    """``checker`` with its second argument given (nb10's variable class)."""
+    def check(answer):
+        return checker(answer, second)
     check.__module__, check.__name__ = checker.__module__, checker.__name__
     return check
 
@@ -436,6 +445,15 @@ CASES = [
     (nb08.your_turn_1_transposed, TransposedMatMulStarter, "gradcheck finds grad_a wrong"),
     (nb08.your_turn_2_transposed, lambda indices, shape: indices[0] * shape[1] + indices[1],
      "you gave the positions in the gradient flattened row by row"),
+    (given_second(nb10.your_turn_1, VarA), PoolOfTwo, "two of these four calls share one Function instance"),
+    (given_second(nb10.your_turn_1, VarA), CachedByFirstInput, "two of these four calls share one Function instance"),
+    (given_second(nb10.your_turn_1, VarA), ReturnsTheInstance, "apply(x, w) returned an object of type"),
+    (given_second(nb10.your_turn_1, VarA), type("ReentrantMul", (), {"apply": classmethod(lambda cls, x, w: (x,))}),
+     "apply(x, w) returned an object of type tuple"),
+    (given_second(nb10.your_turn_1, VarA), "ReentrantMul", "check.your_turn_1 received str and type"),
+    (nb10.your_turn_2, "A (the Function instance)", None),
+    (nb10.your_turn_2, "B", "not B: in design B every Function shares one record class"),
+    (nb10.your_turn_2, "C", "not C: static methods, a ctx argument"),
     (nb10.your_turn_2, "A.", None),
     (nb10.your_turn_2, "设计 A", None),
 ]
