@@ -360,6 +360,7 @@ CASES = [
     (nb01.your_turn_1, scale(requires_grad=False), "factor has requires_grad=False"),
     (nb01.your_turn_1, scale(forward=lambda self, x: x.mul_(self.factor)), "forward changed its input in place"),
     (nb01.your_turn_1, scale(forward=lambda self, x: 2.5 * x), "its output does not depend on self.factor"),
+    (nb01.your_turn_1, scale(forward=lambda self, x: self.factor * self.factor * x / self.factor), None),
     (nb01.your_turn_1, scale(forward=lambda self, x: x * float(self.factor)), "forward used a copy of the Parameter"),
     (nb01.your_turn_1, scale(make=lambda start: start), "torch.nn.Parameter wraps a tensor, and it was given a float"),
     (nb01.your_turn_1, scale(1, make=torch.tensor), "torch.tensor(1) holds an integer"),

@@ -86,8 +86,6 @@ def your_turn_1(scale: Any) -> None:
            "keep the default requires_grad=True of torch.nn.Parameter")
 
     grad = factor.grad
-    with torch.no_grad():
-        factor.fill_(2.5)   # a value other than 1, so that forgetting the factor shows
     try:
         _check_forward(module, factor)
     finally:   # the learner's module as it was (when an instance was passed)
@@ -98,8 +96,16 @@ def your_turn_1(scale: Any) -> None:
 
 def _check_forward(module: Module, factor: Parameter) -> None:
     """Forward with factor = 2.5 gives 2.5 * x (and -0.5 * x with factor = -0.5), leaves x alone,
-    and backward reaches factor."""
+    and backward reaches factor. Values other than 1, so that forgetting the factor shows; two of
+    them, so that a number written into forward shows. The factor is set (in place) before each
+    forward, never between a forward and its backward."""
     given = [1.0, -2.0, 3.0]
+    with torch.no_grad():
+        factor.fill_(-0.5)
+    other = module(torch.tensor(given))
+    other = other.tolist() if isinstance(other, torch.Tensor) else other
+    with torch.no_grad():
+        factor.fill_(2.5)
     x = torch.tensor(given)
     out = module(x)
     expect(x.tolist() == given,
@@ -116,12 +122,6 @@ def _check_forward(module: Module, factor: Parameter) -> None:
     expect(_close(out.tolist(), [2.5 * v for v in x.tolist()]),
            f"with factor = 2.5 and x = {x.tolist()}, forward returned {out.tolist()}",
            "return self.factor * x")
-    with torch.no_grad():
-        factor.fill_(-0.5)
-    other = module(torch.tensor(given))
-    with torch.no_grad():
-        factor.fill_(2.5)
-    other = other.tolist() if isinstance(other, torch.Tensor) else other
     expect(other != out.tolist(),
            "forward returned the same numbers with factor = 2.5 and with factor = -0.5: its output does "
            "not depend on self.factor (a number written into forward instead of the Parameter?)",
