@@ -490,7 +490,7 @@ def test_each_kind_of_answer_gets_the_right_verdict(checker, answer, problem, ve
 
 # PyTorch's own error texts stay in English in the Chinese edition (notebooks/zh/GLOSSARY.md), and
 # so does code; every other word is Chinese.
-PYTORCH_TEXT = re.compile(r"should not be instantiated|function \w+ returned [^。\n]*|"
+PYTORCH_TEXT = re.compile(r"should not be instantiated|[Ff]unction \w+ returned [^。\n]*|"
                           r"`[^`]*`|\w*(Error|Warning)[:：]\s*[^。\n]*")
 ENGLISH_PROSE = re.compile(r"\b[a-z]{2,} [a-z]{2,} [a-z]{2,}\b"   # three words in a row
                            r"|\ban? [A-Za-z]{2,}"                 # an article: "a ReentrantMul", "a tuple"

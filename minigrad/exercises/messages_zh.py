@@ -119,6 +119,8 @@ MESSAGES: dict[str, str] = {
     'your code called .apply, which lets the engine do the work': "你的代码调用了 .apply，那是让引擎替你干活",
     'call function.forward(ctx, x) and function.backward(ctx, grad_output) yourself': "自己调用 function.forward(ctx, x) 和 function.backward(ctx, grad_output)",
     'Your turn 1: autograd by hand': "动手练习 1：手动做自动求导",
+    'you passed {gradient_by_hand!r}, not your function': "你传入的是 {gradient_by_hand!r}，不是你的函数",
+    'pass the function itself: check.your_turn_1(gradient_by_hand)': "传入函数本身：check.your_turn_1(gradient_by_hand)",
     'gradient_by_hand returned None': "gradient_by_hand 返回了 None",
     'return what function.backward(ctx, grad_output) returns': "返回 function.backward(ctx, grad_output) 的返回值",
     'you returned a tuple; backward of a one-input Function returns one tensor: return it as it is': "你返回了一个元组；只有一个输入的 Function，其 backward 返回一个张量：原样返回它",

@@ -133,6 +133,9 @@ def your_turn_1(gradient_by_hand: Callable) -> None:
     It must return the gradient of ``x`` that ``function.backward`` computes, the same numbers as
     ``function.apply(x)`` followed by ``.backward(grad_output)``.
     """
+    expect(callable(gradient_by_hand) and not isinstance(gradient_by_hand, type),
+           f"you passed {gradient_by_hand!r}, not your function",
+           "pass the function itself: check.your_turn_1(gradient_by_hand)")
     values, upstream = [0.5, -1.0, 2.0], [1.0, 0.5, -2.0]
     _calls.__init__()
     x, grad_output = torch.tensor(values), torch.tensor(upstream)
