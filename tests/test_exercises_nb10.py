@@ -93,6 +93,15 @@ class CachedByFirstInput(MulA):
         return cls.cache.setdefault(id(x), cls())(x, w)
 
 
+class CachedByBothInputs(MulA):
+    """One instance per pair of inputs: right until the same pair is multiplied twice before backward."""
+    cache = {}
+
+    @classmethod
+    def apply(cls, x, w):
+        return cls.cache.setdefault((id(x), id(w)), cls())(x, w)
+
+
 class ReturnsTheInstance(MulA):
     @classmethod
     def apply(cls, x, w):
@@ -162,8 +171,9 @@ def test_your_turn_1_accepts_a_fresh_instance_per_call(capsys):
     (StaticApply, "What is wrong: StaticApply.apply is not a classmethod"),
     (NoGraph, "What is wrong: an output's creator is None"),
     (SwappedBackward, "What is wrong: x.grad is 12.0; expected 9.0"),
-    (PoolOfTwo, "What is wrong: apply(apply(apply(x, w), w), w) and then apply(x, v): two of these four calls share"),
-    (CachedByFirstInput, "What is wrong: apply(apply(apply(x, w), w), w) and then apply(x, v): two of these four calls"),
+    (PoolOfTwo, "What is wrong: apply(apply(apply(x, w), w), w), then apply(x, v) and apply(x, w): two of these five calls share"),
+    (CachedByFirstInput, "What is wrong: apply(apply(apply(x, w), w), w), then apply(x, v) and apply(x, w): two of these five calls"),
+    (CachedByBothInputs, "two of these five calls share one Function instance"),
     (ReturnsTheInstance, "What is wrong: apply(x, w) returned an object of type ReturnsTheInstance, not a VarA"),
 ])
 def test_your_turn_1_says_what_is_wrong(answer, problem, capsys):

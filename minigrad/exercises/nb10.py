@@ -93,21 +93,23 @@ def your_turn_1(function_class: type, variable_class: type) -> None:
            f"backward of the second output gave c.grad={c.grad!r}, d.grad={d.grad!r}; expected 7.0, 6.0",
            "each call's instance must keep its own inputs.")
 
-    # Three calls before any backward, inputs used again: a pool of two instances taken in turn,
-    # or instances cached by an input, share one instance between two calls somewhere here.
+    # Five calls before any backward, inputs used again: a pool of instances taken in turn, or
+    # instances cached by an input or by the pair of inputs, share one instance somewhere here.
     x, w, v = (variable_class(value) for value in (2.0, 3.0, 5.0))
     inner = function_class.apply(x, w)
     middle = function_class.apply(inner, w)
     chain = function_class.apply(middle, w)
-    other = function_class.apply(x, v)
-    creators = {id(getattr(output, "creator", None)) for output in (inner, middle, chain, other)}
-    expect(len(creators) == 4,
-           "apply(apply(apply(x, w), w), w) and then apply(x, v): two of these four calls share one Function "
-           "instance (kept in a pool, or found again by an input), so one call overwrote the inputs of another",
+    other, again = function_class.apply(x, v), function_class.apply(x, w)
+    creators = {id(getattr(output, "creator", None)) for output in (inner, middle, chain, other, again)}
+    expect(len(creators) == 5,
+           "apply(apply(apply(x, w), w), w), then apply(x, v) and apply(x, w): two of these five calls share one "
+           "Function instance (kept in a pool, or found again by its inputs), so one call overwrote the inputs "
+           "of another",
            "make a new instance on every call: `return cls()(x, w)`, nothing kept between calls.")
     chain.backward()
     expect(_close(x.grad, 27.0) and _close(w.grad, 54.0),
-           f"for out = apply(apply(apply(x, w), w), w), then apply(x, v), out.backward() gives x.grad={x.grad!r}, "
+           f"for out = apply(apply(apply(x, w), w), w), then apply(x, v) and apply(x, w), out.backward() gives "
+           f"x.grad={x.grad!r}, "
            f"w.grad={w.grad!r}; expected 27.0 (w*w*w) and 54.0 (3*x*w*w)",
            "each call's instance must keep its own inputs.")
 
