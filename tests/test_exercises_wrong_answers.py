@@ -428,6 +428,9 @@ CASES = [
     (nb05.your_turn_3, rebuilds_the_graph, "you built the graph 2 times"),
     (nb05.your_turn_3, one_combined_backward, "one backward pass went through y's node"),
     (nb05.your_turn_3, builtin_square, "y's node is MulBackward0: y was not made by SquareSaved.apply(x)"),
+    (nb06.your_turn_1, function("MyLinear", lambda ctx, x, w: (ctx.save_for_backward(x, w), x.mm(w.t()))[1],
+                                lambda ctx, g: (g.mm(ctx.saved_tensors[1].t()), g.t().mm(ctx.saved_tensors[0]))),
+     "backward failed: mat1 and mat2 shapes cannot be multiplied"),
     (nb06.your_turn_4, two_scales(docs_style), None),
     (nb06.your_turn_4, two_scales(copies_into_zeros), None),
     (nb06.your_turn_4, two_scales(none_back_to_zeros), "backward turned the None it received into zeros"),
@@ -490,7 +493,7 @@ def test_each_kind_of_answer_gets_the_right_verdict(checker, answer, problem, ve
 
 # PyTorch's own error texts stay in English in the Chinese edition (notebooks/zh/GLOSSARY.md), and
 # so does code; every other word is Chinese.
-PYTORCH_TEXT = re.compile(r"should not be instantiated|[Ff]unction \w+ returned [^。\n]*|"
+PYTORCH_TEXT = re.compile(r"should not be instantiated|[Ff]unction \w+ returned [^。\n]*|mat1 and mat2 shapes [^。\n]*|"
                           r"`[^`]*`|\w*(Error|Warning)[:：]\s*[^。\n]*")
 ENGLISH_PROSE = re.compile(r"\b[a-z]{2,} [a-z]{2,} [a-z]{2,}\b"   # three words in a row
                            r"|\ban? [A-Za-z]{2,}"                 # an article: "a ReentrantMul", "a tuple"

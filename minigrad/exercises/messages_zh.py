@@ -377,6 +377,7 @@ MESSAGES: dict[str, str] = {
     'Your turn 1: skip the gradients nobody needs': "动手练习 1：跳过没人需要的梯度",
     '{MyLinear!r} is not a class derived from torch.autograd.Function': "{MyLinear!r} 不是 torch.autograd.Function 的子类",
     'pass the class itself: check.your_turn_1(MyLinear)': "传入类本身：check.your_turn_1(MyLinear)",
+    'each gradient has the shape of its input: input is [5, 4] and weight [3, 4] here, grad_output [5, 3]; which product of grad_output with weight (or input), transposed or not, has that shape?': "每个梯度的形状都和它的输入一样：这里 input 是 [5, 4]，weight 是 [3, 4]，grad_output 是 [5, 3]；grad_output 和 weight（或 input）怎样相乘、转置与否，才得到这个形状？",
     'Your turn 2: a sort that marks its indices': "动手练习 2：标记索引的排序",
     '{MySort!r} is not a class derived from torch.autograd.Function': "{MySort!r} 不是 torch.autograd.Function 的子类",
     'pass the class itself: check.your_turn_2(MySort)': "传入类本身：check.your_turn_2(MySort)",
@@ -666,6 +667,7 @@ MESSAGES: dict[str, str] = {
     # descriptions and fragments that messages quote (checkers' test cases)
     'before Module.__init__() call': 'before Module.__init__() call',   # PyTorch's text
     'incorrect number of gradients': 'incorrect number of gradients',   # PyTorch's text
+    'cannot be multiplied': 'cannot be multiplied',   # PyTorch's text
     'marked as dirty': 'marked as dirty',   # PyTorch's text
     'the graph of (x * w + c).sum()': "(x * w + c).sum() 的计算图",
     'the graph of (x * 2).exp().sum()': "(x * 2).exp().sum() 的计算图",
