@@ -34,7 +34,7 @@ def test_nb00_starter_prints_a_cross_with_problem_and_hint(capsys):
     out = capsys.readouterr().out
     assert not result
     assert out.startswith("✗ Your turn 1: predict x.grad — not yet.\n")
-    assert "What is wrong: x.grad[0] is not 0.0" in out
+    assert "What is wrong: [0.0, 0.0, 0.0] is not the gradient that backward puts in x.grad" in out
     assert "Hint:" in out
 
 
@@ -44,11 +44,21 @@ def test_nb00_starter_prints_a_cross_with_problem_and_hint(capsys):
     ([1.0, 4.0, 9.0], "(forward values), not gradients"),
     ([2.0, 4.0], "you gave 2 numbers; x has 3 elements"),
     (..., "you have not written a prediction yet"),
-    ("2, 4, 6", "is not a list of numbers"),
-    ([2.0, 5.0, 6.0], "x.grad[1] is not 5.0"),
+    ("2, 4, 6", "you gave a string, '2, 4, 6', not a list of numbers"),
+    ("[2, 4, 6]", "you gave a string, '[2, 4, 6]', not a list of numbers"),
+    (["2", "4", "6"], "['2', '4', '6'] holds strings, not numbers"),
+    ([True, True, True], "[True, True, True] is not a list of numbers"),
+    ([2.0, 5.0, 6.0], "[2.0, 5.0, 6.0] is not the gradient that backward puts in x.grad"),
 ])
 def test_nb00_rejects_typical_mistakes(prediction, message):
     assert message in problem(nb00.your_turn_1(prediction))
+
+
+@pytest.mark.parametrize("prediction", [[2.0, 2.0, 2.0], [2.0, 4.0, 0.0], [0.0, 4.0, 6.0]])
+def test_nb00_never_says_which_numbers_of_a_wrong_prediction_are_right(prediction):
+    """[2, 2, 2] once got "x.grad[1] is not 2.0", which says that x.grad[0] is 2."""
+    said = problem(nb00.your_turn_1(prediction))
+    assert "x.grad[" not in said and "[0]" not in said and "[1]" not in said, said
 
 
 @given(st.lists(st.floats(-10, 10), min_size=3, max_size=3))
@@ -134,10 +144,13 @@ def test_nb01_names_accepts_the_solution():
 
 
 @pytest.mark.parametrize("names, message", [
-    (["encoder.scale"], "your list misses 4 name(s), such as 'temperature'"),
+    (["encoder.scale"], "your list misses 4 of the 5 names"),
+    (["temperature", "encoder.scale", "linear.weight", "linear.bias", "head.weight"],
+     "['linear.weight', 'linear.bias'] lack part of their prefix"),
+    (["net." + name for name in NET_NAMES], "start with a name that is not a parameter's path"),
     (NET_NAMES + ["head.bias"], "named_parameters() has no ['head.bias']: that Linear was built with bias=False"),
     (["temperature", "scale", "encoder.linear.weight", "encoder.linear.bias", "head.weight"],
-     "['scale'] has no prefix"),
+     "['scale'] lack part of their prefix"),
     (NET_NAMES[1:] + NET_NAMES[:1], "right names, wrong order"),
     (NET_NAMES + ["temperature"], "['temperature'] appear more than once"),
     (NET_NAMES + ["encoder.weight"], "named_parameters() has no ['encoder.weight']"),
@@ -146,6 +159,17 @@ def test_nb01_names_accepts_the_solution():
 ])
 def test_nb01_names_rejects_typical_mistakes(names, message):
     assert message in problem(nb01.your_turn_2(Net, names))
+
+
+def test_nb01_names_never_names_a_missing_parameter():
+    """The starter once got "such as 'temperature'": a name the learner had to find."""
+    said = problem(nb01.your_turn_2(Net, ["encoder.scale"]))
+    assert not any(repr(name) in said or name + "'" in said for name in NET_NAMES if name != "encoder.scale"), said
+
+
+def test_nb01_names_with_the_arguments_swapped_gets_a_verdict():
+    said = problem(nb01.your_turn_2(list(NET_NAMES), Net))
+    assert "What is wrong:" in said or "is not a list of strings" in said, said
 
 
 # ---------------------------------------------------------------- notebook 02
@@ -244,7 +268,7 @@ def test_nb02_power_accepts_the_fix(capsys):
 
 def test_nb02_power_rejects_state_on_the_class():
     message = problem(nb02.your_turn_2(power_class(store_on_class=True)))
-    assert "forward still writes FixedPower.exponent, FixedPower.x on the class" in message
+    assert "forward still writes FixedPower.exponent, FixedPower.x on the class" in message, message
     assert "Hint: which object is the record of one single call?" in message
 
 

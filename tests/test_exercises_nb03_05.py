@@ -139,11 +139,11 @@ def test_nb03_turn2_accepts_the_engine_value(capsys):
 
 
 @pytest.mark.parametrize("answer, message", [
-    (7.0, "7 counts only the paths x -> h * x (x as the right factor) and x -> h -> h * x "
-          "(h as the left factor), and misses x -> h -> + h"),
-    (5, "5 counts only the path x -> h * x (x as the right factor)"),
-    (3.0, "misses x -> h * x (x as the right factor)"),
-    (6.0, "misses x -> h -> h * x (h as the left factor)"),
+    (7.0, "7 leaves out at least one of the paths from y back to x"),
+    (5, "5 leaves out at least one of the paths from y back to x"),
+    (3.0, "3 leaves out at least one of the paths"),
+    (6.0, "6 leaves out at least one of the paths"),
+    (10.0, "10 multiplies what the paths carry"),
     (9.5, "9.5 is not dy/dx"),
     (..., "there is no prediction yet"),
     (True, "you gave bool True, not a number"),
@@ -153,6 +153,14 @@ def test_nb03_turn2_explains_mistakes(answer, message, capsys):
     ok, out = verdict(nb03.your_turn_2, answer, capsys)
     assert not ok
     assert message in out, out
+
+
+@pytest.mark.parametrize("answer", [1.0, 2.0, 3.0, 5.0, 6.0, 7.0, 10.0, 9.5])
+def test_nb03_turn2_never_names_or_values_a_path(answer, capsys):
+    """7 once got "counts only the paths x -> h * x and x -> h -> h * x, and misses x -> h -> + h"
+    and 5 "counts only the path x -> h * x": two guesses added up to the answer."""
+    ok, out = verdict(nb03.your_turn_2, answer, capsys)
+    assert not ok and "->" not in out and "factor" not in out and " 8" not in out, out
 
 
 # =========================================================================== 04, Your turn 1
@@ -365,7 +373,7 @@ def test_nb05_turn1_accepts_save_for_backward(capsys):
     (saving_forward, stashed_backward, "AttributeError"),
     (saving_and_stashing_forward, stashed_backward,
      "x is saved with save_for_backward, but backward reads ctx.x, a plain attribute"),
-    (saving_clone_forward, saved_backward, "you saved a copy of x, which the in-place change never touches"),
+    (saving_clone_forward, saved_backward, "you kept a copy of x, which the in-place change never touches"),
     (saving_forward, lambda ctx, grad_output: 3 * ctx.saved_tensors[0] ** 2,
      "x.grad is [3, 12, 3]: the gradient for an incoming gradient of ones, so backward ignores grad_output"),
     (saving_and_stashing_forward, saved_backward, "ctx.x still holds a tensor as a plain attribute"),

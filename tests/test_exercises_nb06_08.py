@@ -684,3 +684,164 @@ def test_a_backward_that_ignores_grad_output_is_rejected(checker, answer, proble
     result, out = run(checker, answer, capsys)
     assert not result
     assert problem in out, out
+
+
+# =========================================================================== notebook 08: round 2 (issue 20)
+class MatMulOneGradient(MatMulStarter):
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        return grad_output.mm(b.t())
+
+
+class ClassMethods(Function):
+    @classmethod
+    def forward(cls, ctx, input):
+        return input * 2
+
+    @classmethod
+    def backward(cls, ctx, grad_output):
+        return grad_output * 2
+
+
+class KeepsInputOnCtx(NothingSaved):
+    @staticmethod
+    def forward(ctx, input):
+        ctx.input = input
+        return input * 2
+
+
+@pytest.mark.parametrize("checker, answer, problem, hint", [
+    (nb08.your_turn_1, MatMulOneGradient, "returned an incorrect number of gradients (expected 2, got 1)",
+     "backward returns one gradient per input of forward, in order: return grad_a, grad_b"),
+    (nb08.your_turn_1, "MatMulToFix", "'MatMulToFix' is not a class derived from torch.autograd.Function",
+     "check.your_turn_1(MatMulToFix)"),
+    (nb08.your_turn_2, lambda indices, shape: (indices[0] * shape[1] + indices[1]).float(),
+     "flat_positions returned positions of dtype float32", "integer arithmetic only"),
+    (nb08.your_turn_2, lambda indices, shape: [float(p) for p in (indices[0] * shape[1] + indices[1]).tolist()],
+     "flat_positions returned positions of dtype float64", "integer arithmetic only"),
+    (nb08.your_turn_3, KeepsInputOnCtx, "forward keeps a tensor as a plain attribute, ctx.input",
+     "either save it with ctx.save_for_backward(input), or keep nothing at all"),
+    (nb08.your_turn_3, ClassMethods, "forward is a class method", "@staticmethod, not @classmethod"),
+])
+def test_nb08_round_two_wrong_answers_get_the_right_message(checker, answer, problem, hint, capsys):
+    result, out = run(checker, answer, capsys)
+    assert not result
+    assert problem in out and hint in out, out
+
+
+def test_nb08_your_turn_2_names_the_position_in_chinese_without_an_ordinal(capsys):
+    """"第 5 个" read as the sixth entry counted from one; 07 says "编号是 5"."""
+    from minigrad.exercises import set_language
+    set_language("zh")
+    try:
+        result, out = run(nb08.your_turn_2, lambda indices, shape: indices[0] * shape[0] + indices[1], capsys)
+    finally:
+        set_language("en")
+    assert "元素 (1, 2) 在展平后矩阵里的编号是 5，你给出的是 4" in out and "第 5 个" not in out, out
+
+
+# The redesigned Your turn 1: the backward of a.t() @ b, which the notebook's worked matmul does not show.
+class TransposedMatMulStarter(Function):
+    """The starter a redesigned notebook would give: the matmul fix copied, wrong for a.t() @ b."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a.t().mm(b)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        return grad_output.mm(b.t()), a.t().mm(grad_output)
+
+
+class TransposedMatMulFixed(TransposedMatMulStarter):
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        return b.mm(grad_output.t()), a.mm(grad_output)
+
+
+class TransposedMatMulWithTransposes(TransposedMatMulStarter):
+    """Right, written another way: the transpose of the matmul's grad_a."""
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        return grad_output.mm(b.t()).t(), (grad_output.t().mm(a.t())).t()
+
+
+class TransposedMatMulRightOnlyForSquares(TransposedMatMulStarter):
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        return b.t().mm(grad_output.t()) if a.shape[0] == a.shape[1] else b.mm(grad_output.t()), a.mm(grad_output)
+
+
+class TransposedMatMulIgnoringGradOutput(TransposedMatMulStarter):
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        ones = torch.ones_like(grad_output)
+        return b.mm(ones.t()), a.mm(ones)
+
+
+class TransposedMatMulSwapped(TransposedMatMulStarter):
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        return a.mm(grad_output), b.mm(grad_output.t())
+
+
+@pytest.mark.parametrize("answer", [TransposedMatMulFixed, TransposedMatMulWithTransposes])
+def test_nb08_transposed_matmul_accepts_right_backwards(answer, capsys):
+    result, out = run(nb08.your_turn_1_transposed, answer, capsys)
+    assert result, out
+    assert out == "✓ Your turn 1: the backward of a.t() @ b — correct.\n"
+
+
+@pytest.mark.parametrize("answer, problem", [
+    (TransposedMatMulStarter, "gradcheck finds grad_a wrong for a [3, 3], b [3, 3]"),
+    (TransposedMatMulRightOnlyForSquares, "gradcheck finds grad_a wrong for a [3, 3], b [3, 3]"),
+    (TransposedMatMulIgnoringGradOutput, "gradcheck finds grad_a wrong for a [3, 3], b [3, 3]"),
+    (TransposedMatMulSwapped, "gradcheck finds grad_a wrong for a [3, 3], b [3, 3]"),
+    (MatMulFixed, "forward does not compute a.t() @ b for a [3, 3] and b [3, 3]"),
+])
+def test_nb08_transposed_matmul_rejects_wrong_backwards(answer, problem, capsys):
+    result, out = run(nb08.your_turn_1_transposed, answer, capsys)
+    assert not result and "Hint: " in out
+    assert problem in out, out
+
+
+def test_nb08_transposed_matmul_rejects_the_starter_on_non_square_inputs_too(capsys):
+    """The starter fails for square inputs by its values; for (4, 2) and (4, 3) its shapes do not even fit."""
+    class Square(TransposedMatMulStarter):
+        pass
+    nb08._TRANSPOSED_SHAPES, saved = nb08._TRANSPOSED_SHAPES[1:], nb08._TRANSPOSED_SHAPES
+    try:
+        result, out = run(nb08.your_turn_1_transposed, Square, capsys)
+    finally:
+        nb08._TRANSPOSED_SHAPES = saved
+    assert not result and "with a [4, 2], b [4, 3] and only a requiring grad, backward failed" in out, out
+
+
+# The redesigned Your turn 2: positions in the flattened transpose b @ grad_output.t() (column by column).
+def test_nb08_transposed_positions_accepts_column_major_positions(capsys):
+    result, out = run(nb08.your_turn_2_transposed, lambda indices, shape: indices[1] * shape[0] + indices[0], capsys)
+    assert result, out
+    assert out == "✓ Your turn 2: positions in the transposed gradient — correct.\n"
+
+
+@pytest.mark.parametrize("answer, problem", [
+    (lambda indices, shape: indices[0] * shape[1] + indices[1],
+     "for shape (4, 4) you gave the positions in the gradient flattened row by row, but backward flattens its transpose"),
+    (lambda indices, shape: indices[1] * shape[1] + indices[0],
+     "for shape (2, 3), entry (1, 2) of A is at position 5 of the flattened transpose; you gave 7"),
+    (lambda indices, shape: (indices[1] * shape[0] + indices[0]).double(), "flat_positions returned positions of dtype float64"),
+    (lambda indices, shape: indices[1], "for shape (4, 4), entry"),
+])
+def test_nb08_transposed_positions_says_what_is_wrong(answer, problem, capsys):
+    result, out = run(nb08.your_turn_2_transposed, answer, capsys)
+    assert not result and "Hint: " in out
+    assert problem in out, out

@@ -68,6 +68,29 @@ def to_dense_first(indices, grad_output, b):
     return (grad_output.numpy()[rows] * b.numpy()[cols]).sum(axis=1) * mask[rows, cols]
 
 
+def in_row_blocks(pieces=None, rows_per_block=None, library="minigrad"):
+    """(grad_output @ b.T)[rows, cols] computed a block of rows at a time: never N x N at once, yet
+    every pair of nodes worked out (N * N dot products)."""
+    def grad_values(indices, grad_output, b):
+        n = grad_output.shape[0]
+        step = rows_per_block or max(1, n // pieces)
+        rows, cols = indices.numpy()
+        out = np.zeros(len(rows), np.float32)
+        g, other = (grad_output, b.t()) if library == "minigrad" else (grad_output.numpy(), b.numpy().T)
+        for start in range(0, n, step):
+            block = g[start:start + step] @ other
+            block = block.numpy() if library == "minigrad" else block
+            here = (rows >= start) & (rows < start + step)
+            out[here] = block[rows[here] - start, cols[here]]
+        return torch.tensor(out)
+    return grad_values
+
+
+def edge_by_edge(indices, grad_output, b):
+    """One dot product per edge in a Python loop: slow, but exactly the work that is needed."""
+    return torch.stack([(grad_output[row] * b[col]).sum() for row, col in indices.t().tolist()])
+
+
 def swapped(indices, grad_output, b):
     return (grad_output[indices[1]] * b[indices[0]]).sum(1)
 
@@ -100,6 +123,11 @@ def test_turn1_accepts_gathered_dot_products(answer, capsys):
     (dense_starter, "the values are right, but at N = 4,000 (19,200 edges, d = 8) memory use peaked above "
                     "32 MB while it ran: an N x N float32 matrix is 64 MB, the gradient itself 77 KB"),
     (to_dense_first, "the values are right, but at N = 4,000"),
+    (in_row_blocks(pieces=4), "the values are right, but at N = 4,000"),
+    (in_row_blocks(pieces=8), "the values are right, but at N = 4,000 (19,200 edges, d = 8) your function computed "
+                              "16,064,000 numbers, where one dot product per edge needs about nnz x d = 153,600"),
+    (in_row_blocks(rows_per_block=100), "the values are right, but at N = 4,000 (19,200 edges, d = 8) your function computed 16,"),
+    (in_row_blocks(rows_per_block=100, library="numpy"), "the values are right, but at N = 4,000 (19,200 edges, d = 8) your function computed 16,"),
     (swapped, "for the four-node graph you returned [6.0, 6.0, 15.0, 24.0, 33.0]: rows and columns are swapped"),
     (merged_duplicates, "on a random graph with 6 nodes and 10 edges (some repeated) grad_values returned "
                         "shape [8]; expected [10]"),
@@ -113,6 +141,16 @@ def test_turn1_accepts_gathered_dot_products(answer, capsys):
 ])
 def test_turn1_says_what_is_wrong(answer, problem, capsys):
     assert_rejected(nb07.your_turn_1, TITLE_1, answer, problem, capsys)
+
+
+@pytest.mark.parametrize("answer, most", [(gather_rows, 4), (numpy_rows, 4), (einsum_list, 4), (edge_by_edge, 5)])
+def test_turn1_counts_a_few_numbers_per_edge_and_feature_for_every_right_answer(answer, most):
+    """The work limit is 20 numbers per edge and feature; a right answer computes about 3 to 5,
+    a Python loop over the edges included (the whole check of that loop takes seconds: a smaller graph)."""
+    indices, grad_output, b = nb07.random_graph(300, 1200, 8, which=5)
+    with nb07._counting_work(grad_output, b) as computed:
+        answer(indices, grad_output, b)
+    assert 0 < computed[0] <= most * indices.shape[1] * 8 < nb07.WORK_PER_EDGE_FEATURE * indices.shape[1] * 8
 
 
 def test_turn1_reports_an_error_and_leaves_tracemalloc_as_it_was(capsys):

@@ -72,6 +72,44 @@ class SharedInstance(MulA):
         return cls.shared(x, w)
 
 
+class PoolOfTwo(MulA):
+    """Two instances used in turn: right for two calls before backward, wrong for three."""
+    pool, turn = None, 0
+
+    @classmethod
+    def apply(cls, x, w):
+        if cls.pool is None:
+            cls.pool = [cls(), cls()]
+        cls.turn += 1
+        return cls.pool[cls.turn % 2](x, w)
+
+
+class CachedByFirstInput(MulA):
+    """One instance per first input: right while every call gets a new x."""
+    cache = {}
+
+    @classmethod
+    def apply(cls, x, w):
+        return cls.cache.setdefault(id(x), cls())(x, w)
+
+
+class CachedByBothInputs(MulA):
+    """One instance per pair of inputs: right until the same pair is multiplied twice before backward."""
+    cache = {}
+
+    @classmethod
+    def apply(cls, x, w):
+        return cls.cache.setdefault((id(x), id(w)), cls())(x, w)
+
+
+class ReturnsTheInstance(MulA):
+    @classmethod
+    def apply(cls, x, w):
+        f = cls()
+        f(x, w)
+        return f
+
+
 class Stub(MulA):
     @classmethod
     def apply(cls, x, w):
@@ -133,6 +171,10 @@ def test_your_turn_1_accepts_a_fresh_instance_per_call(capsys):
     (StaticApply, "What is wrong: StaticApply.apply is not a classmethod"),
     (NoGraph, "What is wrong: an output's creator is None"),
     (SwappedBackward, "What is wrong: x.grad is 12.0; expected 9.0"),
+    (PoolOfTwo, "What is wrong: apply(apply(apply(x, w), w), w), then apply(x, v) and apply(x, w): two of these five calls share"),
+    (CachedByFirstInput, "What is wrong: apply(apply(apply(x, w), w), w), then apply(x, v) and apply(x, w): two of these five calls"),
+    (CachedByBothInputs, "two of these five calls share one Function instance"),
+    (ReturnsTheInstance, "What is wrong: apply(x, w) returned an object of type ReturnsTheInstance, not a VarA"),
 ])
 def test_your_turn_1_says_what_is_wrong(answer, problem, capsys):
     result, out = run(nb10.your_turn_1, answer, VarA, capsys=capsys)
@@ -140,6 +182,14 @@ def test_your_turn_1_says_what_is_wrong(answer, problem, capsys):
     assert out.startswith("✗ Your turn 1: make design A re-entrant — not yet.\n")
     assert problem in out
     assert "Hint: " in out
+
+
+@pytest.mark.parametrize("args", [("ReentrantMul", VarA), (VarA, FreshPerCall), (FreshPerCall, "VarA")])
+def test_your_turn_1_gives_a_verdict_for_arguments_that_are_not_classes_or_swapped(args, capsys):
+    """A string once got the checker's own AttributeError ('str' object has no attribute '__name__')."""
+    result, out = run(nb10.your_turn_1, *args, capsys=capsys)
+    assert not result
+    assert "What is wrong: " in out and "Hint: " in out, out
 
 
 def test_your_turn_1_reports_an_error_raised_by_the_answer(capsys):
@@ -158,9 +208,9 @@ def test_your_turn_2_accepts_design_a(answer, capsys):
 
 
 @pytest.mark.parametrize("answer, explanation", [
-    ("B", "there is no separate record class"),
-    ("C", "an instance of the Function class itself (isinstance(out._ctx, TinyMul) is True)"),
-    ("c", "a separate node class generated per Function"),
+    ("B", "in design B every Function shares one record class (a Context)"),
+    ("C", "what makes design C is the class of ctx: a separate node class generated for each Function"),
+    ("c", "what makes design C is the class of ctx"),
 ])
 def test_your_turn_2_explains_a_wrong_design(answer, explanation, capsys):
     result, out = run(nb10.your_turn_2, answer, capsys=capsys)
@@ -169,7 +219,29 @@ def test_your_turn_2_explains_a_wrong_design(answer, explanation, capsys):
     assert explanation in out
 
 
-@pytest.mark.parametrize("answer", ["?", "", "D", 3, None])
+@pytest.mark.parametrize("answer", ["B", "C"])
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_wrong_design_is_explained_without_giving_the_answer(answer, language, capsys):
+    """"B" once got "...it is an instance of the Function class itself (type(out._ctx) is TinyMul)",
+    the definition of design A, and "C" "...it makes design A re-entrant"."""
+    from minigrad.exercises import set_language
+    set_language(language)
+    try:
+        result, out = run(nb10.your_turn_2, answer, capsys=capsys)
+    finally:
+        set_language("en")
+    assert not result
+    for giveaway in ("design A", "设计 A", "is TinyMul", "is True", "为 True", "Function class itself", "Function 类本身"):
+        assert giveaway not in out, out
+
+
+@pytest.mark.parametrize("answer", ["A (the Function instance)", "'A'", "Ａ", "设计 A", "A, like DeZero"])
+def test_your_turn_2_accepts_design_a_however_it_is_written(answer, capsys):
+    result, out = run(nb10.your_turn_2, answer, capsys=capsys)
+    assert result, out
+
+
+@pytest.mark.parametrize("answer", ["?", "", "D", 3, None, "AB", "A or B", "a or c", "ctx is the instance"])
 def test_your_turn_2_asks_for_one_letter(answer, capsys):
     result, out = run(nb10.your_turn_2, answer, capsys=capsys)
     assert not result

@@ -3,7 +3,7 @@
 >>> from minigrad.exercises import nb00
 >>> result = nb00.your_turn_1([0.0, 0.0, 0.0])             # doctest: +ELLIPSIS
 ✗ Your turn 1: predict x.grad — not yet.
-  What is wrong: x.grad[0] is not 0.0
+  What is wrong: [0.0, 0.0, 0.0] is not the gradient that backward puts in x.grad
   Hint: ...
 >>> bool(result), bool(nb00.your_turn_1([2.0, 4.0, 6.0]))
 ✓ Your turn 1: predict x.grad — correct.
@@ -23,15 +23,16 @@ X_VALUES = [1.0, 2.0, 3.0]
 
 
 def _numbers(prediction: Any) -> list[float] | None:
-    """The prediction as a list of floats, or None if it is not a sequence of numbers."""
+    """The prediction as a list of floats, or None if it is not a sequence of real numbers (a
+    string such as "2" or a bool is not a number, even though float() would convert it)."""
     if isinstance(prediction, (torch.Tensor, np.ndarray)):
         prediction = prediction.tolist()
     if not isinstance(prediction, (list, tuple)):
         return None
-    try:
-        return [float(value) for value in prediction]
-    except (TypeError, ValueError):
+    if not all(isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+               for value in prediction):
         return None
+    return [float(value) for value in prediction]
 
 
 def _close(a: list[float], b: list[float]) -> bool:
@@ -54,7 +55,13 @@ def your_turn_1(prediction: Any) -> None:
     expect(prediction is not Ellipsis and prediction is not None,
            "you have not written a prediction yet",
            "replace ... with a list of three numbers, such as [0.0, 0.0, 0.0]")
+    expect(not isinstance(prediction, str),
+           f"you gave a string, {prediction!r}, not a list of numbers",
+           "write the list itself, without quotes around it or around the numbers: [0.0, 0.0, 0.0]")
     predicted = _numbers(prediction)
+    expect(not (isinstance(prediction, (list, tuple)) and any(isinstance(v, str) for v in prediction)),
+           f"{prediction!r} holds strings, not numbers",
+           "write the numbers without quotes: [0.0, 0.0, 0.0]")
     expect(predicted is not None,
            f"{prediction!r} is not a list of numbers",
            "write a list of three numbers, such as [0.0, 0.0, 0.0]")
@@ -74,8 +81,7 @@ def your_turn_1(prediction: Any) -> None:
     expect(not _close(predicted, [v * v for v in X_VALUES]),
            "[1.0, 4.0, 9.0] are the terms x * x that y adds up (forward values), not gradients",
            "the gradient says how fast y changes when one x[i] moves a little")
-    wrong = next(i for i, (p, q) in enumerate(zip(predicted, actual)) if not _close([p], [q]))
-    expect(False,
-           f"x.grad[{wrong}] is not {predicted[wrong]}",
+    expect(False,   # which numbers are right is not said: that would give the others away
+           f"{predicted} is not the gradient that backward puts in x.grad",
            "MulBackward0 sends 'incoming gradient times the other factor' along each of its two arrows, "
            "and AccumulateGrad(x) adds up what arrives")

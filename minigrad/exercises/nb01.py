@@ -13,6 +13,7 @@
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import minigrad as torch
@@ -32,6 +33,7 @@ def _build(scale: Any) -> Module:
     """An instance of the learner's module: from its class, or the instance itself."""
     if not isinstance(scale, type):
         return scale
+    expect(issubclass(scale, Module), f"{scale.__name__} is not an nn.Module", "write class Scale(torch.nn.Module):")
     try:
         return scale()
     except AttributeError as error:
@@ -39,6 +41,17 @@ def _build(scale: Any) -> Module:
                f"Scale() raised AttributeError: {error}",
                "call super().__init__() as the first line of __init__: it creates the dicts "
                "that nn.Module files parameters in")
+        not_a_tensor = re.match(r"'(\w+)'\sobject\shas\sno\sattribute\s'(_data|detach)'", str(error))
+        expect(not not_a_tensor,
+               f"Scale() raised AttributeError: {error}. torch.nn.Parameter wraps a tensor, and it was "
+               f"given a {not_a_tensor.group(1) if not_a_tensor else ''}",
+               "torch.nn.Parameter(torch.tensor(1.0)): make a tensor first, then wrap it")
+        raise
+    except RuntimeError as error:
+        expect("floating point" not in str(error),
+               f"Scale() raised RuntimeError: {error}. torch.tensor(1) holds an integer, and an integer "
+               "tensor cannot require grad",
+               "write the starting value as a float: torch.tensor(1.0)")
         raise
 
 
@@ -73,8 +86,6 @@ def your_turn_1(scale: Any) -> None:
            "keep the default requires_grad=True of torch.nn.Parameter")
 
     grad = factor.grad
-    with torch.no_grad():
-        factor.fill_(2.5)   # a value other than 1, so that forgetting the factor shows
     try:
         _check_forward(module, factor)
     finally:   # the learner's module as it was (when an instance was passed)
@@ -84,8 +95,17 @@ def your_turn_1(scale: Any) -> None:
 
 
 def _check_forward(module: Module, factor: Parameter) -> None:
-    """Forward with factor = 2.5 gives 2.5 * x, leaves x alone, and backward reaches factor."""
+    """Forward with factor = 2.5 gives 2.5 * x (and -0.5 * x with factor = -0.5), leaves x alone,
+    and backward reaches factor. Values other than 1, so that forgetting the factor shows; two of
+    them, so that a number written into forward shows. The factor is set (in place) before each
+    forward, never between a forward and its backward."""
     given = [1.0, -2.0, 3.0]
+    with torch.no_grad():
+        factor.fill_(-0.5)
+    other = module(torch.tensor(given))
+    other = other.tolist() if isinstance(other, torch.Tensor) else other
+    with torch.no_grad():
+        factor.fill_(2.5)
     x = torch.tensor(given)
     out = module(x)
     expect(x.tolist() == given,
@@ -101,6 +121,13 @@ def _check_forward(module: Module, factor: Parameter) -> None:
            "return self.factor * x")
     expect(_close(out.tolist(), [2.5 * v for v in x.tolist()]),
            f"with factor = 2.5 and x = {x.tolist()}, forward returned {out.tolist()}",
+           "return self.factor * x")
+    expect(other != out.tolist(),
+           "forward returned the same numbers with factor = 2.5 and with factor = -0.5: its output does "
+           "not depend on self.factor (a number written into forward instead of the Parameter?)",
+           "return self.factor * x: the factor that training changes")
+    expect(isinstance(other, list) and _close(other, [-0.5 * v for v in given]),
+           f"with factor = -0.5 and x = {given}, forward returned {other}",
            "return self.factor * x")
 
     factor.grad = None
@@ -127,28 +154,37 @@ def your_turn_2(net_class: Any, predicted_names: Any) -> None:
     expect(isinstance(predicted_names, (list, tuple)) and all(isinstance(n, str) for n in predicted_names),
            f"{predicted_names!r} is not a list of strings",
            "write the names as strings in a list: ['a', 'b.c']")
-    actual = [name for name, _ in (net_class() if isinstance(net_class, type) else net_class).named_parameters()]
+    net = net_class() if isinstance(net_class, type) and issubclass(net_class, Module) else net_class
+    expect(isinstance(net, Module), f"the first argument is {type(net_class).__name__}, not the module class",
+           "check.your_turn_2(Net, predicted_names): the class first, then your list")
+    actual = [name for name, _ in net.named_parameters()]
     predicted = list(predicted_names)
     if predicted == actual:
         return
     duplicates = sorted({n for n in predicted if predicted.count(n) > 1})
     expect(not duplicates, f"{duplicates} appear more than once; each parameter is listed once")
-    short = [n for n in predicted if n not in actual and "." not in n and any(a.endswith("." + n) for a in actual)]
-    expect(not short,
-           f"{short} has no prefix: a sub-module's parameters are named by the path of attributes "
-           "that leads to them, joined with dots",
-           "model.encoder.linear.weight is named 'encoder.linear.weight'")
     extra = [n for n in predicted if n not in actual]
-    none_registered = [n for n in extra if n.endswith(".bias")]
-    expect(not none_registered,
-           f"named_parameters() has no {none_registered}: that Linear was built with bias=False, "
+    outer = [n for n in extra if "." in n and n.split(".", 1)[1] in actual]
+    expect(not outer,
+           f"{outer} start with a name that is not a parameter's path: named_parameters() starts from the "
+           "module it is called on, which adds no name of its own",
+           "net.encoder.scale is named 'encoder.scale': the path from net, without net")
+    short = [n for n in extra if any(a.endswith("." + n) for a in actual)]
+    expect(not short,
+           f"{short} lack part of their prefix: a sub-module's parameters are named by the whole path of "
+           "attributes that leads to them from the module, joined with dots",
+           "model.encoder.linear.weight is named 'encoder.linear.weight'")
+    skipped_bias = [n for n in extra if n.endswith(".bias") and n[:-len("bias")] + "weight" in actual]
+    expect(not skipped_bias,
+           f"named_parameters() has no {skipped_bias}: that Linear was built with bias=False, "
            "which registers bias as None, and named_parameters() skips None",
            "look at the arguments of each nn.Linear")
     expect(not extra, f"named_parameters() has no {extra}",
            "list only Parameters: the ones assigned in __init__ and those of sub-modules")
     missing = [n for n in actual if n not in predicted]
-    if missing:
-        expect(False, f"your list misses {len(missing)} name(s), such as {missing[0]!r}",
+    if missing:   # which ones is not said: naming them would give the answer away
+        expect(False, f"your list misses {len(missing)} of the {len(actual)} names",
+               "every Parameter assigned to self in __init__, and every Parameter of each sub-module; "
                "nn.Linear(a, b) holds two Parameters, weight and bias (unless bias=False)")
     expect(False,
            "right names, wrong order",

@@ -12,6 +12,8 @@
 """
 from __future__ import annotations
 
+from collections import deque
+from types import FunctionType, ModuleType
 from typing import Any, Callable
 
 import minigrad as torch
@@ -131,9 +133,18 @@ def your_turn_1(gradient_by_hand: Callable) -> None:
     It must return the gradient of ``x`` that ``function.backward`` computes, the same numbers as
     ``function.apply(x)`` followed by ``.backward(grad_output)``.
     """
+    expect(callable(gradient_by_hand) and not isinstance(gradient_by_hand, type),
+           f"you passed {gradient_by_hand!r}, not your function",
+           "pass the function itself: check.your_turn_1(gradient_by_hand)")
     values, upstream = [0.5, -1.0, 2.0], [1.0, 0.5, -2.0]
     _calls.__init__()
-    result = gradient_by_hand(ByHandCube, torch.tensor(values), torch.tensor(upstream))
+    x, grad_output = torch.tensor(values), torch.tensor(upstream)
+    result = gradient_by_hand(ByHandCube, x, grad_output)
+    expect(x.tolist() == values and grad_output.tolist() == upstream,
+           f"gradient_by_hand changed the caller's tensors in place: x was {values} and is now {x.tolist()}, "
+           f"grad_output was {upstream} and is now {grad_output.tolist()}",
+           "compute the gradient without in-place methods such as mul_ on x or grad_output: the caller "
+           "still needs them")
     expect(result is not None,
            "gradient_by_hand returned None",
            "return what function.backward(ctx, grad_output) returns")
@@ -175,10 +186,34 @@ def your_turn_1(gradient_by_hand: Callable) -> None:
            "call function.forward and function.backward, not Cube.forward")
 
 
+def _fingerprint(value: Any) -> Any:
+    """What a class attribute holds, so that a change shows: the objects in a dict, list or set
+    (Power.store[id(ctx)] = ... changes the dict without replacing it), the attributes of an object."""
+    if isinstance(value, dict):
+        return tuple((id(k), id(v)) for k, v in value.items())
+    if isinstance(value, (list, tuple, set, frozenset, deque)):
+        return tuple(sorted(map(id, value)) if isinstance(value, (set, frozenset)) else map(id, value))
+    if hasattr(value, "__dict__") and not isinstance(value, (type, FunctionType, staticmethod, classmethod,
+                                                             property, ModuleType)):
+        return tuple((name, id(v)) for name, v in vars(value).items())
+    return id(value)
+
+
+def _class_state(cls: type) -> dict:
+    """The class attributes of ``cls`` and of the learner's own base classes, fingerprinted."""
+    state = {}
+    for klass in cls.__mro__:
+        if klass is object or klass.__module__.startswith("minigrad."):
+            continue
+        state.update({(klass.__name__, name): _fingerprint(value) for name, value in vars(klass).items()
+                      if not name.startswith("__")})
+    return state
+
+
 def _written_on_class(cls: type, before: dict) -> list[str]:
-    """Names of class attributes that were added or replaced since ``before`` was taken."""
-    return sorted(name for name, value in vars(cls).items()
-                  if not name.startswith("__") and (name not in before or before[name] is not value))
+    """Names of class attributes that were added, replaced or changed since ``before`` was taken."""
+    after = _class_state(cls)
+    return sorted(f"{klass}.{name}" for (klass, name), value in after.items() if before.get((klass, name)) != value)
 
 
 @exercise("Your turn 2: why does Power break?")
@@ -189,9 +224,10 @@ def your_turn_2(power: Any) -> None:
            f"{power!r} is not a Function class",
            "class FixedPower(torch.autograd.Function): with static forward and backward")
     power.apply(torch.tensor([1.5]), 2)   # a first call: what the engine caches on the class is there now
-    before = dict(vars(power))
+    before = _class_state(power)
     x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     w = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    own = set(vars(x))
     squared = power.apply(x, 2)
     cubed = power.apply(w, 3)
     expect(x.tolist() == [1.0, 2.0, 3.0] and w.tolist() == [0.5, -1.0, 2.0],
@@ -199,8 +235,14 @@ def your_turn_2(power: Any) -> None:
            "forward returns a new tensor, x ** exponent, and leaves x as it was")
     written = _written_on_class(power, before)
     expect(not written,
-           f"forward still writes {', '.join(power.__name__ + '.' + n for n in written)} on the class: "
-           "one slot shared by every call, so the second call overwrites the first call's values",
+           f"forward still writes {', '.join(written)} on the class: one place shared by every call, "
+           "so it grows or is overwritten with each call",
+           "which object is the record of one single call? Store the exponent and x there")
+    on_input = sorted(name for name in set(vars(x)) - own if not name.startswith("_"))   # _: minigrad's own
+    expect(not on_input,
+           f"forward writes {', '.join('x.' + name for name in on_input)} on the input tensor: the input is the "
+           "caller's data, shared by every call that receives it, so FixedPower.apply(x, 2) followed by "
+           "FixedPower.apply(x, 3) overwrites what the first call stored",
            "which object is the record of one single call? Store the exponent and x there")
     expect(isinstance(squared, torch.Tensor) and _close(squared.tolist(), [1.0, 4.0, 9.0]),
            "FixedPower.apply(x, 2) is not x ** 2", "return x ** exponent from forward")
@@ -230,3 +272,16 @@ def your_turn_2(power: Any) -> None:
            f"backward through the second call with an incoming gradient {upstream_w} gives w.grad = "
            f"{None if w.grad is None else w.grad.tolist()}; expected 3 * w ** 2 * grad = [0.75, -6.0, 6.0]",
            "gradient of x ** n is n * x ** (n - 1) times grad_output")
+    z = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    first, second = power.apply(z, 2), power.apply(z, 3)
+    first.backward(torch.tensor(upstream_x))
+    got_z = None if z.grad is None else z.grad.tolist()
+    expect(got_z is not None and _close(got_z, [2.0, 40.0, 600.0]),
+           f"FixedPower.apply(x, 2), then FixedPower.apply(x, 3) on the same x, then backward through the first "
+           f"with an incoming gradient {upstream_x} gives x.grad = {got_z}; expected 2 * x * grad = "
+           "[2.0, 40.0, 600.0]: the second call changed what the first one stored",
+           "backward must read the exponent and the input of ITS call, from the record of that call: ctx")
+    written = _written_on_class(power, before)
+    expect(not written,
+           f"forward or backward writes {', '.join(written)} on the class: one place shared by every call",
+           "which object is the record of one single call? Store the exponent and x there")

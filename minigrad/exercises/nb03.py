@@ -7,14 +7,16 @@
 """
 from __future__ import annotations
 
+import contextlib
 import math
 from collections import Counter, deque
 from itertools import combinations
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 
 import minigrad as torch
+from minigrad.autograd import node_info
 from minigrad.autograd.engine import _discover
 
 from ._feedback import _, exercise, expect, get_language
@@ -87,6 +89,28 @@ def _test_graphs() -> list[tuple[str, object]]:
     ]
 
 
+def _refuse_reachable_nodes(*roots):
+    """Runs in place of node_info.reachable_nodes while the learner's function runs (its code is
+    swapped in, so that a name imported before the check is refused too)."""
+    from minigrad.exercises._feedback import NotYet
+    raise NotYet("your function calls node_info.reachable_nodes, which already walks the graph "
+                 "breadth-first: the exercise is to write that walk yourself",
+                 "start from [tensor.grad_fn] in a deque; take a node from the front, append its "
+                 "next_functions (skipping None and nodes already seen) at the back")
+
+
+@contextlib.contextmanager
+def _own_walk_only() -> Iterator[None]:
+    """node_info.reachable_nodes refuses to run while the block runs."""
+    helper = node_info.reachable_nodes
+    code = helper.__code__
+    helper.__code__ = _refuse_reachable_nodes.__code__
+    try:
+        yield
+    finally:
+        helper.__code__ = code
+
+
 @exercise("Your turn 1: the nodes in breadth-first order")
 def your_turn_1(node_names: Callable) -> None:
     """``node_names(tensor)`` must return ``[node.name(), ...]`` for every node reachable from
@@ -94,8 +118,9 @@ def your_turn_1(node_names: Callable) -> None:
     expect(callable(node_names), f"you passed {type(node_names).__name__}, not a function",
            "pass the function itself: check.your_turn_1(node_names)")
     for description, tensor in _test_graphs():
-        got = node_names(tensor)
         expected = reference_bfs(tensor)
+        with _own_walk_only():
+            got = node_names(tensor)
         expect(got is not None, f"for {description} your function returned None",
                "collect the names in a list and end with `return names`")
         expect(isinstance(got, (list, tuple)), f"for {description} it returned {type(got).__name__}, not a list",
@@ -121,6 +146,11 @@ def your_turn_1(node_names: Callable) -> None:
         if extra and not missing:
             expect(False, f"for {description} your list repeats {_repeats(extra)}: a node reached along "
                    "two paths is still one node", "keep a set of the nodes already seen and skip them")
+        expect(not (missing and not extra and len(set(got)) == len(got) and all(n in mine for n in missing)),
+               f"for {description} your list has each name once, but the graph has more nodes of those names: "
+               f"{_names(missing)} more. Different nodes can have the same name (one AccumulateGrad per leaf)",
+               "remember the nodes you have seen by the node objects themselves (seen.add(node)), not by "
+               "their names")
         expect(not missing, f"for {description} the engine also reaches {_names(missing)}, "
                "which your list leaves out",
                "follow the next_functions of every node you visit, down to the AccumulateGrad nodes")
@@ -134,12 +164,12 @@ def your_turn_1(node_names: Callable) -> None:
                "visit the nodes level by level: a queue, first in, first out")
 
 
-# The graph of "Your turn 2": x = 2, h = x + 3, y = h * x + h. Three paths lead from y back to x,
-# chosen so that every partial sum of them is a different number (so the feedback can tell which).
+# The graph of "Your turn 2": x = 2, h = x + 3, y = h * x + h. Three paths lead from y back to x:
+# x as the right factor of h * x (it carries h = 5), h as the left factor (it carries x = 2), and
+# + h (1). Every partial sum of them is a different number, so the checker can tell when a path
+# was left out; it never says which, nor what a path carries: that would add up the answer.
 _X = 2.0
-_PATHS = {"x -> h * x (x as the right factor)": _X + 3.0,
-          "x -> h -> h * x (h as the left factor)": _X,
-          "x -> h -> + h": 1.0}
+_PATH_VALUES = (_X + 3.0, _X, 1.0)
 
 
 PATHS_HINT = "x reaches y along three paths, and backward adds up what arrives along each"
@@ -168,15 +198,14 @@ def your_turn_2(prediction) -> None:
     truth = _true_gradient()
     if math.isclose(prediction, truth):
         return
-    for size in (1, 2):
-        for subset in combinations(_PATHS, size):
-            if math.isclose(prediction, sum(_PATHS[p] for p in subset)):
-                first, *others = [p for p in _PATHS if p in subset] + [p for p in _PATHS if p not in subset]
-                if size == 1:
-                    expect(False, f"{prediction:g} counts only the path {first}, and misses {others[0]} "
-                           f"and {others[1]}", PATHS_HINT)
-                expect(False, f"{prediction:g} counts only the paths {first} and {others[0]}, and misses "
-                       f"{others[1]}", PATHS_HINT)
+    partial_sums = [sum(subset) for size in (1, 2) for subset in combinations(_PATH_VALUES, size)]
+    expect(not any(math.isclose(prediction, value) for value in partial_sums),
+           f"{prediction:g} leaves out at least one of the paths from y back to x",
+           PATHS_HINT)
+    expect(not math.isclose(prediction, math.prod(_PATH_VALUES)),
+           f"{prediction:g} multiplies what the paths carry: along one path the local derivatives multiply "
+           "(the chain rule), but what arrives along different paths adds up",
+           "AccumulateGrad(x) adds every gradient that reaches it")
     expect(False, f"{prediction:g} is not dy/dx",
            "list every path from y back to x, multiply the local derivatives along each path, "
            "and add the paths up")

@@ -34,6 +34,7 @@ from typing import Callable
 import numpy as np
 
 import minigrad as torch
+from minigrad.autograd import node_info
 from minigrad.autograd.function import Function, FunctionCtx
 
 from ._feedback import exercise, expect
@@ -97,12 +98,25 @@ def your_turn_1(AddConstant) -> None:
            "adding a constant changes nothing in the slope: the gradient passes through unchanged")
     ctx = AddConstant.apply(torch.ones(2, requires_grad=True), 4.0).grad_fn
     grads = AddConstant.backward(ctx, torch.ones(2))
-    expect(isinstance(grads, tuple) and len(grads) == 2,
-           f"backward returned {type(grads).__name__}"
-           f"{f' of length {len(grads)}' if isinstance(grads, tuple) else ''}: one gradient per forward "
-           "argument is needed (2: tensor and constant)", "return grad_output, None")
+    expect(isinstance(grads, (tuple, list)),
+           f"backward returned one {type(grads).__name__}, not one gradient per forward argument "
+           "(2: tensor and constant)", "return grad_output, None")
+    expect(len(grads) >= 2 and all(g is None for g in grads[2:]),
+           f"backward returned {len(grads)} values: one gradient per forward argument is needed "
+           "(2: tensor and constant)", "return grad_output, None")
     expect(grads[1] is None, f"backward returns {grads[1]!r} for the constant",
            "the constant is not a tensor: its gradient must be None")
+    _expect_no_tensor_attributes(ctx, "AddConstant")
+
+
+def _expect_no_tensor_attributes(ctx, name: str) -> None:
+    """ctx keeps no tensor as a plain attribute: the anti-pattern notebook 05 teaches against."""
+    stashed = [key for key, value in node_info.ctx_attributes(ctx).items() if isinstance(value, torch.Tensor)]
+    expect(not stashed,
+           f"setup_context keeps a tensor as a plain attribute, ctx.{stashed[0] if stashed else ''}: a tensor kept "
+           "that way is never checked for in-place changes and lives as long as the graph (notebook 05); "
+           f"{name} does not need it at all",
+           f"delete the line that sets ctx.{stashed[0] if stashed else ''}: backward only needs grad_output")
 
 
 class Probe(Function):
@@ -121,10 +135,12 @@ class Probe(Function):
 def _probe_cases() -> list[tuple[str, tuple]]:
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     plain = torch.tensor([3.0, 4.0])
+    h = x * 2
     return [("my_apply(cls, x, 3.0), x requiring grad", (x, 3.0)),
             ("my_apply(cls, plain, 3.0), plain not requiring grad", (plain, 3.0)),
             ("my_apply(cls, 2.0, x)", (2.0, x)),
-            ("my_apply(cls, x, plain)", (x, plain))]
+            ("my_apply(cls, x, plain)", (x, plain)),
+            ("my_apply(cls, h, 3.0), h = x * 2 (not a leaf)", (h, 3.0))]
 
 
 @exercise("Your turn 2: your own apply")
@@ -159,6 +175,10 @@ def your_turn_2(my_apply: Callable) -> None:
         expect(type(ctx) is not FunctionCtx,
                "ctx is a plain FunctionCtx: the real apply makes an instance of the node class",
                "ctx = cls._backward_cls()")
+        expect(type(ctx) is Probe._backward_cls or type(ctx).__name__ != Probe._backward_cls.__name__,
+               f"ctx is an instance of a class you made yourself, also named {type(ctx).__name__}: the real "
+               "apply uses the one node class the metaclass generated when the Function class was defined",
+               "ctx = cls._backward_cls()  (no new class per call)")
         expect(type(ctx) is Probe._backward_cls,
                f"ctx is a {type(ctx).__name__}, the real apply makes a {Probe._backward_cls.__name__}",
                "ctx = cls._backward_cls()  (the class the metaclass generated for cls)")
@@ -166,6 +186,11 @@ def your_turn_2(my_apply: Callable) -> None:
         needs = getattr(ctx, "needs_input_grad", None)
         expect(isinstance(needs, tuple), f"ctx.needs_input_grad is {type(needs).__name__}, not a tuple",
                "tuple(... for arg in args)")
+        leaves_only = tuple(isinstance(a, torch.Tensor) and a.is_leaf and a.requires_grad for a in args)
+        expect(needs == real_needs or needs != leaves_only,
+               f"for {description}, ctx.needs_input_grad is {needs}, the real apply gives {real_needs}: a tensor "
+               "that is not a leaf needs a gradient too when it requires grad",
+               "requires_grad is what counts, leaf or not: arg.requires_grad for a tensor, False otherwise")
         expect(needs == real_needs, f"for {description}, ctx.needs_input_grad is {needs}, the real apply "
                f"gives {real_needs}", "one bool per argument: arg.requires_grad for a tensor, False otherwise")
         seen = getattr(ctx, "seen_in_forward", None)
@@ -223,6 +248,8 @@ def your_turn_3(ScaleShift) -> None:
             expect("incorrect number of gradients" not in str(error), f"{call}: backward failed: {error}",
                    "forward has three arguments, defaults included (tensor, scale, shift): backward returns "
                    "one gradient per argument, (grad_output * ctx.scale, None, None)")
+            expect("was not a Variable" not in str(error), f"{call}: backward failed: {error}",
+                   "scale and shift are numbers, not tensors: their gradients must be None, not 0")
             raise
         got = None if x.grad is None else _values(x.grad)
         expect(got is not None, f"{call}: backward left x.grad empty", "return the gradient for tensor first")

@@ -93,11 +93,21 @@ def your_turn_1(Cube) -> None:
                "output y = x ** 3, which the in-place change of x never touches, so the version check has "
                "nothing to catch",
                "save the input x itself, ctx.save_for_backward(x), and compute the gradient from it")
-        expect(got != [3.0, 120.0, 300.0],
+        copy_saved = any(_values(t) == [1.0, 2.0, -1.0] and t is not x for t in saved) or not saved
+        expect(got != [3.0, 120.0, 300.0] or not copy_saved,
                "x was changed in place after forward, yet backward ran without an error and gave the "
-               "gradient at the old values: you saved a copy of x, which the in-place change never touches, "
+               "gradient at the old values: you kept a copy of x, which the in-place change never touches, "
                "so there is nothing for the version check to catch",
                "save x itself with ctx.save_for_backward(x), not a copy such as x.clone()")
+        expect(got != [3.0, 120.0, 300.0],
+               "x was changed in place after forward, yet backward ran without an error and gave the "
+               "gradient at the old values: you saved a new tensor computed from x (such as x * x), which "
+               "the in-place change of x never touches, so there is nothing for the version check to catch",
+               "save the input x itself, ctx.save_for_backward(x), and compute the gradient from it in backward")
+        expect(not any(t is x for t in saved) or stashed,
+               "you saved x itself, rightly, yet backward read the changed x without an error: backward reads "
+               "it some other way than ctx.saved_tensors (node_info.saved_tensors, for one, reads without the "
+               "check)", "in backward, read x with `x, = ctx.saved_tensors`: that read compares version counters")
         expect(not (saved and stashed),
                f"x is saved with save_for_backward, but backward reads ctx.{stashed[0] if stashed else ''}, a "
                "plain attribute: only reading ctx.saved_tensors compares version counters",
@@ -307,6 +317,9 @@ def your_turn_3(two_backwards: Callable) -> None:
            "run both: y.sum() first, then (3 * y).sum(); their gradients add up in x.grad")
     expect(got == [8.0, -16.0, 24.0], f"x.grad is {got}; both passes together give 2x + 6x = [8, -16, 24]",
            "y.sum() first, then (3 * y).sum(), through the same y; their gradients add up in x.grad")
+    expect(record.passes != 0 or any(r.passes for r in watched),
+           "no backward pass went through y's node: x.grad was set some other way, so nothing was "
+           "backpropagated through the graph", "call y.sum().backward(...), then (3 * y).sum().backward()")
     built = [record for record in watched if record.passes]
     expect(len(built) <= 1,
            f"you built the graph {len(built)} times ({built[0].function.__name__ if built else ''}.apply ran "

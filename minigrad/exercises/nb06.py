@@ -119,9 +119,13 @@ def _linear_case(MyLinear, input_requires_grad: bool, weight_requires_grad: bool
     # grad_weight is computed from input (and grad_input from weight): when only one gradient is
     # needed, the other tensor's numbers are not needed at all.
     unneeded = x if not weight_requires_grad else w if not input_requires_grad else None
-    with torch.no_grad(), _watching(unneeded) if unneeded is not None else contextlib.nullcontext():
-        returned = MyLinear.backward(out.grad_fn, torch.tensor(upstream_data))   # as the engine calls it
-        used = unneeded is not None and _Watched.used
+    try:
+        with torch.no_grad(), _watching(unneeded) if unneeded is not None else contextlib.nullcontext():
+            returned = MyLinear.backward(out.grad_fn, torch.tensor(upstream_data))   # as the engine calls it
+            used = unneeded is not None and _Watched.used
+    except RuntimeError as error:
+        _expect_shapes_fit(error)
+        raise
     expect(isinstance(returned, (tuple, list)) and len(returned) == 2,
            f"backward returned {type(returned).__name__}, not two gradients (one for input, one for weight)",
            "return grad_input, grad_weight")
@@ -129,9 +133,21 @@ def _linear_case(MyLinear, input_requires_grad: bool, weight_requires_grad: bool
         expect(gradient is None or isinstance(gradient, Tensor),
                f"backward returned {gradient!r} for {name}: a gradient is a tensor, or None when nobody needs it",
                "return a tensor, or None for a gradient ctx.needs_input_grad does not ask for")
-    out.backward(torch.tensor(upstream_data))
+    try:
+        out.backward(torch.tensor(upstream_data))
+    except RuntimeError as error:
+        _expect_shapes_fit(error)
+        raise
     expected = {"x": upstream_data @ w_data, "w": upstream_data.T @ x_data}
     return tuple(returned), used, x, w, expected
+
+
+def _expect_shapes_fit(error: RuntimeError) -> None:
+    """A backward whose products do not fit the shapes gets a hint, not a bare error."""
+    expect(not any(text in str(error) for text in ("cannot be multiplied", "invalid gradient")),
+           f"backward failed: {error}",
+           "each gradient has the shape of its input: input is [5, 4] and weight [3, 4] here, grad_output "
+           "[5, 3]; which product of grad_output with weight (or input), transposed or not, has that shape?")
 
 
 def _expect_grad(tensor, returned, expected, name: str, formula: str, case: str) -> None:
@@ -334,7 +350,11 @@ def your_turn_4(TwoScales) -> None:
                "return x * 2, x * 3: tensors computed from x")
         expect(out[0].grad_fn is not None, "the outputs have no grad_fn, so backward can never reach x",
                "return x * 2, x * 3, computed from the input x")
-        expect(out[0].grad_fn.materialize_grads is False,
+        materialize = out[0].grad_fn.materialize_grads
+        expect(isinstance(materialize, bool),
+               f"forward called ctx.set_materialize_grads({materialize!r}): it takes a bool, and PyTorch raises "
+               f"TypeError for {materialize!r}", "ctx.set_materialize_grads(False)")
+        expect(materialize is False,
                "ctx.materialize_grads is still True: backward receives zeros, not None, for an unused output",
                "the section on set_materialize_grads: forward can ask for None instead of zeros")
         if used is not None:

@@ -16,8 +16,9 @@ asks which arguments of ``SpecialSpmmFunction.apply`` need a gradient, for the f
 """
 from __future__ import annotations
 
+import contextlib
 import tracemalloc
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -34,6 +35,11 @@ FOUR_NODE_GRAD_VALUES = [15.0, 24.0, 24.0, 33.0, 6.0]   # for the loss out.sum()
 
 MEMORY_N, MEMORY_DEGREE, MEMORY_D = 4000, 4, 8
 """The graph of the memory check: an N x N float32 matrix is 64 MB there, the gradient 77 KB."""
+
+WORK_PER_EDGE_FEATURE = 20
+"""How many numbers an answer may compute per edge and feature: gathering, multiplying and summing
+computes about 3.4 (a loop over the edges 4.3); the N x N product computes N / (degree x d), about
+100 at N = 4,000, however it is cut into pieces."""
 
 
 def random_graph(n: int, nnz: int, d: int, which: int) -> tuple:
@@ -87,6 +93,55 @@ def _peak_bytes(function: Callable, *args) -> int:
     return peak - start
 
 
+class _Counted(np.ndarray):
+    """The numbers of grad_output and b, noting how many numbers numpy computes from them (for a
+    learner who takes ``.numpy()`` and multiplies in numpy)."""
+
+    computed = 0
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        plain = [np.asarray(value) if isinstance(value, _Counted) else value for value in inputs]
+        if "out" in kwargs:
+            kwargs["out"] = tuple(np.asarray(o) if isinstance(o, _Counted) else o for o in kwargs["out"])
+        result = getattr(ufunc, method)(*plain, **kwargs)
+        _Counted.computed += int(np.size(result))
+        return result
+
+    def __array_function__(self, func, types, args, kwargs):
+        result = super().__array_function__(func, (np.ndarray,), args, kwargs)
+        if isinstance(result, np.ndarray) and result.base is None and not isinstance(result, _Counted):
+            _Counted.computed += result.size   # a new array (np.dot, np.einsum), not a view
+        return result
+
+
+@contextlib.contextmanager
+def _counting_work(*tensors: Tensor) -> Iterator[list]:
+    """How many numbers the block computes: the elements of every tensor an operation (each one a
+    Function) returns, plus what numpy computes from ``tensors``' own arrays. Blocks of rows or a
+    loop change nothing: forming grad_output @ b.T in any number of pieces computes N x N numbers."""
+    count = [0]
+    original = Function.__dict__["apply"]
+
+    def apply(cls, *args, **kwargs):
+        output = original.__func__(cls, *args, **kwargs)
+        count[0] += sum(t.numel() for t in (output if isinstance(output, tuple) else (output,))
+                        if isinstance(t, Tensor))
+        return output
+
+    arrays = [t._data for t in tensors]
+    for t in tensors:
+        t._data = t._data.view(_Counted)
+    _Counted.computed = 0
+    Function.apply = classmethod(apply)
+    try:
+        yield count
+    finally:
+        Function.apply = original
+        for t, array in zip(tensors, arrays):
+            t._data = array
+        count[0] += _Counted.computed
+
+
 def _size(n_bytes: float) -> str:
     """``'64 MB'``, ``'77 KB'``."""
     return f"{n_bytes / 1e6:,.0f} MB" if n_bytes >= 1e6 else f"{n_bytes / 1e3:,.0f} KB"
@@ -137,6 +192,16 @@ def your_turn_1(grad_values: Callable) -> None:
            f"{_size(matrix_bytes)}, the gradient itself {_size(indices.shape[1] * 4)}",
            "do not form grad_output @ b.T: gather the rows you need, grad_output[indices[0]] and "
            "b[indices[1]] (each nnz x d), multiply them and sum over the features")
+    nnz = indices.shape[1]
+    with _counting_work(grad_output, b) as computed:
+        grad_values(indices, grad_output, b)
+    expect(computed[0] <= WORK_PER_EDGE_FEATURE * nnz * MEMORY_D,
+           f"the values are right, but at N = {n:,} ({nnz:,} edges, d = {MEMORY_D}) your function computed "
+           f"{computed[0]:,} numbers, where one dot product per edge needs about nnz x d = {nnz * MEMORY_D:,}: "
+           f"it works out far more pairs of nodes than there are edges (the N x N matrix has {n * n:,}), "
+           "a few rows at a time or all at once",
+           "do not multiply grad_output by b.T, not even a few rows at a time: gather the rows you need, "
+           "grad_output[indices[0]] and b[indices[1]] (each nnz x d), multiply them and sum over the features")
 
 
 # ---------------------------------------------------------------------------- Your turn 2

@@ -22,6 +22,7 @@ import warnings
 import numpy as np
 
 import minigrad as torch
+from minigrad.autograd import node_info
 from minigrad.autograd.function import Function
 from minigrad.autograd.gradcheck import gradcheck
 from minigrad.tensor import Tensor
@@ -31,6 +32,7 @@ from ._feedback import exercise, expect
 _MATMUL_SHAPES = [((3, 3), (3, 3)), ((2, 3), (3, 4))]
 _GRAD_FORMULAS = {"a": "grad_a has the shape of a: which product of grad_output and b, transposed or not, has it?",
                   "b": "grad_b has the shape of b: which product of a and grad_output, transposed or not, has it?"}
+NUMBER_OF_GRADIENTS_HINT = "backward returns one gradient per input of forward, in order: return grad_a, grad_b"
 
 
 def _values(t) -> list:
@@ -48,32 +50,58 @@ def _matmul_inputs(shape_a: tuple, shape_b: tuple, needs: str) -> tuple:
     return a, b
 
 
+def _check_product_backward(product, shapes: list, forward_text: str, expected, sizes_text) -> None:
+    """``product.apply(a, b)`` computes ``expected(a, b)`` (numpy) and passes gradcheck for each input
+    alone and for both together, on every pair of ``shapes``."""
+    for shape_a, shape_b in shapes:
+        a, b = _matmul_inputs(shape_a, shape_b, "")
+        out = product.apply(a, b)
+        expect(isinstance(out, Tensor) and np.allclose(_values(out), expected(np.asarray(a._data), b._data)),
+               f"forward does not compute {forward_text} for a {list(shape_a)} and b {list(shape_b)}",
+               "keep the forward of the starter")
+        sizes = sizes_text(list(shape_a), list(shape_b))
+        for name in ("a", "b"):
+            inputs = _matmul_inputs(shape_a, shape_b, name)
+            try:
+                passed = gradcheck(product.apply, inputs, raise_exception=False)
+            except RuntimeError as error:
+                expect("incorrect number of gradients" not in str(error),
+                       f"with {sizes}, backward failed: {error}", NUMBER_OF_GRADIENTS_HINT)
+                expect(False, f"with {sizes} and only {name} requiring grad, backward failed: {error}",
+                       _GRAD_FORMULAS[name])
+            expect(passed, f"gradcheck finds grad_{name} wrong for {sizes}: backward's Jacobian differs from "
+                   "the central differences", _GRAD_FORMULAS[name])
+    a, b = _matmul_inputs(*shapes[-1], "ab")
+    expect(gradcheck(product.apply, (a, b), raise_exception=False),
+           "each gradient passes alone, but gradcheck fails with both a and b requiring grad",
+           "return grad_a, grad_b in the order of forward's arguments")
+
+
 @exercise("Your turn 1: fix the matmul backward")
 def your_turn_1(MatMul) -> None:
     """``MatMul.apply(a, b)`` computes ``a @ b`` and passes ``gradcheck`` for square and
     non-square float64 matrices, for each input alone and for both together."""
     expect(_is_function_class(MatMul), f"{MatMul!r} is not a class derived from torch.autograd.Function",
-           "pass the class itself: check.your_turn_1(MatMul)")
-    for shape_a, shape_b in _MATMUL_SHAPES:
-        a, b = _matmul_inputs(shape_a, shape_b, "")
-        out = MatMul.apply(a, b)
-        expect(isinstance(out, Tensor) and np.allclose(_values(out), np.asarray(a._data) @ b._data),
-               f"forward does not compute a @ b for a {list(shape_a)} and b {list(shape_b)}",
-               "keep the forward of the starter: a.mm(b)")
-        sizes = f"a {list(shape_a)} @ b {list(shape_b)}"
-        for name in ("a", "b"):
-            inputs = _matmul_inputs(shape_a, shape_b, name)
-            try:
-                passed = gradcheck(MatMul.apply, inputs, raise_exception=False)
-            except RuntimeError as error:
-                expect(False, f"with {sizes} and only {name} requiring grad, backward failed: {error}",
-                       _GRAD_FORMULAS[name])
-            expect(passed, f"gradcheck finds grad_{name} wrong for {sizes}: backward's Jacobian differs from "
-                   "the central differences", _GRAD_FORMULAS[name])
-    a, b = _matmul_inputs(*_MATMUL_SHAPES[1], "ab")
-    expect(gradcheck(MatMul.apply, (a, b), raise_exception=False),
-           "each gradient passes alone, but gradcheck fails with both a and b requiring grad",
-           "return grad_a, grad_b in the order of forward's arguments")
+           "pass the class itself: check.your_turn_1(MatMulToFix)")
+    _check_product_backward(MatMul, _MATMUL_SHAPES, "a @ b", lambda a, b: a @ b,
+                            lambda a, b: f"a {a} @ b {b}")
+
+
+# A redesign of Your turn 1 that the notebook's worked matmul does not answer: the backward of
+# a.t() @ b, for a of shape (k, n) and b of shape (k, m). Its gradients are b @ grad_output.t()
+# and a @ grad_output; the starter's, copied from the matmul fix, fail for every shape.
+_TRANSPOSED_SHAPES = [((3, 3), (3, 3)), ((4, 2), (4, 3))]
+
+
+@exercise("Your turn 1: the backward of a.t() @ b")
+def your_turn_1_transposed(TransposedMatMul) -> None:
+    """``TransposedMatMul.apply(a, b)`` computes ``a.t() @ b`` and passes ``gradcheck`` for square
+    and non-square float64 matrices, for each input alone and for both together."""
+    expect(_is_function_class(TransposedMatMul),
+           f"{TransposedMatMul!r} is not a class derived from torch.autograd.Function",
+           "pass the class itself: check.your_turn_1(TransposedMatMul)")
+    _check_product_backward(TransposedMatMul, _TRANSPOSED_SHAPES, "a.t() @ b", lambda a, b: a.T @ b,
+                            lambda a, b: f"a {a}, b {b}")
 
 
 _POSITION_SHAPES = [(4, 4), (2, 3), (3, 5), (5, 2)]
@@ -84,16 +112,25 @@ def _positions(flat_positions, indices, shape) -> list:
     if isinstance(result, Tensor):
         result = result.detach()._data
     try:
-        return np.asarray(result).astype(np.int64).tolist()
+        array = np.asarray(result)
     except (TypeError, ValueError):
-        expect(False, f"flat_positions returned {type(result).__name__}, not numbers",
-               "return one whole number per stored entry, e.g. indices[0] * columns + indices[1]")
+        array = np.asarray(None)
+    expect(array.dtype.kind in "iuf",
+           f"flat_positions returned {type(result).__name__}, not numbers",
+           "return one whole number per stored entry, an integer tensor")
+    expect(array.dtype.kind != "f",
+           f"flat_positions returned positions of dtype {array.dtype}: a position is an index into the "
+           "flattened matrix, and an index must be an integer (view(-1)[positions] refuses floats)",
+           "keep the positions integers: compute them from indices (int64) with integer arithmetic only")
+    return array.astype(np.int64).tolist()
 
 
 class _SpmmAtPositions(Function):
-    """A @ b for A = sparse (indices, values, shape); backward gathers grad(A) at the positions."""
+    """A @ b for A = sparse (indices, values, shape); backward gathers grad(A) at the positions,
+    in grad_output @ b.t() (row by row) or in its transpose b @ grad_output.t() (column by column)."""
 
-    positions = None   # the learner's function, set by the checker
+    positions = None    # the learner's function, set by the checker
+    transposed = False  # whether backward gathers from the transposed product
 
     @staticmethod
     def forward(ctx, indices, values, shape, b):
@@ -106,7 +143,48 @@ class _SpmmAtPositions(Function):
     def backward(ctx, grad_output):
         a, b = ctx.saved_tensors
         flat = Tensor._make(np.asarray(_positions(_SpmmAtPositions.positions, ctx.indices, ctx.shape)))
-        return None, grad_output.mm(b.t()).reshape(-1)[flat], None, a.t().mm(grad_output)
+        grad_a = b.mm(grad_output.t()) if _SpmmAtPositions.transposed else grad_output.mm(b.t())
+        return None, grad_a.reshape(-1)[flat], None, a.t().mm(grad_output)
+
+
+def _check_positions(flat_positions, transposed: bool) -> None:
+    """The positions of the stored entries in the flattened gradient of A, row by row (or in its
+    transpose, column by column), then gradcheck of a sparse product that gathers there."""
+    rng = np.random.default_rng(11)
+    for rows, cols in _POSITION_SHAPES:
+        entries = rng.permutation(rows * cols)[:max(3, rows * cols // 2)]
+        indices = torch.tensor(np.stack([entries // cols, entries % cols]).astype(np.int64))
+        got = _positions(flat_positions, indices, torch.Size([rows, cols]))
+        want = (entries % cols * rows + entries // cols if transposed else entries).tolist()
+        if got == want:
+            continue
+        k = next(i for i, (g, w) in enumerate(zip(got, want)) if g != w) if len(got) == len(want) else 0
+        row, col = int(entries[k] // cols), int(entries[k] % cols)
+        expect(len(got) == len(want), f"for shape ({rows}, {cols}) and {len(want)} entries you returned "
+               f"{len(got)} positions", "one position per column of indices")
+        if transposed:
+            expect(got != entries.tolist(),
+                   f"for shape ({rows}, {cols}) you gave the positions in the gradient flattened row by row, "
+                   "but backward flattens its transpose", "in the transpose, entry (row, col) sits at (col, row)")
+            expect(False, f"for shape ({rows}, {cols}), entry ({row}, {col}) of A is at position {want[k]} of the "
+                   f"flattened transpose; you gave {got[k]}",
+                   "the transpose has shape (shape[1], shape[0]): how many entries does one of its rows hold?")
+        square_hint = (rows != cols and got == (entries // cols * rows + entries % cols).tolist())
+        expect(not square_hint,
+               f"right for square shapes, wrong for ({rows}, {cols}): entry ({row}, {col}) is number {want[k]} "
+               f"of the flattened matrix, you gave {got[k]}. shape[0] counts the rows, while a flattened row "
+               f"holds shape[1] = {cols} entries",
+               "how many entries does one flattened row hold: shape[0] or shape[1]?")
+        expect(False, f"for shape ({rows}, {cols}), entry ({row}, {col}) is number {want[k]} of the flattened "
+               f"matrix; you gave {got[k]}", "row by row: row * (number of columns) + col")
+    _SpmmAtPositions.positions, _SpmmAtPositions.transposed = flat_positions, transposed
+    indices = torch.tensor([[0, 0, 1, 1], [0, 2, 0, 1]])
+    values = torch.tensor([1.0, 2.0, 3.0, 4.0], dtype=torch.float64, requires_grad=True)
+    b = torch.tensor(rng.standard_normal((3, 2)), requires_grad=True)
+    expect(gradcheck(lambda v, m: _SpmmAtPositions.apply(indices, v, torch.Size([2, 3]), m), (values, b),
+                     raise_exception=False),
+           "gradcheck fails for a sparse product whose backward gathers at your positions (A is 2 x 3)",
+           "the position of each stored entry in the flattened gradient")
 
 
 @exercise("Your turn 2: pyGAT's edge_idx on a rectangular matrix")
@@ -115,34 +193,18 @@ def your_turn_2(flat_positions) -> None:
     entry, right for square and rectangular shapes; gradcheck passes with a 2 x 3 matrix."""
     expect(callable(flat_positions), f"{flat_positions!r} is not a function",
            "pass the function itself: check.your_turn_2(flat_positions)")
-    rng = np.random.default_rng(11)
-    for rows, cols in _POSITION_SHAPES:
-        entries = rng.permutation(rows * cols)[:max(3, rows * cols // 2)]
-        indices = torch.tensor(np.stack([entries // cols, entries % cols]).astype(np.int64))
-        got = _positions(flat_positions, indices, torch.Size([rows, cols]))
-        want = entries.tolist()
-        if got == want:
-            continue
-        k = next(i for i, (g, w) in enumerate(zip(got, want)) if g != w) if len(got) == len(want) else 0
-        row, col = int(want[k] // cols), int(want[k] % cols)
-        square_hint = (rows != cols and got == (entries // cols * rows + entries % cols).tolist())
-        expect(not square_hint,
-               f"right for square shapes, wrong for ({rows}, {cols}): entry ({row}, {col}) is number {want[k]} "
-               f"of the flattened matrix, you gave {got[k]}. shape[0] counts the rows, while a flattened "
-               f"row holds shape[1] = {cols} entries",
-               "how many entries does one flattened row hold: shape[0] or shape[1]?")
-        expect(len(got) == len(want), f"for shape ({rows}, {cols}) and {len(want)} entries you returned "
-               f"{len(got)} positions", "one position per column of indices")
-        expect(False, f"for shape ({rows}, {cols}), entry ({row}, {col}) is number {want[k]} of the flattened "
-               f"matrix; you gave {got[k]}", "row by row: row * (number of columns) + col")
-    _SpmmAtPositions.positions = flat_positions
-    indices = torch.tensor([[0, 0, 1, 1], [0, 2, 0, 1]])
-    values = torch.tensor([1.0, 2.0, 3.0, 4.0], dtype=torch.float64, requires_grad=True)
-    b = torch.tensor(rng.standard_normal((3, 2)), requires_grad=True)
-    expect(gradcheck(lambda v, m: _SpmmAtPositions.apply(indices, v, torch.Size([2, 3]), m), (values, b),
-                     raise_exception=False),
-           "gradcheck fails for a sparse product whose backward gathers at your positions (A is 2 x 3)",
-           "row * shape[1] + col")
+    _check_positions(flat_positions, transposed=False)
+
+
+@exercise("Your turn 2: positions in the transposed gradient")
+def your_turn_2_transposed(transposed_positions) -> None:
+    """``transposed_positions(indices, shape)``: the position of each stored entry ``(row, col)`` of
+    a ``shape[0] x shape[1]`` matrix A in the flattened transpose of its gradient,
+    ``b.mm(grad_output.t()).view(-1)`` (which is ``col * shape[0] + row``); gradcheck passes with a
+    2 x 3 matrix."""
+    expect(callable(transposed_positions), f"{transposed_positions!r} is not a function",
+           "pass the function itself: check.your_turn_2(transposed_positions)")
+    _check_positions(transposed_positions, transposed=True)
 
 
 def _is_static(cls, name: str) -> bool:
@@ -157,6 +219,10 @@ def your_turn_3(CustomFunction) -> None:
            f"{CustomFunction!r} is not a class derived from torch.autograd.Function",
            "pass the class itself: check.your_turn_3(CustomFunction)")
     for name in ("forward", "backward"):
+        expect(not isinstance(inspect.getattr_static(CustomFunction, name, None), classmethod),
+               f"{name} is a class method: Python passes the class CustomFunction as its first argument, so ctx "
+               "would be the class, one object shared by every call, and the real ctx would land in the "
+               "next parameter", f"put @staticmethod, not @classmethod, on the line above def {name}")
         expect(_is_static(CustomFunction, name),
                f"{name} is a plain function in the class body, not a static method: it works through apply, "
                "but on an instance Python would pass the instance itself as ctx",
@@ -170,6 +236,12 @@ def your_turn_3(CustomFunction) -> None:
     expect(isinstance(y, Tensor) and _values(y) == [2.0, -4.0, 1.0],
            f"CustomFunction.apply([1, -2, 0.5]) gave {y!r}, expected 2 * input",
            "forward returns input * 2")
+    stashed = [key for key, value in node_info.ctx_attributes(y.grad_fn).items() if isinstance(value, Tensor)] \
+        if y.grad_fn is not None else []
+    expect(not stashed,
+           f"forward keeps a tensor as a plain attribute, ctx.{stashed[0] if stashed else ''}: a tensor kept that "
+           "way is never checked for in-place changes (notebook 05), and the gradient of 2 * input does not "
+           "need it", "either save it with ctx.save_for_backward(input), or keep nothing at all")
     node_name = CustomFunction._backward_cls.__name__
     expect(type(y.grad_fn) is CustomFunction._backward_cls,
            f"the output's grad_fn is {y.grad_fn!r}, not a {node_name} node",

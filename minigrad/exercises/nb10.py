@@ -15,6 +15,8 @@ notebook, so the variable class is passed in.
 from __future__ import annotations
 
 import inspect
+import re
+import unicodedata
 from typing import Any
 
 from ._feedback import exercise, expect
@@ -28,10 +30,13 @@ def _close(value: Any, expected: float) -> bool:
         return False
 
 
-def _describe(value: Any) -> str:
-    if value is None:
-        return "None"
-    return f"a {type(value).__name__}"
+def _returned(what: str, value: Any, variable_class: type) -> None:
+    """``value``, returned by ``what``, is one of the learner's variables."""
+    expect(value is not None, f"{what} returned None, not a {variable_class.__name__}",
+           "return what the fresh instance returns when you call it: `return cls()(x, w)`.")
+    expect(isinstance(value, variable_class),
+           f"{what} returned an object of type {type(value).__name__}, not a {variable_class.__name__}",
+           "return what the fresh instance returns when you call it: `return cls()(x, w)`.")
 
 
 @exercise("Your turn 1: make design A re-entrant")
@@ -41,20 +46,21 @@ def your_turn_1(function_class: type, variable_class: type) -> None:
     It multiplies like the notebook's ``MulA``; it is applied twice before any backward, in a
     chain (``out = apply(apply(x, w), w)``, so w is used twice) and on unrelated inputs.
     """
+    expect(isinstance(function_class, type) and isinstance(variable_class, type),
+           f"check.your_turn_1 received {type(function_class).__name__} and {type(variable_class).__name__}: it "
+           "needs two classes, your Function and the variable class",
+           "pass the classes themselves, your Function first: check.your_turn_1(ReentrantMul, VarA)")
     expect(isinstance(inspect.getattr_static(function_class, "apply", None), classmethod),
            f"{function_class.__name__}.apply is not a classmethod",
            "put @classmethod above `def apply(cls, x, w):`, so that it is called on the class "
            "and receives the class as cls.")
     x, w = variable_class(2.0), variable_class(3.0)
     h = function_class.apply(x, w)
-    expect(isinstance(h, variable_class),
-           f"apply(x, w) returned {_describe(h)}, not a {variable_class.__name__}",
-           "return what the fresh instance returns when you call it: `return cls()(x, w)`.")
+    _returned("apply(x, w)", h, variable_class)
     expect(_close(h.data, 6.0), f"apply(x, w) computed {h.data!r} for x=2, w=3; expected 6.0",
            "call the instance: its __call__ runs forward (x * w) and links the output to it.")
     out = function_class.apply(h, w)
-    expect(isinstance(out, variable_class), f"the second apply returned {_describe(out)}",
-           "return what the fresh instance returns when you call it.")
+    _returned("the second apply", out, variable_class)
     expect(h.creator is not None and out.creator is not None,
            "an output's creator is None: it is not linked to a Function instance, so backward "
            "has nothing to run",
@@ -87,31 +93,58 @@ def your_turn_1(function_class: type, variable_class: type) -> None:
            f"backward of the second output gave c.grad={c.grad!r}, d.grad={d.grad!r}; expected 7.0, 6.0",
            "each call's instance must keep its own inputs.")
 
+    # Five calls before any backward, inputs used again: a pool of instances taken in turn, or
+    # instances cached by an input or by the pair of inputs, share one instance somewhere here.
+    x, w, v = (variable_class(value) for value in (2.0, 3.0, 5.0))
+    inner = function_class.apply(x, w)
+    middle = function_class.apply(inner, w)
+    chain = function_class.apply(middle, w)
+    other, again = function_class.apply(x, v), function_class.apply(x, w)
+    creators = {id(getattr(output, "creator", None)) for output in (inner, middle, chain, other, again)}
+    expect(len(creators) == 5,
+           "apply(apply(apply(x, w), w), w), then apply(x, v) and apply(x, w): two of these five calls share one "
+           "Function instance (kept in a pool, or found again by its inputs), so one call overwrote the inputs "
+           "of another",
+           "make a new instance on every call: `return cls()(x, w)`, nothing kept between calls.")
+    chain.backward()
+    expect(_close(x.grad, 27.0) and _close(w.grad, 54.0),
+           f"for out = apply(apply(apply(x, w), w), w), then apply(x, v) and apply(x, w), out.backward() gives "
+           f"x.grad={x.grad!r}, "
+           f"w.grad={w.grad!r}; expected 27.0 (w*w*w) and 54.0 (3*x*w*w)",
+           "each call's instance must keep its own inputs.")
+
 
 _NOT_A_LETTER_HINT = ("ask the output what its ctx is: type(out._ctx), and compare it with the "
                       "Function class TinyMul.")
 
+# Why a wrong letter is wrong, said by what that design would look like: never what the mystery
+# engine's ctx is, which is the answer.
 _WHY_NOT = {
-    "B": ("there is no separate record class here: the object stored on out._ctx is made by "
-          "cls(*tensors), so it is an instance of the Function class itself (type(out._ctx) is "
-          "TinyMul). Design B keeps ctx in one Context record type shared by every Function, "
-          "next to last_fn and inputs in a History",
-          "a TinyFunction instance keeps the parents and the saved values: which class is that object?"),
-    "C": ("it looks like PyTorch (static methods, a ctx argument, save_for_backward, a fresh ctx "
-          "per call, ctx stored on the output), but ctx is made by cls(*tensors): an instance of "
-          "the Function class itself (isinstance(out._ctx, TinyMul) is True). In design C, ctx "
-          "belongs to a separate node class generated per Function (MulConstantBackward), and "
-          "isinstance(y.grad_fn, MulConstant) is False",
-          "a fresh instance per call is exactly your fix from Your turn 1: it makes design A "
-          "re-entrant without changing what ctx is."),
+    "B": ("in design B every Function shares one record class (a Context), kept next to last_fn and the "
+          "inputs in a History, and the Function itself holds no state of a call",
+          "print type(out._ctx): is it such a shared record class?"),
+    "C": ("static methods, a ctx argument, save_for_backward and a fresh ctx per call look like PyTorch, "
+          "but what makes design C is the class of ctx: a separate node class generated for each Function "
+          "(MulConstantBackward for MulConstant), so that isinstance(y.grad_fn, MulConstant) is False",
+          "print type(out._ctx) and isinstance(out._ctx, TinyMul): which design gives those answers?"),
 }
+
+
+def _letter(answer: Any) -> str | None:
+    """The design letter an answer names ("A", "design a", "'A'", "A (the Function instance)"), or
+    None when it names none or more than one ("AB", "A or B")."""
+    text = unicodedata.normalize("NFKC", str(answer)).strip().strip("'\"“”‘’「」 ")
+    match = re.match(r"(?:design|设计)?\s*([abc])(?![a-z0-9])(.*)\Z", text, re.IGNORECASE | re.DOTALL)
+    if match is None or re.search(r"(?<![A-Za-z])[ABCbc](?![A-Za-z])", match.group(2)):   # a second letter
+        return None
+    return match.group(1).upper()
 
 
 @exercise("Your turn 2: which design is it?")
 def your_turn_2(answer: str) -> None:
     """Check the design letter given for the notebook's mystery engine (it is design A)."""
-    letter = str(answer).strip().upper().removeprefix("DESIGN").removeprefix("设计").strip(" .!。'\"")
-    expect(letter in ("A", "B", "C"),
+    letter = _letter(answer)
+    expect(letter is not None,
            f"you answered {answer!r}; answer with one letter: 'A', 'B' or 'C'", _NOT_A_LETTER_HINT)
     if letter in _WHY_NOT:
         problem, hint = _WHY_NOT[letter]
