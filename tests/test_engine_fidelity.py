@@ -92,6 +92,23 @@ def test_an_output_that_was_output_1_elsewhere_becomes_output_0_of_the_function(
     out.backward()   # once failed with an IndexError: the gradient went to slot 1 of a one-slot buffer
 
 
+def test_an_input_returned_and_marked_non_differentiable_gets_no_grad_fn():
+    class Halve(Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            ctx.mark_non_differentiable(y)
+            return x / 2, y
+
+        @staticmethod
+        def backward(ctx, grad_x, grad_y):
+            return grad_x / 2, None
+
+    x = torch.ones(2, requires_grad=True)
+    y = torch.ones(2)
+    half, same = Halve.apply(x, y)
+    assert same is not y and not same.requires_grad and same.grad_fn is None and half.grad_fn is not None
+
+
 def test_needs_input_grad_is_requires_grad_under_no_grad_too():
     class Needs(Function):
         @staticmethod
@@ -131,3 +148,138 @@ def test_ctx_requires_grad_is_true_on_every_ctx_as_in_pytorch():
         Reads.apply(torch.ones(1, requires_grad=True))
     Reads.apply(torch.ones(1, requires_grad=True))
     assert Reads.seen == [True, True, True]
+
+
+# ---------------------------------------------------------------------------- backward's arguments
+def test_fewer_gradients_than_tensors_is_an_error_not_a_dropped_tensor():
+    a, b = torch.ones(2, requires_grad=True), torch.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"^got 2 tensors and 1 gradients$"):
+        torch.autograd.backward([a * 2, b * 3], [torch.ones(2)])
+    with pytest.raises(RuntimeError, match=r"^got 2 tensors and 1 gradients$"):
+        torch.autograd.backward([a * 2, b * 3], torch.ones(2))
+    with pytest.raises(RuntimeError, match=r"^got 2 tensors and 0 gradients$"):
+        torch.autograd.backward([a.sum(), b.sum()], [])
+    with pytest.raises(RuntimeError, match=r"^got 2 tensors and 1 gradients$"):
+        torch.autograd.grad([a.sum(), b.sum()], [a, b], [torch.ones(())])
+    assert a.grad is None and b.grad is None
+
+
+def test_extra_gradients_are_ignored_as_in_pytorch():
+    a = torch.ones(2, requires_grad=True)
+    torch.autograd.backward([a.sum()], [torch.ones(()), torch.ones(())])
+    assert torch.autograd.grad([a.sum()], [a], [torch.ones(()), torch.ones(())])[0].tolist() == [1.0, 1.0]
+    assert a.grad.tolist() == [1.0, 1.0]
+
+
+def test_the_gradient_checks_come_before_the_count_and_the_tensor_checks():
+    a, b = torch.ones(2, requires_grad=True), torch.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"^Mismatch in shape: grad_output\[0\] has a shape of torch.Size\(\[3\]\)"):
+        torch.autograd.backward([a * 2, b * 3], [torch.ones(3)])
+    with pytest.raises(TypeError, match="^gradients can be either Tensors or None, but got int$"):
+        torch.autograd.backward([a * 2, b * 3], [3])
+    with pytest.raises(RuntimeError, match="^got 2 tensors and 1 gradients$"):
+        torch.autograd.backward([torch.ones(2), b * 3], [torch.ones(2)])
+    with pytest.raises(RuntimeError, match="^element 0 of tensors does not require grad and does not have a grad_fn$"):
+        torch.autograd.backward([torch.ones(())], inputs=[torch.ones(1)])
+    with pytest.raises(AssertionError, match="^Expected output to be a torch.Tensor$"):
+        torch.autograd.backward([a.sum(), None])
+
+
+def test_grad_variables_is_the_deprecated_name_of_grad_tensors():
+    a = torch.ones(2, requires_grad=True)
+    with pytest.warns(FutureWarning, match="`grad_variables` is deprecated. Use `grad_tensors` instead."):
+        torch.autograd.backward(a.sum(), grad_variables=torch.tensor(2.0))
+    assert a.grad.tolist() == [2.0, 2.0]
+    with pytest.warns(FutureWarning), pytest.raises(RuntimeError, match="arguments both passed to `backward\\(\\)`"):
+        torch.autograd.backward(a.sum(), torch.tensor(1.0), grad_variables=torch.tensor(5.0))
+    assert a.grad.tolist() == [2.0, 2.0]
+
+
+def test_inputs_may_be_a_dict_and_must_be_tensors():
+    a = torch.ones(2, requires_grad=True)
+    torch.autograd.backward((a * 2).sum(), inputs={"a": a})
+    assert a.grad.tolist() == [2.0, 2.0]
+    assert torch.autograd.grad((a * 3).sum(), {"a": a})["a"].tolist() == [3.0, 3.0]
+    for call in (lambda: torch.autograd.grad(a.sum(), [3]), lambda: torch.autograd.backward(a.sum(), inputs=[3])):
+        with pytest.raises(RuntimeError, match="^all inputs have to be Tensors or GradientEdges, but got int$"):
+            call()
+
+
+# ---------------------------------------------------------------------------- retain_grad, inputs=, hooks
+def test_backward_inputs_on_a_non_leaf_that_retains_its_grad_counts_it_once():
+    x = torch.ones(2, requires_grad=True)
+    y = x * 2
+    z = (y * 3).sum()
+    y.retain_grad()
+    z.backward(inputs=[y, x], retain_graph=True)
+    assert y.grad.tolist() == [3.0, 3.0] and x.grad.tolist() == [6.0, 6.0]
+    z.backward(inputs=[y, x], retain_graph=True)
+    assert y.grad.tolist() == [6.0, 6.0] and x.grad.tolist() == [12.0, 12.0]
+
+
+def test_a_second_backward_inputs_on_a_non_leaf_counts_it_once():
+    x = torch.ones(2, requires_grad=True)
+    y = x * 2
+    z = (y * 3).sum()
+    for _ in range(2):
+        z.backward(inputs=[x, y, y], retain_graph=True)   # after the first call y retains its grad
+    assert y.grad.tolist() == [6.0, 6.0] and x.grad.tolist() == [12.0, 12.0]
+
+
+def test_backward_inputs_runs_the_input_s_own_node_as_pytorch_does():
+    log = []
+
+    class Logs(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            log.append("backward")
+            return grad * 2
+
+    x = torch.ones(2, requires_grad=True)
+    x.register_hook(lambda grad: log.append("x hook"))
+    y = Logs.apply(x)
+    y.grad_fn.register_hook(lambda grad_inputs, grad_outputs: log.append("post hook"))
+    (y * 3).sum().backward(inputs=[y])
+    assert log == ["backward", "post hook"] and y.grad.tolist() == [3.0, 3.0] and x.grad is None
+    x2 = torch.ones(2, requires_grad=True)
+    y2 = x2 * x2
+    (y2 * 3).sum().backward(inputs=[y2])   # MulBackward0 ran, so its saved tensors are freed
+    with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second time"):
+        (y2 * 3).sum().backward()
+
+
+def test_autograd_grad_reads_a_running_node_s_gradient_before_its_tensor_hooks():
+    x = torch.ones(2, requires_grad=True)
+    y = x * 2
+    y.register_hook(lambda grad: grad * 10)
+    z = (y * 3).sum()
+    grad_y, grad_x = torch.autograd.grad(z, [y, x], retain_graph=True)   # y's node runs: x is behind it
+    assert grad_y.tolist() == [3.0, 3.0] and grad_x.tolist() == [60.0, 60.0]
+    grad_y, = torch.autograd.grad(z, [y])                                 # y's node does not run
+    assert grad_y.tolist() == [30.0, 30.0]
+
+
+def test_autograd_grad_still_fills_the_grad_of_a_tensor_that_retains_it():
+    x = torch.ones(2, requires_grad=True)
+    y = x * 2
+    y.retain_grad()
+    torch.autograd.grad((y * 3).sum(), [y])
+    assert y.grad.tolist() == [3.0, 3.0] and x.grad is None
+
+
+def test_retain_grad_makes_a_new_grad_each_backward_as_pytorch_does():
+    x = torch.ones(2, requires_grad=True)
+    y = x * 2
+    y.retain_grad()
+    (y * y).sum().backward(retain_graph=True)
+    first = y.grad
+    (y * y).sum().backward(retain_graph=True)
+    assert first is not y.grad and first.tolist() == [4.0, 4.0] and y.grad.tolist() == [8.0, 8.0]
+    y.grad = x.grad = None
+    (y * y).sum().backward(create_graph=True)
+    assert y.grad.grad_fn.name() == "CloneBackward0" and x.grad.grad_fn.name() == "torch::autograd::CopyBackwards"

@@ -432,7 +432,10 @@ class Function(metaclass=FunctionMeta):
         ctx = cls._backward_cls()                   # ctx IS the backward node: a <Name>Backward
         is_recorded = _connect_to_inputs(ctx, args)   # needs_input_grad, next_functions
         with grad_mode.no_grad():                   # forward's own operations are not recorded
-            outputs = _run_forward(cls, ctx, args, kwargs)
+            if cls._uses_setup_context:
+                outputs = _forward_then_setup_context(cls, ctx, args)
+            else:
+                outputs = cls.forward(ctx, *args, **kwargs)
         return _wrap_outputs(ctx, args, outputs, is_recorded)   # grad_fn = ctx, saved tensors checked
 
 
@@ -459,7 +462,10 @@ def _apply_without_graph(cls, args: tuple, kwargs: dict) -> Any:
         ctx.needs_input_grad = (False,) * len(args)
     else:
         ctx.needs_input_grad = tuple([_requires_grad(arg) for arg in args])
-    output = _run_forward(cls, ctx, args, kwargs)
+    if cls._uses_setup_context:
+        output = _forward_then_setup_context(cls, ctx, args)
+    else:
+        output = cls.forward(ctx, *args, **kwargs)
     if cls._is_builtin and type(output) is Tensor and ctx.dirty_tensors is None and (
             not args or output is not args[0]):
         return output   # the common case: a new tensor (a builtin's view needs no marking)
@@ -529,14 +535,12 @@ def _record_node(node: BackwardCFunction, edges: tuple, positions: tuple, input_
         anomaly_mode.record_forward(node)
 
 
-def _run_forward(cls, ctx: BackwardCFunction, args: tuple, kwargs: dict) -> Any:
-    """Call forward in the Function's style: ``forward(ctx, *args)``, or ``forward(*args)`` then
-    ``setup_context(ctx, inputs, output)``."""
-    if cls._uses_setup_context:
-        outputs = cls.forward(*args)
-        cls.setup_context(ctx, args, outputs)
-        return outputs
-    return cls.forward(ctx, *args, **kwargs)
+def _forward_then_setup_context(cls, ctx: BackwardCFunction, args: tuple) -> Any:
+    """The separate style: ``forward(*args)`` computes, then ``setup_context(ctx, inputs, output)``
+    stores on ctx what backward needs (``args`` holds every argument, bound by position)."""
+    outputs = cls.forward(*args)
+    cls.setup_context(ctx, args, outputs)
+    return outputs
 
 
 # ---------------------------------------------------------------------------- wrapping the outputs
@@ -577,6 +581,7 @@ def _wrap_output(ctx: BackwardCFunction, args: tuple, out: Tensor, output_nr: in
     """One tensor output of forward: ``grad_fn = ctx`` when a node is recorded (None for an output
     that carries no gradient)."""
     dirty = ctx.dirty_tensors is not None and _is_one_of(out, ctx.dirty_tensors)
+    non_differentiable = ctx.non_differentiable is not None and _is_one_of(out, ctx.non_differentiable)
     if dirty:
         if _changed_in_place(ctx, args, out, is_recorded, n_tensor_outputs):
             return out   # a view: views.rebase_view gave it and its base their new histories
@@ -585,7 +590,6 @@ def _wrap_output(ctx: BackwardCFunction, args: tuple, out: Tensor, output_nr: in
     if out._base is not None and not dirty:
         _views.mark_custom_function_output(ctx, out)
     if is_recorded:
-        non_differentiable = ctx.non_differentiable is not None and _is_one_of(out, ctx.non_differentiable)
         out.grad_fn = ctx if out._data.dtype.kind in "fc" and not non_differentiable else None
         out._output_nr = output_nr
         out._requires_grad = False   # not a leaf any more: it requires grad through its grad_fn
