@@ -29,7 +29,8 @@ The staged gradients are written into ``.grad`` only after every node's backward
 ``.grad`` has changed (PyTorch writes each ``.grad`` as soon as its leaf is reached). What did
 happen stays done: hooks that ran, and the saved tensors of the nodes that ran, already freed.
 
-Every other rule of PyTorch's engine is one named call, defined below in the order the loop meets it:
+Every other rule of PyTorch's engine is one named call, defined in this module in the order a backward
+meets it:
 
 - ``autograd.grad`` and ``backward(inputs=...)``: run only the nodes leading to an input, and read
   the inputs' gradients off the graph: ``ExecInfo`` (PyTorch's ``exec_info``);
@@ -300,7 +301,7 @@ def _needed_nodes(root_nodes, dependencies: dict, wanted: set) -> set:
 # ---------------------------------------------------------------------------- the backward loop
 def _execute(task: GraphTask) -> None:
     """The backward loop: every node runs once, after every edge into it has delivered."""
-    ready, buffers, dependencies, exec_info = task.ready, task.buffers, task.dependencies, task.exec_info
+    ready, buffers, dependencies, exec_info, tie = task.ready, task.buffers, task.dependencies, task.exec_info, task.tie
     while ready:
         node = heapq.heappop(ready)[-1]              # among the ready nodes, the one created last
         grad_outputs = buffers.pop(node)             # one gradient per output, summed over its uses
@@ -321,7 +322,7 @@ def _execute(task: GraphTask) -> None:
                 buffer[input_nr] = grad if buffer[input_nr] is None else buffer[input_nr] + grad
             dependencies[next_node] -= 1
             if dependencies[next_node] == 0:         # every edge into next_node has delivered
-                heapq.heappush(ready, (-next_node._sequence_nr, next(task.tie), next_node))
+                heapq.heappush(ready, (-next_node._sequence_nr, next(tie), next_node))
 
 
 def _call_tensor_pre_hooks(task: GraphTask, node, grad_outputs: list) -> None:

@@ -332,7 +332,7 @@ def _node_class(cls, node_name: str) -> type:
     return type(node_name, (getattr(cls, "_node_base", BackwardCFunction),), namespace)
 
 
-@staticmethod
+@staticmethod   # FunctionMeta makes it the backward of such a class
 def _both_backward_and_vjp(ctx, *grad_outputs):
     """The backward of a Function that defines both ``backward`` and ``vjp``: PyTorch refuses it only
     when backward runs, not when the class is made."""

@@ -712,7 +712,7 @@ def make_saved_input(g: Generator) -> None:
     saved tensor as backward will see it, and often a backward that uses it (twice differentiated)."""
     choose = g.choose
     a = g.tensor(floating=True)
-    first, second = g.new_name(), f"x{len(g.names) + 1}"
+    first, second = f"same{len(g.names)}", g.new_name()   # first: the input returned, a view of it
     if choose.chance(50):
         g.add(f"{first}, {second} = SquareToo.apply({a})", f"({first}, {second})")
         made = [first, second]
@@ -720,7 +720,9 @@ def make_saved_input(g: Generator) -> None:
         g.add(f"{first} = KeepIt.apply({a})", first)
         made = [first]
     made = [n for n in made if isinstance(g.namespace.get(n), g.torch.Tensor)]
-    g.names += made
+    # The first output is a view of the input: later steps do not get it (an in-place change of it,
+    # or of its input, is a case of its own, PyTorch's "function that returns multiple views").
+    g.names += [n for n in made if n == second]
     if not made or not g.value(first).requires_grad:
         return
     g.add("pass", f"{first}.grad_fn.saved_tensors[0]")
