@@ -283,3 +283,78 @@ def test_retain_grad_makes_a_new_grad_each_backward_as_pytorch_does():
     y.grad = x.grad = None
     (y * y).sum().backward(create_graph=True)
     assert y.grad.grad_fn.name() == "CloneBackward0" and x.grad.grad_fn.name() == "torch::autograd::CopyBackwards"
+
+
+# ---------------------------------------------------------------------------- what hooks get and return
+class NoGradientBack(Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 1
+
+    @staticmethod
+    def backward(ctx, grad):
+        return None
+
+
+def test_hooks_see_none_for_a_gradient_that_did_not_arrive():
+    seen = []
+    x = torch.ones(2, requires_grad=True)
+    x.register_hook(lambda grad: seen.append(("leaf", grad)))
+    u = x * 3
+    u.register_hook(lambda grad: seen.append(("u", grad)))
+    u.grad_fn.register_hook(lambda grad_inputs, grad_outputs: seen.append(("post", grad_inputs, grad_outputs)))
+    NoGradientBack.apply(u).sum().backward()
+    assert seen == [("u", None), ("post", (None, None), (None,)), ("leaf", None)] and x.grad is None
+    first, second = torch.ones(2, 3, requires_grad=True).unbind(0)
+    second.register_hook(lambda grad: seen.append(("unused output", grad)))
+    first.sum().backward()
+    assert seen[-1] == ("unused output", None)
+    with pytest.raises(RuntimeError, match="^can't replace a None gradient with a non-None value$"):
+        second.register_hook(lambda grad: torch.ones(3))
+        first.sum().backward()
+
+
+def _double(grad):
+    return grad.double()
+
+
+@pytest.mark.parametrize("leaf", [False, True], ids=["non-leaf", "leaf"])
+def test_what_a_tensor_hook_returns_is_checked(leaf):
+    def backward_with(hook):
+        x = torch.ones(2, requires_grad=True)
+        y = x if leaf else x * 2
+        y.register_hook(hook)
+        (y * 1).sum().backward()
+        return x
+
+    with pytest.raises(TypeError, match="^expected Variable, but hook returned 'int'$"):
+        backward_with(lambda grad: 3)
+    with pytest.raises(RuntimeError, match="^hook '<lambda>' has changed the size of value$"):
+        backward_with(lambda grad: torch.ones(3))
+    with pytest.raises(RuntimeError, match=r"^hook '_double' has changed the type of value \(was torch.FloatTensor "
+                                           r"got torch.DoubleTensor\)$"):
+        backward_with(_double)
+    assert backward_with(lambda grad: grad * 10).grad.tolist() == ([10.0, 10.0] if leaf else [20.0, 20.0])
+
+
+@pytest.mark.parametrize("kind", ["pre", "post"])
+def test_what_a_node_hook_returns_is_checked(kind):
+    def backward_with(hook):
+        x = torch.ones(2, requires_grad=True)
+        y = x * 2
+        if kind == "pre":
+            y.grad_fn.register_prehook(lambda grad_outputs: hook(grad_outputs))
+        else:
+            y.grad_fn.register_hook(lambda grad_inputs, grad_outputs: hook(grad_inputs))
+        y.sum().backward()
+        return x.grad
+
+    expected = 1 if kind == "pre" else 2
+    with pytest.raises(TypeError, match="^expected tuple, but hook returned 'list'$"):
+        backward_with(list)
+    with pytest.raises(RuntimeError, match=f"^hook '<lambda>' has returned an incorrect number of values "
+                                           f"\\(got {expected + 1}, but expected {expected}\\)$"):
+        backward_with(lambda grads: tuple(grads) + (None,))
+    with pytest.raises(TypeError, match="^expected Variable, but hook returned 'int'$"):
+        backward_with(lambda grads: (3,) * len(grads))
+    assert backward_with(lambda grads: (None,) * len(grads)) is None   # None replaces the gradient

@@ -32,6 +32,7 @@ happen stays done: hooks that ran, and the saved tensors of the nodes that ran, 
 Every other rule of PyTorch's engine is one named call, defined in this module in the order a backward
 meets it:
 
+- a backward inside a backward (reentrant): ``_running_tasks``, ``_on_fresh_thread``;
 - ``autograd.grad`` and ``backward(inputs=...)``: run only the nodes leading to an input, and read
   the inputs' gradients off the graph: ``ExecInfo`` (PyTorch's ``exec_info``);
 - tensor hooks ``t.register_hook(fn)``, then ``t.retain_grad()``: ``_call_tensor_pre_hooks``;
@@ -44,8 +45,7 @@ meets it:
 - node post-hooks ``node.register_hook(fn)``: ``_call_post_hooks``; freeing saved tensors once a
   node ran (unless ``retain_graph=True``): ``node._release_saved``;
 - writing ``.grad`` (``retain_grad()`` and leaves), without a copy for a gradient nobody else
-  holds: ``_write_staged_gradients``, ``_nobody_else_holds``;
-- a backward inside a backward (reentrant): ``_running_tasks``, ``_on_fresh_thread``.
+  holds: ``_write_staged_gradients``, ``_nobody_else_holds``.
 
 >>> import minigrad as torch
 >>> x = torch.tensor([2.0], requires_grad=True)
@@ -240,7 +240,8 @@ class ExecInfo:
 
     ``backward(inputs=...)`` runs the inputs' own nodes as well, so that a non-leaf input (which
     retains its grad from now on) and a leaf get their ``.grad`` as in a plain backward.
-    ``autograd.grad`` *captures* each input's gradient where it arrives, and writes no ``.grad``.
+    ``autograd.grad`` *captures* each input's gradient where it arrives and runs no leaf's
+    AccumulateGrad: no leaf's ``.grad`` changes (a tensor that retains its grad still gets it, as in PyTorch).
     """
 
     def __init__(self, inputs: Sequence[Tensor], accumulate: bool, root_nodes: list, dependencies: dict) -> None:
@@ -306,7 +307,7 @@ def _execute(task: GraphTask) -> None:
         node = heapq.heappop(ready)[-1]              # among the ready nodes, the one created last
         grad_outputs = buffers.pop(node)             # one gradient per output, summed over its uses
         if exec_info is not None and not exec_info.should_run(task, node, grad_outputs):
-            continue                                 # autograd.grad: it leads to no input
+            continue                                 # autograd.grad, backward(inputs=): leads to no input
         _call_tensor_pre_hooks(task, node, grad_outputs)   # t.register_hook(fn), t.retain_grad()
         if type(node) is AccumulateGrad:             # a leaf: nothing to run, the gradient is for .grad
             _stage_leaf_gradient(task, node, grad_outputs[0])
@@ -535,8 +536,9 @@ def _call_post_hooks(node: Node, grad_inputs: tuple, grad_outputs: list) -> tupl
 # ---------------------------------------------------------------------------- writing .grad
 def _write_staged_gradients(task: GraphTask) -> None:
     """Add the staged gradients into ``.grad``, in the order they arrived: only now, after every
-    node's backward succeeded. An AccumulateGrad post-hook that raises stops the writing there,
-    the earlier ``.grad``s written (as in PyTorch, which writes each as its leaf is reached)."""
+    node's backward succeeded. An error while writing (an AccumulateGrad post-hook that raises, a
+    gradient that cannot be added) stops the writing there, the earlier ``.grad``s written, as in
+    PyTorch, which writes each ``.grad`` as its leaf is reached."""
     staged, task.staged = task.staged, []
     staged.reverse()
     while staged:
