@@ -10,7 +10,8 @@
 """
 from __future__ import annotations
 
-from typing import Sequence
+import warnings
+from collections.abc import Mapping
 
 from ..tensor import Tensor
 from . import anomaly_mode, forward_ad, function, graph, node_info
@@ -28,40 +29,65 @@ def _tuple(x) -> tuple:
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
+def _gradients(grads, n_tensors: int) -> tuple:
+    """``grad_tensors`` / ``grad_outputs`` as a tuple: None means one None per tensor (PyTorch's
+    ``_tensor_or_tensors_to_tuple``); their number is checked against the tensors' by the engine."""
+    return (None,) * n_tensors if grads is None else _tuple(grads)
+
+
+def _inputs(inputs, function: str) -> tuple:
+    """``inputs`` as a tuple: a tensor, a sequence of tensors, or a dict of them (its values)."""
+    if type(inputs) is dict:
+        return tuple(inputs.values())
+    if isinstance(inputs, Mapping):
+        raise TypeError(f"`inputs` argument to `{function}()` must be a dict, not {type(inputs).__name__}. "
+                        "Other Mapping types are not supported.")
+    inputs = _tuple(inputs)
+    if not inputs:
+        raise RuntimeError(f"`inputs` argument to `{function}()` cannot be empty.")
+    return inputs
+
+
 def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, create_graph: bool = False,
              grad_variables=None, inputs=None) -> None:
     """Backpropagate from several tensors at once, accumulating into the leaves' ``.grad``.
 
-    With ``inputs``, only those tensors (leaves or not) get their ``.grad`` filled.
+    With ``inputs``, only those tensors (leaves or not) get their ``.grad`` filled; a non-leaf
+    among them retains its gradient from then on (``retain_grad()``), as in PyTorch.
     """
-    tensors = _tuple(tensors)
-    grads = _tuple(grad_tensors) or (None,) * len(tensors)
+    if grad_variables is not None:
+        warnings.warn("`grad_variables` is deprecated. Use `grad_tensors` instead.", FutureWarning, stacklevel=2)
+        if grad_tensors is not None:
+            raise RuntimeError("`grad_tensors` and `grad_variables` (deprecated) arguments both passed to "
+                               "`backward()`. Please only use `grad_tensors`.")
+        grad_tensors = grad_variables
     if inputs is not None:
-        inputs = _tuple(inputs)
-        if not inputs:
-            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-        for t in inputs:
-            if not isinstance(t, Tensor):
-                raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}")
-            if not t.requires_grad:
-                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-    run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=inputs is not None)
-    for t in inputs or ():
-        if not t.is_leaf:
-            t.retain_grad()   # as in PyTorch, a non-leaf input goes on retaining its grad
+        inputs = _inputs(inputs, "backward")
+    tensors = _tuple(tensors)
+    run_backward(tensors, _gradients(grad_tensors, len(tensors)), retain_graph, create_graph, inputs=inputs,
+                 accumulate=inputs is not None)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, create_graph: bool = False,
-         allow_unused: bool | None = None, materialize_grads: bool = False) -> tuple:
+         only_inputs: bool = True, allow_unused: bool | None = None, is_grads_batched: bool = False,
+         materialize_grads: bool = False) -> tuple | dict:
     """Return the gradients of ``outputs`` with respect to ``inputs`` (``.grad`` is left alone).
 
-    With ``create_graph=True`` the returned gradients are themselves differentiable.
+    With ``create_graph=True`` the returned gradients are themselves differentiable. ``inputs`` may
+    be a dict of tensors (``dict(model.named_parameters())``): the result is then a dict too.
     """
-    outputs, inputs = _tuple(outputs), _tuple(inputs)
-    if not inputs:
-        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
-    grads = _tuple(grad_outputs) or (None,) * len(outputs)
-    result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs)
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
+    if is_grads_batched:
+        raise NotImplementedError("minigrad does not implement vmap, so autograd.grad cannot take "
+                                  "is_grads_batched=True; call it once per row of grad_outputs instead.")
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
+                      "gradient for other parts of the graph, please use torch.autograd.backward.",
+                      FutureWarning, stacklevel=2)
+    outputs, wanted = _tuple(outputs), _inputs(inputs, "grad")
+    result = run_backward(outputs, _gradients(grad_outputs, len(outputs)), retain_graph, create_graph, inputs=wanted)
     if not (allow_unused or materialize_grads):
         for i, g in enumerate(result):
             if g is None:
@@ -69,8 +95,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
                                    "graph. Set allow_unused=True if this is the desired behavior.")
     if materialize_grads:   # zeros for unused inputs; with create_graph they require grad, as in PyTorch
         result = tuple(Tensor._zeros(tuple(x.shape), x.dtype).requires_grad_(create_graph) if g is None else g
-                       for g, x in zip(result, inputs))
-    return result
+                       for g, x in zip(result, wanted))
+    return dict(zip(inputs.keys(), result)) if type(inputs) is dict else result
 
 
 __all__ = ["Variable", "forward_ad", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",

@@ -87,8 +87,12 @@ class set_detect_anomaly:
 
 
 def record_forward(node) -> None:
-    """Called for each node made while anomaly detection is on: remember where it came from."""
-    node._anomaly_trace = "".join(traceback.format_stack()[:-2])
+    """Called for each node made while anomaly detection is on: remember where it came from.
+
+    The stack ends where minigrad took over: this function, ``function._record_node`` and the
+    function that called it (``_connect_to_inputs``, for a node made by ``Function.apply``) are left out.
+    """
+    node._anomaly_trace = "".join(traceback.format_stack()[:-3])
     node._anomaly_parent = state.current_node
 
 

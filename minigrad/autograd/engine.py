@@ -1,30 +1,51 @@
 """The backward engine: walks the graph from the outputs and calls each node's backward once.
 
+Words used below (PyTorch's, as its engine and hooks use them):
+
+- **edge**: an entry ``(next_node, input_nr)`` of ``node.next_functions``: where the gradient of one
+  tensor argument of the node's forward goes. ``input_nr`` is the slot of ``next_node`` it fills,
+  which is the ``output_nr`` of that tensor among ``next_node``'s forward outputs.
+- **grad_outputs**: the gradients a node *receives*, one per output of its forward (its *buffer*
+  while they arrive). **grad_inputs**: the gradients its backward *returns*, one per tensor input
+  of its forward, sent along its edges. (PyTorch's C++ calls a node's received gradients its
+  "inputs": backward turns the direction round.)
+- **dependencies**: for each node, how many edges point at it that have not delivered yet.
+- **ready**: the nodes whose dependencies are all delivered.
+
 One call of ``backward()`` is one ``GraphTask`` (PyTorch's name). It works in two passes, with no
 recursion (a chain of 100,000 operations is fine):
 
-1. **Discover** (``_discover``). From the outputs' ``grad_fn``, follow ``next_functions`` and count,
-   for each node, how many edges point at it: its dependencies.
-2. **Execute** (``_execute``, the backward loop). A node is ready once every edge into it has
-   delivered its gradient, so a reused intermediate receives the *sum* of its gradients before its
-   own backward runs. The loop takes the ready node created last (the highest sequence number, as in
-   PyTorch's engine), runs its backward, sends each gradient it returns along the matching edge, and
-   counts down the dependencies of the node at the other end. A leaf's ``AccumulateGrad`` node runs
-   no backward: its gradient is staged for the leaf's ``.grad``.
+1. **Discover** (``_discover``). From the outputs' ``grad_fn``, follow ``next_functions`` and count
+   each node's dependencies.
+2. **Execute** (``_execute``, the backward loop). A node runs only once it is ready, so a reused
+   intermediate receives the *sum* of its gradients before its own backward runs: that makes the
+   result right. Among the ready nodes the loop takes the one created last (the highest sequence
+   number, as PyTorch's engine does), runs its backward, sends each gradient it returns along the
+   matching edge, and counts down the dependencies of the node at the other end. A leaf's
+   ``AccumulateGrad`` node runs no backward: its gradient is staged for the leaf's ``.grad``.
 
-The staged gradients are written into ``.grad`` only after the whole pass succeeded
-(``_write_staged_gradients``): a backward that fails half-way leaves every ``.grad`` as it was.
+The staged gradients are written into ``.grad`` only after every node's backward succeeded
+(``_write_staged_gradients``): if a backward, a hook or a check raises during the pass, no
+``.grad`` has changed (PyTorch writes each ``.grad`` as soon as its leaf is reached). What did
+happen stays done: hooks that ran, and the saved tensors of the nodes that ran, already freed.
 
-Every other rule of PyTorch's engine is one named call, defined below the loop:
+Every other rule of PyTorch's engine is one named call, defined in this module in the order a backward
+meets it:
 
-- tensor hooks, ``t.register_hook(fn)``: ``_call_tensor_hooks``;
-- ``retain_grad()``, node pre-hooks and zeros for gradients that never arrived: ``_prepare_grad_outputs``;
-- checking what backward returned, and summing a broadcast gradient: ``_validate``, ``_conform``;
-- anomaly mode: ``_apply_watched``; node post-hooks: ``_run_post_hooks``;
-- a builtin node that received no gradient sends none on: ``_received_no_gradient``;
-- ``autograd.grad``: capture the inputs' gradients, run only the nodes leading to them: ``GradCapture``;
 - a backward inside a backward (reentrant): ``_running_tasks``, ``_on_fresh_thread``;
-- no copy for a gradient nobody else holds: ``graph._nobody_else_holds``.
+- ``autograd.grad`` and ``backward(inputs=...)``: run only the nodes leading to an input, and read
+  the inputs' gradients off the graph: ``ExecInfo`` (PyTorch's ``exec_info``);
+- tensor hooks ``t.register_hook(fn)``, then ``t.retain_grad()``: ``_call_tensor_pre_hooks``;
+- node pre-hooks ``node.register_prehook(fn)``: ``_call_pre_hooks``; what any hook returns is
+  checked: ``_checked_hook_result``;
+- a builtin node that received no gradient sends none on: ``_received_no_gradient``;
+- zeros for gradients that never arrived (``set_materialize_grads``): ``_materialize_grads``;
+- anomaly mode: ``_apply_in_anomaly_mode``;
+- checking what backward returned, and summing a broadcast gradient: ``_validate``, ``_conform``;
+- node post-hooks ``node.register_hook(fn)``: ``_call_post_hooks``; freeing saved tensors once a
+  node ran (unless ``retain_graph=True``): ``node._release_saved``;
+- writing ``.grad`` (``retain_grad()`` and leaves), without a copy for a gradient nobody else
+  holds: ``_write_staged_gradients``, ``_nobody_else_holds``.
 
 >>> import minigrad as torch
 >>> x = torch.tensor([2.0], requires_grad=True)
@@ -37,6 +58,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import sys
 import threading
 from typing import Callable, Sequence
 
@@ -47,9 +69,13 @@ from . import anomaly_mode
 from ..tensor import Tensor
 from ..types import from_numpy_dtype
 from .function import BackwardCFunction
-from .graph import _COUNTS_KNOWN, AccumulateGrad, Node, _nobody_else_holds  # noqa: F401 (_COUNTS_KNOWN: tests)
+from .graph import AccumulateGrad, Node
 
 Observer = Callable[[Node, tuple, tuple], None]
+REENTRANT_DEPTH_PER_THREAD = 20     # nested backward calls per thread before a fresh thread takes over
+_thread_state = threading.local()   # per thread: the graph tasks running, innermost last
+# sys.getrefcount's counts are CPython's up to 3.13 (3.14 may borrow references): see _nobody_else_holds.
+_COUNTS_KNOWN = sys.implementation.name == "cpython" and sys.version_info < (3, 14)
 
 
 def run_backward(tensors: Sequence[Tensor], grad_tensors: Sequence[Tensor | None],
@@ -76,373 +102,14 @@ def run_backward(tensors: Sequence[Tensor], grad_tensors: Sequence[Tensor | None
         with grad_mode.set_grad_enabled(create_graph), _silent_numpy():
             task.start(_root_gradients(tensors, grad_tensors), inputs, accumulate)
             _execute(task)
-            if task.capture is None or task.capture.accumulate:   # autograd.grad writes no .grad
-                _write_staged_gradients(task)
+            _write_staged_gradients(task)   # (autograd.grad stages only what retain_grad() asks for)
             task.run_final_callbacks()
     finally:
         tasks.pop()
-    return task.capture.result() if task.capture is not None else None
+    return task.exec_info.result() if task.exec_info is not None else None
 
 
-class GraphTask:
-    """One backward pass (PyTorch's ``GraphTask``): everything the loop keeps between two nodes."""
-
-    def __init__(self, retain_graph: bool, create_graph: bool, observer: Observer | None = None) -> None:
-        self.retain_graph = retain_graph      # False: each node's saved tensors are freed once it ran
-        self.create_graph = create_graph      # True: backward's operations are recorded too
-        self.observer = observer
-        self.dependencies: dict = {}          # node -> edges into it that have not delivered yet
-        self.buffers: dict = {}               # node -> one gradient per output, summed as they arrive
-        self.ready: list = []                 # heap of (-sequence_nr, tie, node): the latest node first
-        self.tie = itertools.count()          # equal sequence numbers (AccumulateGrad): first in, first out
-        self.staged: list = []                # (tensor, gradient, AccumulateGrad or None) for .grad
-        self.final_callbacks: list = []       # queue_callback(fn): run once the pass has succeeded
-        self.capture: GradCapture | None = None
-
-    def start(self, roots: list, inputs: Sequence[Tensor] | None, accumulate: bool) -> None:
-        """Count dependencies, put the root gradients in their buffers, make the roots ready."""
-        root_nodes = [node for node, _, _ in roots]
-        self.dependencies = _discover(root_nodes)
-        if inputs is not None:
-            self.capture = GradCapture(inputs, accumulate, root_nodes, self.dependencies)
-        for node, output_nr, grad in roots:
-            buffer = self.buffers.get(node) or _new_buffer(self.buffers, node)
-            buffer[output_nr] = grad if buffer[output_nr] is None else buffer[output_nr] + grad
-        for node in dict.fromkeys(root_nodes):
-            if self.dependencies.get(node, 0) == 0:
-                heapq.heappush(self.ready, (-node._sequence_nr, next(self.tie), node))
-
-    def run_final_callbacks(self) -> None:
-        while self.final_callbacks:   # a callback may queue another: it runs too, in order
-            self.final_callbacks.pop(0)()
-
-
-def _execute(task: GraphTask) -> None:
-    """The backward loop: every node runs once, after every edge into it has delivered."""
-    ready, buffers, dependencies, capture = task.ready, task.buffers, task.dependencies, task.capture
-    while ready:
-        node = heapq.heappop(ready)[-1]              # the ready node created last
-        grad_outputs = buffers.pop(node)             # one gradient per output, summed over its uses
-        if capture is not None and capture.skips(node):
-            continue                                 # autograd.grad: it leads to no input
-        _call_tensor_hooks(node, grad_outputs)       # t.register_hook(fn) sees the gradient first
-        if capture is not None and capture.stops_at(task, node, grad_outputs):
-            continue                                 # autograd.grad: an input's gradient, read off here
-        if type(node) is AccumulateGrad:             # a leaf: nothing to run, the gradient is for .grad
-            _stage_leaf_gradient(task, node, grad_outputs[0])
-            continue
-        grad_outputs, grad_inputs = _run_node(task, node, grad_outputs)
-        if not task.retain_graph:
-            node._release_saved()                    # its saved tensors are freed: a 2nd backward raises
-        if task.observer is not None:
-            task.observer(node, tuple(grad_outputs), grad_inputs)
-        for (next_node, input_nr), grad in zip(node.next_functions, grad_inputs):
-            if next_node is None:
-                continue                             # this input needs no gradient
-            buffer = buffers.get(next_node) or _new_buffer(buffers, next_node)
-            if grad is not None:
-                buffer[input_nr] = grad if buffer[input_nr] is None else buffer[input_nr] + grad
-            dependencies[next_node] -= 1
-            if dependencies[next_node] == 0:         # every edge into next_node has delivered
-                heapq.heappush(ready, (-next_node._sequence_nr, next(task.tie), next_node))
-
-
-def _run_node(task: GraphTask, node: BackwardCFunction, grad_outputs: list) -> tuple[list, tuple]:
-    """Call ``node``'s backward with PyTorch's rules around it; return the gradients it was given
-    (after hooks and zeros for missing ones) and the checked gradients it returned."""
-    if _received_no_gradient(node, grad_outputs):
-        return grad_outputs, (None,) * len(node.next_functions)
-    grad_outputs = _prepare_grad_outputs(node, grad_outputs, task.staged)
-    if anomaly_mode.state.enabled:
-        grad_inputs = _apply_watched(node, grad_outputs)
-    else:
-        grad_inputs = _validate(node, node.apply(*grad_outputs))
-    if node._post_hooks:
-        grad_inputs = _run_post_hooks(node, grad_inputs, grad_outputs)
-    return grad_outputs, grad_inputs
-
-
-def _write_staged_gradients(task: GraphTask) -> None:
-    """Add the staged gradients into ``.grad``: only now, after every node's backward succeeded."""
-    for tensor, grad, node in task.staged:
-        if node is None:   # a non-leaf that called retain_grad(), or a non-leaf input of backward(inputs=...)
-            AccumulateGrad(tensor).accumulate(grad, task.create_graph)
-            continue
-        sole_owner = _nobody_else_holds(grad)   # asked first: an argument list being built holds grad too
-        node.accumulate(grad, task.create_graph, sole_owner)
-        if node._post_hooks:   # AccumulateGrad's own hooks see no grad_inputs: a leaf sends nothing on
-            _run_post_hooks(node, (), [grad])
-
-
-# ---------------------------------------------------------------------------- the two passes' pieces
-def _discover(root_nodes) -> dict:
-    """Count, for every reachable node, the edges that point at it."""
-    dependencies = {}
-    seen = set(root_nodes)
-    stack = list(seen)
-    while stack:
-        node = stack.pop()
-        for next_node, _ in node.next_functions:
-            if next_node is None:
-                continue
-            dependencies[next_node] = dependencies.get(next_node, 0) + 1
-            if next_node not in seen:
-                seen.add(next_node)
-                stack.append(next_node)
-    return dependencies
-
-
-def _new_buffer(buffers: dict, node) -> list:
-    """An empty input buffer for ``node``: one slot per output, None until a gradient arrives."""
-    buffer = buffers[node] = [None] * len(node._output_info)
-    return buffer
-
-
-def _root_gradients(tensors, grad_tensors) -> list:
-    """``(node, output_nr, gradient)`` for each tensor backward starts from, checked PyTorch's way."""
-    roots = []
-    for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
-        if t.grad_fn is None and not t._requires_grad:
-            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
-        if g is None:
-            if t.numel() != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            g = Tensor._make(np.ones(t._data.shape, dtype=t._data.dtype))
-        elif not isinstance(g, Tensor):
-            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
-        elif g.shape != t.shape:
-            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
-                               f"output[{i}] has a shape of {t.shape}.")
-        node, output_nr = t._gradient_edge()
-        roots.append((node, output_nr, g))
-    return roots
-
-
-def _stage_leaf_gradient(task: GraphTask, node: AccumulateGrad, grad) -> None:
-    """A leaf's gradient: its AccumulateGrad pre-hooks run now, ``.grad`` changes at the end."""
-    if grad is None:
-        return
-    if node._pre_hooks:
-        grad = _run_pre_hooks(node, [grad])[0]
-    task.staged.append((node.variable, grad, node))
-    if task.observer is not None:
-        task.observer(node, (grad,), ())
-
-
-def _received_no_gradient(node: BackwardCFunction, grad_outputs: list) -> bool:
-    """A builtin node that no gradient reached sends none on: no zeros are invented (PyTorch's rule)."""
-    return (grad_outputs[0] is None and node._skips_without_gradients and not node._pre_hooks
-            and all(g is None for g in grad_outputs))
-
-
-def _silent_numpy() -> np.errstate:
-    """PyTorch makes inf and nan silently (0 * inf in a backward formula); numpy would warn."""
-    return np.errstate(invalid="ignore", divide="ignore", over="ignore")
-
-
-# ---------------------------------------------------------------------------- autograd.grad
-class GradCapture:
-    """``autograd.grad`` and ``backward(inputs=...)``: read the inputs' gradients off the graph, and run
-    only the nodes that lead to one of them (PyTorch's ``exec_info``)."""
-
-    def __init__(self, inputs: Sequence[Tensor], accumulate: bool, root_nodes: list, dependencies: dict) -> None:
-        self.inputs = inputs
-        self.accumulate = accumulate   # backward(inputs=...): into .grad; autograd.grad: returned
-        self.positions: dict = {}      # (node, output_nr) -> indices of the inputs whose gradient arrives there
-        for index, t in enumerate(inputs):
-            if not t.requires_grad:
-                raise RuntimeError("One of the differentiated Tensors does not require grad")
-            self.positions.setdefault(t._gradient_edge(), []).append(index)
-        self.wanted = {node for node, _ in self.positions}
-        self.needed = _needed_nodes(root_nodes, dependencies, self.wanted)
-        self.captured: list = [None] * len(inputs)
-
-    def skips(self, node) -> bool:
-        """True for a node that leads to no input: it never runs, and its hooks are not called."""
-        return node not in self.needed and node not in self.wanted
-
-    def stops_at(self, task: GraphTask, node, grad_outputs: list) -> bool:
-        """Keep the gradients of the inputs that arrive at ``node``; True if node itself must not run."""
-        for slot, grad in enumerate(grad_outputs):
-            for index in self.positions.get((node, slot), ()):
-                self.captured[index] = grad
-                if self.accumulate and type(node) is not AccumulateGrad:
-                    task.staged.append((self.inputs[index], grad, None))   # a non-leaf input: like retain_grad
-        if type(node) is AccumulateGrad:
-            return not (self.accumulate and node in self.wanted)   # backward(inputs=[leaf]) accumulates
-        if node in self.needed:
-            return False
-        if self.accumulate and node._pre_hooks:   # a non-leaf input of backward(inputs=...): hooks still run
-            _run_pre_hooks(node, grad_outputs)
-        return True
-
-    def result(self) -> tuple | None:
-        return None if self.accumulate else tuple(self.captured)
-
-
-def _needed_nodes(root_nodes, dependencies: dict, wanted: set) -> set:
-    """For autograd.grad: the nodes that must run because they lead to one of the inputs.
-
-    A node whose own output gradient is wanted, but which leads to no other input, is not run:
-    its gradient is read off as it arrives.
-    """
-    remaining = dict(dependencies)
-    order = [n for n in dict.fromkeys(root_nodes) if remaining.get(n, 0) == 0]
-    for node in order:   # Kahn's algorithm: order grows while we walk it
-        for next_node, _ in node.next_functions:
-            if next_node is not None:
-                remaining[next_node] -= 1
-                if remaining[next_node] == 0:
-                    order.append(next_node)
-    needed = set()
-    for node in reversed(order):
-        if any(n in needed or n in wanted for n, _ in node.next_functions if n is not None):
-            needed.add(node)
-    return needed
-
-
-# ---------------------------------------------------------------------------- hooks and retain_grad
-def _run_tensor_hooks(hooks: dict, grad):
-    for hook in tuple(hooks.values()):   # a snapshot: a hook removed meanwhile still runs this time
-        result = hook(grad)
-        if result is not None:
-            grad = result
-    return grad
-
-
-def _call_tensor_hooks(node, grad_outputs: list) -> None:
-    """Hooks registered on tensors (``t.register_hook``) run first, before anything reads the gradient."""
-    if type(node) is AccumulateGrad:
-        hooks = node.variable._backward_hooks
-        if hooks and grad_outputs[0] is not None:
-            grad_outputs[0] = _run_tensor_hooks(hooks, grad_outputs[0])
-    elif node._tensor_pre_hooks:
-        for slot, hooks in node._tensor_pre_hooks.items():
-            if grad_outputs[slot] is not None:
-                grad_outputs[slot] = _run_tensor_hooks(hooks, grad_outputs[slot])
-
-
-def _prepare_grad_outputs(node, grad_outputs: list, staged: list) -> list:
-    """retain_grad, node pre-hooks, then zeros for gradients that never arrived."""
-    if len(grad_outputs) == 1 and grad_outputs[0] is not None and not (node._retain_grad_tensors or node._pre_hooks):
-        return grad_outputs   # the common case: one gradient, no hooks
-    if node._retain_grad_tensors:
-        for slot, ref in node._retain_grad_tensors.items():
-            tensor = ref()
-            if tensor is not None and grad_outputs[slot] is not None:
-                staged.append((tensor, grad_outputs[slot], None))
-    if node._pre_hooks:
-        grad_outputs = _run_pre_hooks(node, grad_outputs)
-    if node.materialize_grads:
-        skip = () if node._materialize_non_diff_grads else node._non_differentiable_slots
-        for slot, grad in enumerate(grad_outputs):
-            info = node._output_info[slot] if grad is None and slot not in skip else None
-            if info is not None:
-                grad_outputs[slot] = Tensor._make(np.zeros(info[0], info[1]))
-    return grad_outputs
-
-
-def _run_pre_hooks(node: Node, grad_outputs: list) -> list:
-    for hook in tuple(node._pre_hooks.values()):   # a snapshot, as for tensor hooks
-        result = hook(tuple(grad_outputs))
-        if result is not None:
-            grad_outputs = list(result)
-    return grad_outputs
-
-
-def _run_post_hooks(node: BackwardCFunction, grads: tuple, grad_outputs: list) -> tuple:
-    for hook in tuple(node._post_hooks.values()):
-        result = hook(grads, tuple(grad_outputs))
-        if result is not None:
-            grads = tuple(result)
-    return grads
-
-
-# ---------------------------------------------------------------------------- checking gradients
-def _apply_watched(node, grad_outputs: list) -> tuple:
-    """Anomaly detection is on: note which node runs, refuse nan, say where a failing node came from."""
-    parent, anomaly_mode.state.current_node = anomaly_mode.state.current_node, node
-    try:
-        grad_inputs = _validate(node, node.apply(*grad_outputs))
-        if anomaly_mode.state.check_nan:
-            anomaly_mode.check_nan(node, grad_inputs)
-        return grad_inputs
-    except Exception:
-        anomaly_mode.warn_error_in(node)
-        raise
-    finally:
-        anomaly_mode.state.current_node = parent
-
-
-def _validate(node: BackwardCFunction, grads) -> tuple:
-    """Check what backward returned, PyTorch's way, and line it up with next_functions."""
-    if not isinstance(grads, tuple):
-        grads = (grads,)
-    needs = node.needs_input_grad
-    if len(grads) != len(needs):
-        if len(grads) > len(needs) and all(g is None for g in grads[len(needs):]):
-            grads = grads[:len(needs)]   # extra Nones at the end are allowed
-        else:
-            raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
-                               f"(expected {len(needs)}, got {len(grads)})")
-    if _fits_as_it_is(node, grads):
-        return grads   # the common case: every argument a tensor, every gradient of the right shape
-    positions = node._input_positions
-    result = []
-    for i, grad in enumerate(grads):
-        if i not in positions:
-            if grad is not None:
-                raise RuntimeError(f"function {node.name()} returned a gradient different than None at "
-                                   f"position {i + 1}, but the corresponding forward input was not a Variable")
-            continue
-        if grad is not None:
-            if not isinstance(grad, Tensor):
-                raise RuntimeError(f"expected Variable or None (got {type(grad).__name__})")
-            grad = _conform(node, len(result), grad) if needs[i] else None
-        result.append(grad)
-    return tuple(result)
-
-
-def _fits_as_it_is(node: BackwardCFunction, grads: tuple) -> bool:
-    """True if every argument was a tensor and every gradient already has its input's shape and dtype."""
-    info = node._input_info
-    if len(grads) != len(info):
-        return False
-    for grad, (shape, dtype), need in zip(grads, info, node.needs_input_grad):
-        if grad is not None and (type(grad) is not Tensor or not need or grad._data.shape != shape
-                                 or (grad._data.dtype is not dtype and grad._data.dtype != dtype)):
-            return False
-    return True
-
-
-def _conform(node: BackwardCFunction, index: int, grad: Tensor) -> Tensor:
-    """Sum a broadcast gradient down to the input's shape and cast it to the input's dtype."""
-    shape, dtype = node._input_info[index]
-    if grad._data.shape != shape:
-        if not _expandable(shape, grad._data.shape):
-            raise RuntimeError(
-                f"Function {node.name()} returned an invalid gradient at index {index} - got "
-                f"{list(grad._data.shape)} but expected shape compatible with {list(shape)}")
-        grad = grad.sum_to_size(shape)
-    if grad._data.dtype != dtype:
-        grad = grad.to(from_numpy_dtype(dtype))
-    return grad
-
-
-def _expandable(shape: tuple, target: tuple) -> bool:
-    if len(shape) > len(target):
-        return False
-    for a, b in zip(reversed(shape), reversed(target)):
-        if a != b and a != 1:
-            return False
-    return True
-
-
-# ---------------------------------------------------------------------------- threads and callbacks
-REENTRANT_DEPTH_PER_THREAD = 20
-_thread_state = threading.local()   # per thread: the graph tasks running, innermost last
-
-
+# ---------------------------------------------------------------------------- a backward inside a backward
 def _running_tasks() -> list:
     """The graph tasks running on this thread, innermost last: a backward called from a backward
     (reentrant) pushes its own, and their number is the reentrant depth."""
@@ -475,6 +142,453 @@ def _on_fresh_thread(function: Callable, *args):
     return outcome.get("value")
 
 
+def _silent_numpy() -> np.errstate:
+    """PyTorch makes inf and nan silently (0 * inf in a backward formula); numpy would warn."""
+    return np.errstate(invalid="ignore", divide="ignore", over="ignore")
+
+
+# ---------------------------------------------------------------------------- where backward starts
+def _root_gradients(tensors: Sequence, grad_tensors: Sequence) -> list:
+    """``(node, output_nr, gradient)`` for each tensor backward starts from, checked in PyTorch's
+    order: each gradient against its tensor, then their numbers, then each tensor."""
+    grads = [_root_gradient(i, t, g) for i, (t, g) in enumerate(zip(tensors, grad_tensors))]
+    if len(grads) != len(tensors):   # zip stopped early; extra gradients are ignored, as in PyTorch
+        raise RuntimeError(f"got {len(tensors)} tensors and {len(grads)} gradients")
+    roots = []
+    for i, (t, g) in enumerate(zip(tensors, grads)):
+        if t.grad_fn is None and not t._requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        node, output_nr = t._gradient_edge()
+        roots.append((node, output_nr, g))
+    return roots
+
+
+def _root_gradient(i: int, t, g):
+    """The gradient backward starts with for tensor ``t``: ``g``, or ones for a scalar (PyTorch's ``_make_grads``)."""
+    if not isinstance(t, Tensor):
+        raise AssertionError("Expected output to be a torch.Tensor")   # PyTorch's own assertion
+    if isinstance(g, Tensor):
+        if g.shape != t.shape:
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                               f"output[{i}] has a shape of {t.shape}.")
+        return g
+    if g is not None:
+        raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+    if not t.requires_grad:
+        return None   # refused just after: "element i of tensors does not require grad"
+    if t.numel() != 1:
+        raise RuntimeError("grad can be implicitly created only for scalar outputs")
+    return Tensor._make(np.ones(t._data.shape, dtype=t._data.dtype))
+
+
+class GraphTask:
+    """One backward pass (PyTorch's ``GraphTask``): everything the loop keeps between two nodes."""
+
+    def __init__(self, retain_graph: bool, create_graph: bool, observer: Observer | None = None) -> None:
+        self.retain_graph = retain_graph      # False: each node's saved tensors are freed once it ran
+        self.create_graph = create_graph      # True: backward's operations are recorded too
+        self.observer = observer
+        self.dependencies: dict = {}          # node -> edges into it that have not delivered yet
+        self.buffers: dict = {}               # node -> its grad_outputs, summed as they arrive
+        # The ready nodes, as a heap of (-sequence_nr, tie, node): the latest node comes out first.
+        # AccumulateGrad nodes share one sequence number; the tie counter then keeps them first in,
+        # first out, and stops heapq from ever comparing two nodes (a TypeError).
+        self.ready: list = []
+        self.tie = itertools.count()
+        self.staged: list = []                # (AccumulateGrad node or retain_grad tensor, gradient) for .grad
+        self.final_callbacks: list = []       # queue_callback(fn): run once the pass has succeeded
+        self.exec_info: ExecInfo | None = None   # autograd.grad / backward(inputs=...) only
+
+    def start(self, roots: list, inputs: Sequence[Tensor] | None, accumulate: bool) -> None:
+        """Count dependencies, put the root gradients in their buffers, make the roots ready."""
+        root_nodes = [node for node, _, _ in roots]
+        self.dependencies = _discover(root_nodes)
+        if inputs is not None:
+            self.exec_info = ExecInfo(inputs, accumulate, root_nodes, self.dependencies)
+        for node, output_nr, grad in roots:
+            buffer = self.buffers.get(node)
+            if buffer is None:
+                buffer = self.buffers[node] = [None] * len(node._output_info)
+            buffer[output_nr] = grad if buffer[output_nr] is None else buffer[output_nr] + grad
+        # A root that another root leads to is not ready yet: its gradient waits in its buffer,
+        # and more arrives when the root above it runs.
+        for node in dict.fromkeys(root_nodes):
+            if self.dependencies.get(node, 0) == 0:
+                heapq.heappush(self.ready, (-node._sequence_nr, next(self.tie), node))
+
+    def run_final_callbacks(self) -> None:
+        while self.final_callbacks:   # a callback may queue another: it runs too, in order
+            self.final_callbacks.pop(0)()
+
+
+def _discover(root_nodes) -> dict:
+    """Count, for every reachable node, the edges that point at it."""
+    dependencies = {}
+    seen = set(root_nodes)
+    stack = list(seen)
+    while stack:
+        node = stack.pop()
+        for next_node, _ in node.next_functions:
+            if next_node is None:
+                continue
+            dependencies[next_node] = dependencies.get(next_node, 0) + 1
+            if next_node not in seen:
+                seen.add(next_node)
+                stack.append(next_node)
+    return dependencies
+
+
+# ---------------------------------------------------------------------------- autograd.grad, backward(inputs=...)
+class ExecInfo:
+    """``autograd.grad`` and ``backward(inputs=...)`` (PyTorch's ``exec_info``): run only the nodes
+    that lead to one of the inputs.
+
+    ``backward(inputs=...)`` runs the inputs' own nodes as well, so that a non-leaf input (which
+    retains its grad from now on) and a leaf get their ``.grad`` as in a plain backward.
+    ``autograd.grad`` *captures* each input's gradient where it arrives and runs no leaf's
+    AccumulateGrad: no leaf's ``.grad`` changes (a tensor that retains its grad still gets it, as in PyTorch).
+    """
+
+    def __init__(self, inputs: Sequence[Tensor], accumulate: bool, root_nodes: list, dependencies: dict) -> None:
+        self.accumulate = accumulate   # backward(inputs=...): into .grad; autograd.grad: returned
+        self.captures: dict = {}       # autograd.grad: node -> [(slot of its grad_outputs, input index)]
+        for index, t in enumerate(inputs):
+            if not isinstance(t, Tensor):
+                raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}")
+            if accumulate:
+                t.retain_grad()   # as in PyTorch: a non-leaf input retains its grad (a leaf: nothing to do)
+            if not t.requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            node, output_nr = t._gradient_edge()
+            self.captures.setdefault(node, []).append((output_nr, index))
+        self.needed = _needed_nodes(root_nodes, dependencies, set(self.captures))
+        if accumulate:
+            self.needed.update(self.captures)   # the inputs' own nodes run too
+            self.captures = {}
+        self.captured: list = [None] * len(inputs)
+
+    def should_run(self, task: GraphTask, node, grad_outputs: list) -> bool:
+        """Whether ``node`` runs. First, read off the inputs' gradients that arrive at it: before its
+        tensor hooks if it runs (they are called when it does), after them if not (PyTorch's order)."""
+        runs = node in self.needed
+        captures = self.captures.get(node)
+        if captures is not None:
+            if not runs:
+                _call_tensor_pre_hooks(task, node, grad_outputs)
+            for slot, index in captures:
+                self.captured[index] = grad_outputs[slot]
+        return runs
+
+    def result(self) -> tuple | None:
+        return None if self.accumulate else tuple(self.captured)
+
+
+def _needed_nodes(root_nodes, dependencies: dict, wanted: set) -> set:
+    """The nodes that lead to one of the ``wanted`` nodes (the inputs' nodes): those must run.
+
+    A wanted node that leads to no other wanted node is not in the set: autograd.grad reads its
+    gradient off as it arrives, without running it.
+    """
+    remaining = dict(dependencies)
+    order = [n for n in dict.fromkeys(root_nodes) if remaining.get(n, 0) == 0]
+    for node in order:   # Kahn's algorithm (a topological order): order grows while we walk it
+        for next_node, _ in node.next_functions:
+            if next_node is not None:
+                remaining[next_node] -= 1
+                if remaining[next_node] == 0:
+                    order.append(next_node)
+    needed = set()
+    for node in reversed(order):
+        if any(n in needed or n in wanted for n, _ in node.next_functions if n is not None):
+            needed.add(node)
+    return needed
+
+
+# ---------------------------------------------------------------------------- the backward loop
+def _execute(task: GraphTask) -> None:
+    """The backward loop: every node runs once, after every edge into it has delivered."""
+    ready, buffers, dependencies, exec_info, tie = task.ready, task.buffers, task.dependencies, task.exec_info, task.tie
+    while ready:
+        node = heapq.heappop(ready)[-1]              # among the ready nodes, the one created last
+        grad_outputs = buffers.pop(node)             # one gradient per output, summed over its uses
+        if exec_info is not None and not exec_info.should_run(task, node, grad_outputs):
+            continue                                 # autograd.grad, backward(inputs=): leads to no input
+        _call_tensor_pre_hooks(task, node, grad_outputs)   # t.register_hook(fn), t.retain_grad()
+        if type(node) is AccumulateGrad:             # a leaf: nothing to run, the gradient is for .grad
+            _stage_leaf_gradient(task, node, grad_outputs[0])
+            continue
+        grad_inputs = _run_node(task, node, grad_outputs)
+        for (next_node, input_nr), grad in zip(node.next_functions, grad_inputs):
+            if next_node is None:
+                continue                             # this input needs no gradient
+            buffer = buffers.get(next_node)
+            if buffer is None:                       # the first gradient sent to next_node
+                buffer = buffers[next_node] = [None] * len(next_node._output_info)
+            if grad is not None:
+                buffer[input_nr] = grad if buffer[input_nr] is None else buffer[input_nr] + grad
+            dependencies[next_node] -= 1
+            if dependencies[next_node] == 0:         # every edge into next_node has delivered
+                heapq.heappush(ready, (-next_node._sequence_nr, next(tie), next_node))
+
+
+def _call_tensor_pre_hooks(task: GraphTask, node, grad_outputs: list) -> None:
+    """Hooks registered on tensors (``t.register_hook``) see the gradient first, then ``retain_grad()``
+    stages it for ``t.grad`` (PyTorch's ``call_tensor_pre_hooks``). As in PyTorch, a hook is called
+    with None for a gradient that did not arrive (an unused output of a node that runs).
+
+    A non-leaf's hooks are kept on its ``grad_fn``, by output number; a leaf's on the tensor itself:
+    its AccumulateGrad node is made when needed and held weakly, so it cannot keep them.
+    """
+    if type(node) is AccumulateGrad:
+        if node.variable._backward_hooks:
+            grad_outputs[0] = _run_tensor_hooks(node.variable._backward_hooks, grad_outputs[0])
+        return
+    if node._tensor_pre_hooks:
+        for slot, hooks in node._tensor_pre_hooks.items():
+            grad_outputs[slot] = _run_tensor_hooks(hooks, grad_outputs[slot])
+    if node._retain_grad_tensors:
+        for slot, ref in node._retain_grad_tensors.items():
+            tensor = ref()
+            if tensor is not None and grad_outputs[slot] is not None:
+                task.staged.append((tensor, grad_outputs[slot]))
+
+
+def _run_tensor_hooks(hooks: dict, grad):
+    for hook in tuple(hooks.values()):   # a snapshot: a hook removed meanwhile still runs this time
+        result = hook(grad)
+        if result is not None:
+            grad = _checked_hook_result(hook, grad, result)
+    return grad
+
+
+def _checked_hook_result(hook, grad, result) -> Tensor:
+    """PyTorch's checks of a gradient a hook returned in place of ``grad``: a tensor of the same type and size."""
+    if grad is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
+    if not isinstance(result, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+    name = getattr(hook, "__name__", "<unknown>")
+    if result.type() != grad.type():
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was {grad.type()} got {result.type()})")
+    if result.shape != grad.shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+    return result
+
+
+def _stage_leaf_gradient(task: GraphTask, node: AccumulateGrad, grad) -> None:
+    """A leaf's gradient: its AccumulateGrad pre-hooks run now, ``.grad`` changes at the end."""
+    if node._pre_hooks:
+        grad = _call_pre_hooks(node, [grad])[0]
+    if grad is None:
+        return
+    task.staged.append((node, grad))
+    if task.observer is not None:
+        task.observer(node, (grad,), ())
+
+
+def _run_node(task: GraphTask, node: BackwardCFunction, grad_outputs: list) -> tuple:
+    """Call ``node``'s backward with PyTorch's rules around it; return one gradient per edge."""
+    if node._pre_hooks:
+        grad_outputs = _call_pre_hooks(node, grad_outputs)
+    if _received_no_gradient(node, grad_outputs):
+        grad_inputs = (None,) * len(node.next_functions)
+    else:
+        if node.materialize_grads:
+            _materialize_grads(node, grad_outputs)
+        if anomaly_mode.state.enabled:
+            grad_inputs = _apply_in_anomaly_mode(node, grad_outputs)
+        else:
+            grad_inputs = _validate(node, node.apply(*grad_outputs))   # node.apply runs backward
+    if node._post_hooks:
+        grad_inputs = _call_post_hooks(node, grad_inputs, grad_outputs)
+    if not task.retain_graph:
+        node._release_saved()                        # its saved tensors are freed: a 2nd backward raises
+    if task.observer is not None:
+        task.observer(node, tuple(grad_outputs), grad_inputs)
+    return grad_inputs
+
+
+def _received_no_gradient(node: BackwardCFunction, grad_outputs: list) -> bool:
+    """A builtin node that no gradient reached sends none on: no zeros are invented (PyTorch's
+    rule; its hooks still run). Slot 0 is looked at first: it usually holds a gradient."""
+    return grad_outputs[0] is None and node._skips_without_gradients and all(g is None for g in grad_outputs)
+
+
+def _call_pre_hooks(node: Node, grad_outputs: list) -> list:
+    """``node.register_prehook(fn)``: each ``fn(grad_outputs)`` may return a tuple that replaces them."""
+    for hook in tuple(node._pre_hooks.values()):   # a snapshot, as for tensor hooks
+        result = hook(tuple(grad_outputs))
+        if result is not None:
+            grad_outputs = _checked_hook_results(hook, grad_outputs, result)
+    return grad_outputs
+
+
+def _checked_hook_results(hook, grads, results) -> list:
+    """PyTorch's checks of the tuple a node hook returned in place of ``grads``: as many, each a
+    tensor of the same type and size, or None (which replaces that gradient with None)."""
+    if not isinstance(results, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(results).__name__}'")
+    if len(results) != len(grads):
+        raise RuntimeError(f"hook '{getattr(hook, '__name__', '<unknown>')}' has returned an incorrect number of "
+                           f"values (got {len(results)}, but expected {len(grads)})")
+    return [None if r is None else _checked_hook_result(hook, g, r) for g, r in zip(grads, results)]
+
+
+def _materialize_grads(node: BackwardCFunction, grad_outputs: list) -> None:
+    """``ctx.set_materialize_grads(True)``, the default: backward gets zeros, not None, for an
+    output whose gradient never arrived, except, with ``ctx._materialize_non_diff_grads = False``,
+    for the outputs marked non-differentiable."""
+    if len(grad_outputs) == 1 and grad_outputs[0] is not None:
+        return   # the common case: one output, and its gradient arrived
+    keep_none = () if node._materialize_non_diff_grads else node._non_differentiable_slots
+    for slot, grad in enumerate(grad_outputs):
+        info = node._output_info[slot]
+        if grad is None and info is not None and slot not in keep_none:
+            grad_outputs[slot] = Tensor._make(np.zeros(info[0], info[1]))
+
+
+def _apply_in_anomaly_mode(node: BackwardCFunction, grad_outputs: list) -> tuple:
+    """Anomaly detection is on: note which node runs, refuse nan, say where a failing node came from."""
+    parent, anomaly_mode.state.current_node = anomaly_mode.state.current_node, node
+    try:
+        grad_inputs = _validate(node, node.apply(*grad_outputs))
+        if anomaly_mode.state.check_nan:
+            anomaly_mode.check_nan(node, grad_inputs)
+        return grad_inputs
+    except Exception:
+        anomaly_mode.warn_error_in(node)
+        raise
+    finally:
+        anomaly_mode.state.current_node = parent
+
+
+def _validate(node: BackwardCFunction, grads) -> tuple:
+    """Check what backward returned, PyTorch's way, and return one gradient per edge.
+
+    Backward returns one gradient per *argument* of forward; ``node.next_functions`` has one edge per
+    *tensor* argument (``node._input_positions`` says which). Extra Nones at the end are allowed.
+    """
+    if not isinstance(grads, tuple):
+        grads = (grads,)
+    needs = node.needs_input_grad
+    if len(grads) != len(needs):
+        if len(grads) > len(needs) and all(g is None for g in grads[len(needs):]):
+            grads = grads[:len(needs)]
+        else:
+            raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                               f"(expected {len(needs)}, got {len(grads)})")
+    if _fits_as_it_is(node, grads):
+        return grads   # the common case: every argument a tensor, every gradient of the right shape
+    positions = node._input_positions
+    for i, grad in enumerate(grads):   # first the types, for every argument (PyTorch's order)
+        if i not in positions and grad is not None:
+            raise RuntimeError(f"function {node.name()} returned a gradient different than None at "
+                               f"position {i + 1}, but the corresponding forward input was not a Variable")
+        if grad is not None and not isinstance(grad, Tensor):
+            raise RuntimeError(f"expected Variable or None (got {type(grad).__name__})")
+    return tuple([_conform(node, edge, grads[i]) for edge, i in enumerate(positions)])
+
+
+def _fits_as_it_is(node: BackwardCFunction, grads: tuple) -> bool:
+    """True if every argument was a tensor and every gradient already has its input's shape and dtype."""
+    info = node._input_info
+    if len(grads) != len(info):
+        return False
+    for grad, (shape, dtype), need in zip(grads, info, node.needs_input_grad):
+        if grad is not None and (type(grad) is not Tensor or not need or grad._data.shape != shape
+                                 or (grad._data.dtype is not dtype and grad._data.dtype != dtype)):
+            return False
+    return True
+
+
+def _conform(node: BackwardCFunction, edge: int, grad: Tensor | None) -> Tensor | None:
+    """The gradient sent along edge ``edge``: summed down to the input's shape if it was broadcast,
+    cast to the input's dtype. None along an edge to nowhere, unchecked (PyTorch's validate_outputs)."""
+    if grad is None or node.next_functions[edge][0] is None:
+        return None
+    shape, dtype = node._input_info[edge]
+    if grad._data.shape != shape:
+        if not _expandable(shape, grad._data.shape):
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {edge} - got "
+                f"{list(grad._data.shape)} but expected shape compatible with {list(shape)}")
+        grad = grad.sum_to_size(shape)
+    if grad._data.dtype != dtype:
+        grad = grad.to(from_numpy_dtype(dtype))
+    return grad
+
+
+def _expandable(shape: tuple, target: tuple) -> bool:
+    """True if a tensor of ``shape`` broadcasts to ``target``."""
+    if len(shape) > len(target):
+        return False
+    for a, b in zip(reversed(shape), reversed(target)):
+        if a != b and a != 1:
+            return False
+    return True
+
+
+def _call_post_hooks(node: Node, grad_inputs: tuple, grad_outputs: list) -> tuple:
+    """``node.register_hook(fn)``: each ``fn(grad_inputs, grad_outputs)`` may return a tuple that
+    replaces grad_inputs (checked as ``_checked_hook_results`` says)."""
+    for hook in tuple(node._post_hooks.values()):
+        result = hook(grad_inputs, tuple(grad_outputs))
+        if result is not None:
+            grad_inputs = tuple(_checked_hook_results(hook, grad_inputs, result))
+    return grad_inputs
+
+
+# ---------------------------------------------------------------------------- writing .grad
+def _write_staged_gradients(task: GraphTask) -> None:
+    """Add the staged gradients into ``.grad``, in the order they arrived: only now, after every
+    node's backward succeeded. An error while writing (an AccumulateGrad post-hook that raises, a
+    gradient that cannot be added) stops the writing there, the earlier ``.grad``s written, as in
+    PyTorch, which writes each ``.grad`` as its leaf is reached."""
+    staged, task.staged = task.staged, []
+    staged.reverse()
+    while staged:
+        target, grad = staged.pop()   # the list lets go of grad: see _nobody_else_holds
+        if type(target) is not AccumulateGrad:
+            _add_retained_grad(target, grad)
+            continue
+        sole_owner = _nobody_else_holds(grad)   # asked alone: a call's argument list holds grad too
+        target.accumulate(grad, task.create_graph, sole_owner)
+        if target._post_hooks:   # AccumulateGrad's own hooks see no grad_inputs: a leaf sends nothing on
+            _call_post_hooks(target, (), [grad])
+
+
+def _add_retained_grad(tensor: Tensor, grad: Tensor) -> None:
+    """``retain_grad()``: a non-leaf's ``.grad`` becomes a copy of the gradient, then the sum of the
+    old ``.grad`` and the new one, a new tensor each time (PyTorch's retain_grad hook). With
+    ``create_graph=True`` both are recorded (CloneBackward0, AddBackward0)."""
+    tensor._grad = grad.clone() if tensor._grad is None else tensor._grad + grad
+
+
+def _nobody_else_holds(grad: Tensor) -> bool:
+    """True if nobody but the caller holds ``grad`` or its memory: then ``grad`` may become a leaf's
+    ``.grad`` without a copy (PyTorch's AccumulateGrad asks the same of the reference counts).
+
+    The caller holds ``grad`` in one local name and nothing else: with this parameter and
+    ``getrefcount``'s own argument, that is 3. Any other holder (a hook that kept it, another leaf
+    it was sent to, the user's ``grad_tensors``) makes the count higher, and the answer False. The
+    array is held by the tensor alone. A view qualifies too when its base is held by the view alone
+    (``nn.Linear``'s weight gradient is the transpose of a transposed product).
+    """
+    if not (_COUNTS_KNOWN and sys.getrefcount(grad) == 3 and sys.getrefcount(grad._data) == 2):
+        return False
+    flags = grad._data.flags   # .grad is added into in place: no read-only or broadcast memory
+    if not flags.writeable or not (flags.c_contiguous or flags.f_contiguous):
+        return False
+    base = grad._base
+    if base is None:
+        return grad._data.base is None
+    # References to the base: the view's _base, the local name, getrefcount's argument; to its
+    # array: the base itself, the view array's .base, getrefcount's argument.
+    return (base._base is None and base._data.base is None and grad._data.base is base._data
+            and sys.getrefcount(base) == 3 and sys.getrefcount(base._data) == 3)
+
+
+# ---------------------------------------------------------------------------- reached from outside
 def queue_callback(callback: Callable[[], None]) -> None:
     """Run ``callback()`` when the backward pass now running has finished (PyTorch's final callbacks)."""
     tasks = _running_tasks()

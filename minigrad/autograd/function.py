@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import sys
 import warnings
 import weakref
 from typing import Any, Callable
@@ -39,7 +38,12 @@ from ..tensor import Tensor
 from .graph import Node, _sequence_numbers
 from .saved import BACKWARD_TWICE, SavedTensor
 
-_grad_state = grad_mode.state
+_grad_state = grad_mode.state   # read on every apply: one attribute lookup
+
+ACCESSED_ONCE = (
+    "saved_tensors can only be accessed once when clear_saved_tensors_on_access=True is set on the "
+    "autograd.Function. Either access saved_tensors only once, or set clear_saved_tensors_on_access=False.")
+
 
 class FunctionCtx:
     """The methods forward (or setup_context) calls on ctx to tell autograd what it needs.
@@ -160,6 +164,11 @@ class FunctionCtx:
 class BackwardCFunction(Node, FunctionCtx):
     """Base class of every generated ``<Name>Backward`` node class: the type of ctx.
 
+    The name is PyTorch's (its ``torch.autograd.function.BackwardCFunction``; the C stands for the
+    C++ node it wraps there). Its ``apply`` runs the Function's *backward*: the engine calls
+    ``node.apply(*grad_outputs)``, as PyTorch's engine calls ``Node::apply``. Do not confuse it
+    with ``Function.apply``, the class method that runs *forward* and makes this node.
+
     Besides the ``FunctionCtx`` methods, ctx has an attribute that apply fills in before forward runs:
 
     ``needs_input_grad``: a tuple with one bool per argument of forward, True where a gradient is
@@ -185,26 +194,31 @@ class BackwardCFunction(Node, FunctionCtx):
     tensor([3., 4.])
     """
 
-    _forward_cls: type
+    _forward_cls: type                  # the Function class whose backward this node runs (PyTorch's name)
+    # What forward (or setup_context) tells ctx; apply reads them once forward has returned.
     to_save: tuple | None = None
     dirty_tensors: tuple | None = None
     non_differentiable: tuple | None = None
     materialize_grads: bool = True
     needs_input_grad: tuple = ()        # set by apply for each call (see the class docstring)
-    requires_grad: bool = False
-    _saved: tuple | None = ()          # SavedTensor records; None once freed
-    _dirty_refs: tuple = ()             # weak references to the outputs marked dirty (for pictures)
-    _non_differentiable_refs: tuple = ()  # ... and to those marked non-differentiable
+    requires_grad = True                # PyTorch's ctx.requires_grad: True on every ctx (PyTorch 2.13)
+    # Filled in by apply when the node is recorded (``_record_node``, ``_wrap_outputs``).
+    _sequence_nr: int = 0
     _input_positions: tuple = ()        # for each next_functions entry: its argument position
     _input_info: list = []              # numpy (shape, dtype) of each tensor input
     _output_info: tuple = ()            # numpy (shape, dtype) of each output, None for non-tensors
-    _sequence_nr: int = 0
-    _materialize_non_diff_grads: bool = True  # False: outputs marked non-differentiable get None, not zeros
+    _saved: tuple | None = ()           # SavedTensor records; None once freed
+    _freed_slots: tuple | None = None   # once freed: which saved slots held a tensor (for pictures)
+    _saved_accessed: bool = False       # set when clear_saved_tensors_on_access released them
+    _dirty_refs: tuple = ()             # weak references to the outputs marked dirty (for pictures)
+    _non_differentiable_refs: tuple = ()  # ... and to those marked non-differentiable
     _non_differentiable_slots: tuple = ()     # positions of the outputs marked non-differentiable
-    _saved_accessed: bool = False             # set when clear_saved_tensors_on_access released them
+    # PyTorch's private ctx flag (torch.compile's aot_autograd sets it): False gives the outputs
+    # marked non-differentiable None instead of zeros in backward, even when materialize_grads is on.
+    _materialize_non_diff_grads: bool = True
 
     def apply(self, *grad_outputs: Tensor | None) -> Any:
-        """Run the Function's backward with this node as ctx (the engine calls this)."""
+        """Run the Function's backward with this node as ctx (the engine calls this; not Function.apply)."""
         return self._forward_cls.backward(self, *grad_outputs)
 
     @property
@@ -266,8 +280,8 @@ class BackwardCFunction(Node, FunctionCtx):
         return self._forward_cls._saved_names
 
     def _release_saved(self) -> None:
+        """Free the saved tensors once backward has used them (PyTorch's ``release_variables``)."""
         if self._saved:
-            # Which slots held a tensor, so a picture can name what was freed (not the None slots).
             self._freed_slots = tuple([s is not None for s in self._saved])
             self._saved = None
 
@@ -294,24 +308,36 @@ class FunctionMeta(type):
 
     def __init__(cls, name: str, bases: tuple, attrs: dict) -> None:
         super().__init__(name, bases, attrs)
-        node_name = attrs.get("_node_name") or name + "Backward"
-        namespace = {"_forward_cls": cls, "__module__": "minigrad.autograd.function",
-                     "__qualname__": node_name}
-        # Builtin nodes expose their saved tensors as _saved_self, _saved_other, _saved_result...
-        for index, saved_name in enumerate(getattr(cls, "_saved_names", ())):
-            namespace["_saved_" + saved_name] = _SavedTensorAttribute(index)
-        if getattr(cls, "_is_builtin", False):
-            namespace["__repr__"] = _builtin_node_repr   # PyTorch prints <MulBackward0 object at ...>
-        # A builtin node that receives no gradient at all sends none on (no zeros are invented).
-        namespace["_skips_without_gradients"] = getattr(cls, "_is_builtin", False) and \
-            not getattr(cls, "_runs_without_gradients", False)
-        cls._backward_cls = type(node_name, (BackwardCFunction,), namespace)
-        # Decided once per class: the separate style is recognised by an overridden setup_context.
-        base = getattr(sys.modules[__name__], "Function", None)
-        if base is not None and "vjp" in attrs:
-            # vjp is PyTorch's other name for backward; defining both is refused when backward runs
+        cls._backward_cls = _node_class(cls, attrs.get("_node_name") or name + "Backward")
+        if not bases:
+            return   # Function itself: the checks below compare a subclass with it
+        if "vjp" in attrs:   # vjp is PyTorch's other name for backward
             cls.backward = _both_backward_and_vjp if "backward" in attrs else attrs["vjp"]
-        cls._uses_setup_context = base is not None and cls.setup_context is not base.setup_context
+        # The separate style (forward + setup_context) is recognised by an overridden setup_context.
+        cls._uses_setup_context = cls.setup_context is not Function.setup_context
+
+
+def _node_class(cls, node_name: str) -> type:
+    """The ``<Name>Backward`` class: a ``BackwardCFunction`` (or the Function's ``_node_base``, a
+    subclass of it) that knows its Function as ``_forward_cls``."""
+    namespace = {"_forward_cls": cls, "__module__": __name__, "__qualname__": node_name}
+    # Builtin nodes expose their saved tensors as _saved_self, _saved_other, _saved_result...
+    for index, saved_name in enumerate(getattr(cls, "_saved_names", ())):
+        namespace["_saved_" + saved_name] = _SavedTensorAttribute(index)
+    is_builtin = getattr(cls, "_is_builtin", False)
+    if is_builtin:
+        namespace["__repr__"] = _builtin_node_repr   # PyTorch prints <MulBackward0 object at ...>
+    # A builtin node that receives no gradient at all sends none on (no zeros are invented).
+    namespace["_skips_without_gradients"] = is_builtin and not getattr(cls, "_runs_without_gradients", False)
+    return type(node_name, (getattr(cls, "_node_base", BackwardCFunction),), namespace)
+
+
+@staticmethod   # FunctionMeta makes it the backward of such a class
+def _both_backward_and_vjp(ctx, *grad_outputs):
+    """The backward of a Function that defines both ``backward`` and ``vjp``: PyTorch refuses it only
+    when backward runs, not when the class is made."""
+    raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not allowed. You "
+                       "should only implement one of them.")
 
 
 class Function(metaclass=FunctionMeta):
@@ -342,6 +368,7 @@ class Function(metaclass=FunctionMeta):
 
     _is_builtin = False
     _saved_names: tuple = ()
+    _uses_setup_context = False             # set by FunctionMeta for each subclass
     clear_saved_tensors_on_access = False   # True: saved_tensors may be read once, then released
     generate_vmap_rule = False              # PyTorch's vmap support, which minigrad does not have
 
@@ -399,68 +426,29 @@ class Function(metaclass=FunctionMeta):
         (3) if some input needs a gradient, record the node and its edges (``next_functions``);
         (4) run forward with grad mode off (then ``setup_context``); wrap the outputs (``grad_fn = ctx``).
         """
-        if not _grad_state.enabled and not cls._uses_setup_context:
-            return _apply_without_graph(cls, args, kwargs)   # under no_grad: nothing to record
         if cls._uses_setup_context:
             args, kwargs = _bind_arguments(cls, args, kwargs), {}   # setup_context sees them all
+        if not _grad_state.enabled:
+            return _apply_without_graph(cls, args, kwargs)   # under no_grad: nothing to record
         ctx = cls._backward_cls()                   # ctx IS the backward node: a <Name>Backward
-        record = _connect_to_inputs(ctx, args)      # needs_input_grad, next_functions
+        is_recorded = _connect_to_inputs(ctx, args)   # needs_input_grad, next_functions
         with grad_mode.no_grad():                   # forward's own operations are not recorded
             if cls._uses_setup_context:
-                outputs = cls.forward(*args)
-                cls.setup_context(ctx, args, outputs)
+                outputs = _forward_then_setup_context(cls, ctx, args)
             else:
                 outputs = cls.forward(ctx, *args, **kwargs)
-        return _wrap_outputs(ctx, args, outputs, record)   # grad_fn = ctx, saved tensors checked
+        return _wrap_outputs(ctx, args, outputs, is_recorded)   # grad_fn = ctx, saved tensors checked
 
 
-_NO_EDGE = (None, 0)
-ACCESSED_ONCE = (
-    "saved_tensors can only be accessed once when clear_saved_tensors_on_access=True is set on the "
-    "autograd.Function. Either access saved_tensors only once, or set clear_saved_tensors_on_access=False.")
-
-
-@staticmethod
-def _both_backward_and_vjp(ctx, *grad_outputs):
-    raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not allowed. You "
-                       "should only implement one of them.")
-
-
-def _connect_to_inputs(ctx: BackwardCFunction, args: tuple) -> bool:
-    """Set ``ctx.needs_input_grad`` and, when a graph is recorded, the node's edges: for each tensor
-    argument, where its gradient goes (``next_functions``), with its shape and dtype to check that
-    gradient against. Return whether a graph is recorded: in grad mode, when some tensor argument
-    requires grad. A recorded node also gets its sequence number (and, in anomaly mode, its trace).
-    """
-    grad_enabled = _grad_state.enabled   # off only for a setup_context-style Function under no_grad
-    needs_input_grad, positions, edges, input_info = [], [], [], []
-    for i, arg in enumerate(args):
-        if not isinstance(arg, Tensor):
-            needs_input_grad.append(False)   # a number, a shape...: no gradient, no edge
-            continue
-        # Where arg's gradient goes. A view's grad_fn is a property, recomputed if its base changed in place.
-        grad_fn = arg._grad_fn if arg._base is None else arg.grad_fn
-        if grad_fn is not None:
-            edge = (grad_fn, arg._output_nr)   # made by an operation: that operation's node
-        elif arg._requires_grad:
-            edge = (arg._grad_accumulator() if grad_enabled else None, 0)   # a leaf: its AccumulateGrad
-        else:
-            edge = _NO_EDGE
-        # A view made under no_grad of a tensor that requires grad requires grad too (as in PyTorch),
-        # though its gradient goes nowhere.
-        needs_input_grad.append(edge is not _NO_EDGE or (arg._base is not None and arg._base.requires_grad))
-        positions.append(i)
-        edges.append(edge)
-        input_info.append((arg._data.shape, arg._data.dtype))
-    ctx.needs_input_grad = tuple(needs_input_grad)
-    record = grad_enabled and True in needs_input_grad
-    if record:
-        ctx.requires_grad = True
-        ctx._sequence_nr = next(_sequence_numbers)
-        ctx.next_functions, ctx._input_positions, ctx._input_info = tuple(edges), tuple(positions), input_info
-        if anomaly_mode.state.enabled:
-            anomaly_mode.record_forward(ctx)
-    return record
+# ---------------------------------------------------------------------------- apply's steps
+def _bind_arguments(cls, args: tuple, kwargs: dict) -> tuple:
+    """Every argument of forward by position, defaults included: setup_context gets them as ``inputs``."""
+    signature = cls.__dict__.get("_forward_signature")
+    if signature is None:   # computed once per class: binding arguments needs it on every call
+        signature = cls._forward_signature = inspect.signature(cls.forward)
+    bound = signature.bind(*args, **kwargs)
+    bound.apply_defaults()
+    return bound.args
 
 
 def _apply_without_graph(cls, args: tuple, kwargs: dict) -> Any:
@@ -475,22 +463,30 @@ def _apply_without_graph(cls, args: tuple, kwargs: dict) -> Any:
         ctx.needs_input_grad = (False,) * len(args)
     else:
         ctx.needs_input_grad = tuple([_requires_grad(arg) for arg in args])
-    output = cls.forward(ctx, *args, **kwargs)
+    if cls._uses_setup_context:
+        output = _forward_then_setup_context(cls, ctx, args)
+    else:
+        output = cls.forward(ctx, *args, **kwargs)
     if cls._is_builtin and type(output) is Tensor and ctx.dirty_tensors is None and (
             not args or output is not args[0]):
         return output   # the common case: a new tensor (a builtin's view needs no marking)
     if _is_in_place_update(ctx, args, output):
         output._version_counter.value += 1   # an in-place operation such as p -= lr * p.grad
-        ctx.dirty_tensors = None
         return output
     return _wrap_outputs(ctx, args, output, False)
 
 
-def _requires_grad(arg) -> bool:
-    """``arg.requires_grad`` for a tensor argument (False for anything else), read as cheaply as possible:
-    a view's grad_fn is a property, recomputed if its base changed in place; others' is read directly."""
-    return isinstance(arg, Tensor) and (
-        arg._requires_grad or (arg._grad_fn if arg._base is None else arg.grad_fn) is not None)
+def _requires_grad(value) -> bool:
+    """``value.requires_grad`` for a tensor (False for anything else), read without the ``grad_fn``
+    property: for a view whose base changed in place, that property makes a new node (or raises).
+
+    As in PyTorch, a view made under ``no_grad`` of a tensor that requires grad requires grad too.
+    """
+    if not isinstance(value, Tensor):
+        return False
+    if value._requires_grad or value._grad_fn is not None:
+        return True
+    return value._base is not None and value._base.requires_grad
 
 
 def _is_in_place_update(ctx: BackwardCFunction, args: tuple, output: Any) -> bool:
@@ -500,91 +496,135 @@ def _is_in_place_update(ctx: BackwardCFunction, args: tuple, output: Any) -> boo
             and ctx.non_differentiable is None and len(args) > 0 and output is args[0])
 
 
-def _bind_arguments(cls, args: tuple, kwargs: dict) -> tuple:
-    """Every argument of forward by position, defaults included: setup_context gets them as ``inputs``."""
-    signature = cls.__dict__.get("_forward_signature")
-    if signature is None:   # computed once per class: binding arguments needs it on every call
-        signature = cls._forward_signature = inspect.signature(cls.forward)
-    bound = signature.bind(*args, **kwargs)
-    bound.apply_defaults()
-    return bound.args
+def _connect_to_inputs(ctx: BackwardCFunction, args: tuple) -> bool:
+    """Set ``ctx.needs_input_grad`` (for each argument: does it require grad?) and, if one does, record
+    ctx as a node of the graph, with one edge per tensor argument: where that argument's gradient goes.
+    Return whether ctx was recorded.
+    """
+    needs_input_grad, positions, edges, input_info = [], [], [], []
+    for i, arg in enumerate(args):
+        if not isinstance(arg, Tensor):
+            needs_input_grad.append(False)   # a number, a shape...: no gradient, no edge
+            continue
+        # A view's grad_fn is a property: a new node if its base changed in place (see views.py).
+        grad_fn = arg._grad_fn if arg._base is None else arg.grad_fn
+        if grad_fn is not None:
+            edges.append((grad_fn, arg._output_nr))      # made by an operation: that operation's node
+            needs_input_grad.append(True)
+        elif arg._requires_grad:
+            edges.append((arg._grad_accumulator(), 0))   # a leaf that requires grad: its AccumulateGrad
+            needs_input_grad.append(True)
+        else:
+            edges.append((None, 0))                      # no gradient goes anywhere from here...
+            needs_input_grad.append(_requires_grad(arg))   # ...though a view made under no_grad may require grad
+        positions.append(i)
+        input_info.append((arg._data.shape, arg._data.dtype))
+    ctx.needs_input_grad = tuple(needs_input_grad)
+    if True not in needs_input_grad:
+        return False   # no argument requires grad: the outputs will not either
+    _record_node(ctx, tuple(edges), tuple(positions), input_info)
+    return True
+
+
+def _record_node(node: BackwardCFunction, edges: tuple, positions: tuple, input_info: list) -> None:
+    """Make ``node`` part of the backward graph: its edges (``next_functions``), the argument position
+    and numpy (shape, dtype) of each tensor argument, its sequence number and, in anomaly mode, the
+    stack of the forward call that made it. ``views.py`` makes its nodes with it too."""
+    node._sequence_nr = next(_sequence_numbers)
+    node.next_functions, node._input_positions, node._input_info = edges, positions, input_info
+    if anomaly_mode.state.enabled:
+        anomaly_mode.record_forward(node)
+
+
+def _forward_then_setup_context(cls, ctx: BackwardCFunction, args: tuple) -> Any:
+    """The separate style: ``forward(*args)`` computes, then ``setup_context(ctx, inputs, output)``
+    stores on ctx what backward needs (``args`` holds every argument, bound by position)."""
+    outputs = cls.forward(*args)
+    cls.setup_context(ctx, args, outputs)
+    return outputs
 
 
 # ---------------------------------------------------------------------------- wrapping the outputs
-def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, record: bool) -> Any:
+def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, is_recorded: bool) -> Any:
     """Connect forward's outputs to ctx (``grad_fn = ctx``) and turn ``ctx.to_save`` into checked records.
 
-    Each output follows the rules of ``_wrap_output``: an input returned unchanged comes back as a
-    new tensor, an input marked dirty gets a new version (and, when recorded, a new history), an
+    Each tensor output follows the rules of ``_wrap_output``: an input returned unchanged comes back
+    as a new tensor, an input marked dirty gets a new version (and, when recorded, a new history), an
     output marked non-differentiable or of an integer dtype gets no ``grad_fn``.
     """
     if type(outputs) is Tensor and ctx.dirty_tensors is None and ctx.non_differentiable is None:
-        return _wrap_single_output(ctx, args, outputs, record)   # the common case, quicker
+        return _wrap_single_output(ctx, args, outputs, is_recorded)   # the common case, quicker
     raw = outputs if isinstance(outputs, tuple) else (outputs,)
     dirty, non_differentiable = ctx.dirty_tensors or (), ctx.non_differentiable or ()
-    _check_marked_dirty(dirty, args, raw, record)
+    _check_marked_dirty(dirty, args, raw, is_recorded)
     n_tensors = sum(isinstance(out, Tensor) for out in raw)
-    wrapped = [_wrap_output(ctx, args, out, output_nr, record, _is_one_of(out, dirty),
-                            _is_one_of(out, non_differentiable), n_tensors) if isinstance(out, Tensor) else out
+    wrapped = [_wrap_output(ctx, args, out, output_nr, is_recorded, n_tensors) if isinstance(out, Tensor) else out
                for output_nr, out in enumerate(raw)]
-    if record:
+    if is_recorded:
         _remember_marks(ctx, raw, dirty, non_differentiable)
         ctx._output_info = tuple((o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None for o in wrapped)
-        _save_tensors(ctx, raw, wrapped)
+        _save_tensors(ctx)
     ctx.dirty_tensors = ctx.non_differentiable = None   # PyTorch empties them once the outputs are wrapped
     return tuple(wrapped) if isinstance(outputs, tuple) else wrapped[0]
 
 
-def _wrap_single_output(ctx: BackwardCFunction, args: tuple, output: Tensor, record: bool) -> Tensor:
-    """The common case of _wrap_outputs: one tensor output, nothing dirty or non-differentiable."""
-    if _is_one_of(output, args):
-        output = _returned_input(output, record)
-    if output._base is not None:
-        _views.mark_custom_function_output(ctx, output)
-    if record:
-        if output._data.dtype.kind in "fc":   # integer and bool outputs carry no gradient
-            output.grad_fn = ctx
+def _wrap_single_output(ctx: BackwardCFunction, args: tuple, output: Tensor, is_recorded: bool) -> Tensor:
+    """The common case of _wrap_outputs: one tensor output, nothing marked dirty or non-differentiable."""
+    output = _wrap_output(ctx, args, output, 0, is_recorded)
+    if is_recorded:
         ctx._output_info = ((output._data.shape, output._data.dtype),)
-        _save_tensors(ctx, (output,), (output,))
+        _save_tensors(ctx)
     return output
 
 
-def _wrap_output(ctx: BackwardCFunction, args: tuple, out: Tensor, output_nr: int, record: bool,
-                 dirty: bool, non_differentiable: bool, n_tensors: int) -> Tensor:
-    """One tensor output of forward, connected to ctx when a graph is recorded."""
+def _wrap_output(ctx: BackwardCFunction, args: tuple, out: Tensor, output_nr: int, is_recorded: bool,
+                 n_tensor_outputs: int = 1) -> Tensor:
+    """One tensor output of forward: ``grad_fn = ctx`` when a node is recorded (None for an output
+    that carries no gradient)."""
+    dirty = ctx.dirty_tensors is not None and _is_one_of(out, ctx.dirty_tensors)
+    non_differentiable = ctx.non_differentiable is not None and _is_one_of(out, ctx.non_differentiable)
     if dirty:
-        if record and out._grad_fn is None and out._requires_grad:
-            raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
-        out._version_counter.value += 1
-        if record and out._base is not None:   # changed through a view: rewrite the base's history too
-            _views.rebase_view(out, ctx, args, n_tensors)
-            return out
+        if _changed_in_place(ctx, args, out, is_recorded, n_tensor_outputs):
+            return out   # a view: views.rebase_view gave it and its base their new histories
     elif _is_one_of(out, args):
-        out = _returned_input(out, record)
+        out = _returned_input(out, is_recorded)
     if out._base is not None and not dirty:
         _views.mark_custom_function_output(ctx, out)
-    if record:
+    if is_recorded:
         out.grad_fn = ctx if out._data.dtype.kind in "fc" and not non_differentiable else None
         out._output_nr = output_nr
-        out._requires_grad = False
+        out._requires_grad = False   # not a leaf any more: it requires grad through its grad_fn
     return out
 
 
-def _returned_input(tensor: Tensor, record: bool) -> Tensor:
+def _changed_in_place(ctx: BackwardCFunction, args: tuple, out: Tensor, is_recorded: bool,
+                      n_tensor_outputs: int) -> bool:
+    """An output marked dirty: its version goes up, so that anything saved before the change refuses
+    to be used. Return True for a view changed while recording: its base's history is rewritten too."""
+    if is_recorded and out._grad_fn is None and out._requires_grad:
+        raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+    out._version_counter.value += 1
+    if is_recorded and out._base is not None:
+        _views.rebase_view(out, ctx, args, n_tensor_outputs)
+        return True
+    return False
+
+
+def _returned_input(tensor: Tensor, is_recorded: bool) -> Tensor:
     """An input returned unchanged comes back as a new tensor object, as in PyTorch: a view of it
     (which gets ``grad_fn = ctx`` when recorded), or a detached alias of an input that requires grad
     when no graph is recorded (under ``no_grad``)."""
-    return tensor.detach() if not record and tensor.requires_grad else tensor._alias()
+    return tensor.detach() if not is_recorded and tensor.requires_grad else tensor._alias()
 
 
-def _check_marked_dirty(dirty: tuple, args: tuple, outputs: tuple, record: bool) -> None:
+def _check_marked_dirty(dirty: tuple, args: tuple, outputs: tuple, is_recorded: bool) -> None:
     """PyTorch's checks of ``ctx.mark_dirty``: only inputs, and each one returned.
 
     A tensor that is not an input gets a warning only while a graph is recorded, and only if it is
     not a view: a view that is not an input is refused by ``views.rebase_view`` with the same text.
     """
     for t in dirty:
-        if record and t._base is None and not _is_one_of(t, args):
+        if is_recorded and t._base is None and not _is_one_of(t, args):
             warnings.warn("ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that "
                           "have been mutated should be passed to ctx.mark_dirty().", UserWarning, stacklevel=4)
         if not _is_one_of(t, outputs):
@@ -612,25 +652,27 @@ def _is_one_of(tensor: Any, tensors: tuple) -> bool:
     return False
 
 
-def _save_tensors(ctx: BackwardCFunction, raw: tuple, wrapped: Any) -> None:
+def _save_tensors(ctx: BackwardCFunction) -> None:
     """Turn ``ctx.to_save`` into checked ``SavedTensor`` records (see saved.py)."""
     if ctx.to_save is not None:
-        ctx._saved = tuple([_save(ctx, t, i, raw, wrapped) for i, t in enumerate(ctx.to_save)])
+        ctx._saved = tuple([_save(ctx, t, i) for i, t in enumerate(ctx.to_save)])
         ctx.to_save = None
 
 
-def _save(ctx, tensor, index: int, raw: tuple, wrapped: tuple) -> SavedTensor | None:
+def _save(ctx: BackwardCFunction, tensor: Any, index: int) -> SavedTensor | None:
+    """One saved tensor. It is an *output* when its grad_fn is ctx itself (PyTorch's rule): an input
+    that forward returned is not, since it came back as a new tensor (``_returned_input``)."""
     if tensor is None:
         return None
     if not isinstance(tensor, Tensor):
         raise TypeError(f"save_for_backward can only save variables, but argument {index} is of type "
                         f"{type(tensor).__name__}")
-    for output_nr, out in enumerate(raw):
-        if tensor is out and wrapped[output_nr]._grad_fn is ctx:   # just set: no view update to ask for
-            return SavedTensor(wrapped[output_nr], is_output=True, output_nr=output_nr)
+    if tensor._grad_fn is ctx:   # the attribute: the grad_fn property may make a view a new node
+        return SavedTensor(tensor, is_output=True, output_nr=tensor._output_nr)
     return SavedTensor(tensor, is_output=False)
 
 
+# ---------------------------------------------------------------------------- more Functions
 class InplaceFunction(Function):
     """PyTorch's legacy base for Functions that may work in place: a Function with an ``inplace`` flag.
 
@@ -643,8 +685,37 @@ class InplaceFunction(Function):
         self.inplace = inplace
 
 
+ONCE_DIFFERENTIABLE = "trying to differentiate twice a function that was marked with @once_differentiable"
+
+
+def once_differentiable(backward: Callable) -> Callable:
+    """Decorate a backward that cannot itself be differentiated (for example one written in numpy).
+
+    It runs without recording a graph, so its gradients have no history. When the backward pass
+    records one (``create_graph=True``), each gradient it returns is passed through an ``Error``
+    node first: a later backward that reaches that node raises ``ONCE_DIFFERENTIABLE`` instead of
+    silently using a wrong second derivative. As in PyTorch, the Error node's edges point at detached
+    copies of the gradients, so a pass that only asks for gradients of the original inputs never
+    reaches it.
+    """
+    @functools.wraps(backward)
+    def wrapper(ctx, *grad_outputs):
+        with grad_mode.no_grad():
+            outputs = backward(ctx, *grad_outputs)
+        if not _grad_state.enabled or not any(isinstance(g, Tensor) and g.requires_grad for g in grad_outputs):
+            return outputs   # no graph is recorded: nothing to guard
+        is_tuple = isinstance(outputs, tuple)
+        items = outputs if is_tuple else (outputs,)
+        # A None gradient is passed as _NO_GRADIENT, which Error's forward turns back into None.
+        stand_ins = [g.detach().requires_grad_() if isinstance(g, Tensor) else _NO_GRADIENT for g in items]
+        guarded = _DelayedError.apply(ONCE_DIFFERENTIABLE, *stand_ins)
+        items = tuple(new if isinstance(g, Tensor) else g for g, new in zip(items, guarded))
+        return items if is_tuple else items[0]
+    return wrapper
+
+
 class _DelayedError(Function):
-    """Stands after a once_differentiable backward: differentiating through it raises."""
+    """The ``Error`` node after a once_differentiable backward: differentiating through it raises."""
 
     _node_name = "Error"   # PyTorch's name for this node
     _is_builtin = True
@@ -660,32 +731,9 @@ class _DelayedError(Function):
         raise RuntimeError(ctx.message)
 
 
-_NO_GRADIENT = Tensor._make(np.zeros(()))   # stands for a None gradient: an edge to nowhere
-ONCE_DIFFERENTIABLE = "trying to differentiate twice a function that was marked with @once_differentiable"
+_NO_GRADIENT = Tensor._make(np.zeros(()))   # a tensor that stands for a None gradient in Error's arguments
 
 
-def once_differentiable(backward: Callable) -> Callable:
-    """Decorate a backward that cannot itself be differentiated (for example one written in numpy).
-
-    It runs without recording a graph. When a graph is being recorded (``create_graph=True``), each
-    gradient it returns is passed through an ``Error`` node: a backward pass that reaches that node
-    raises instead of silently using a wrong second derivative. As in PyTorch, the Error node's edges
-    point at detached copies of the gradients (``None`` for a gradient that is None), so a pass that
-    asks only for the gradient with respect to the original inputs never reaches it and finds no path.
-    """
-    @functools.wraps(backward)
-    def wrapper(ctx, *grad_outputs):
-        with grad_mode.no_grad():
-            outputs = backward(ctx, *grad_outputs)
-        if not _grad_state.enabled or not any(isinstance(g, Tensor) and g.requires_grad for g in grad_outputs):
-            return outputs
-        is_tuple = isinstance(outputs, tuple)
-        items = outputs if is_tuple else (outputs,)
-        stand_ins = [g.detach().requires_grad_() if isinstance(g, Tensor) else _NO_GRADIENT for g in items]
-        guarded = _DelayedError.apply(ONCE_DIFFERENTIABLE, *stand_ins)
-        items = tuple(new if isinstance(g, Tensor) else g for g, new in zip(items, guarded))
-        return items if is_tuple else items[0]
-    return wrapper
-
-
-from . import views as _views  # noqa: E402  (views builds on Function, defined above)
+# views.py defines its two nodes (CopySlices, AsStridedBackward0) as Functions, so it can only be
+# imported once Function exists; _wrap_output calls it when an output is a view.
+from . import views as _views  # noqa: E402

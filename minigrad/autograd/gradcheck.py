@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import grad_mode
 from ..tensor import Tensor
+from .engine import run_backward
 from .function import Function
 
 
@@ -88,7 +89,6 @@ def _check_inputs_do_not_overlap(inputs: tuple, differentiable: list) -> None:
 def _analytical_jacobian(output: Tensor, inputs: tuple, differentiable: list) -> list:
     """One Jacobian per differentiable input (rows: input elements, columns: output elements, as
     PyTorch prints it), built column by column: one backward per output element."""
-    from .engine import run_backward
     wanted = tuple(inputs[i] for i in differentiable)
     jacobians = [np.zeros((x.numel(), output.numel()), dtype=x._data.dtype) for x in wanted]
     for j in range(output.numel()):
@@ -172,7 +172,6 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-06, atol: float = 1e-05
 def _check_multiplied_by_grad_output(outputs: list, inputs: tuple, differentiable: list) -> None:
     """PyTorch's check that backward scales with the gradient it gets: zero gradients in, zeros out
     (of the input's dtype and shape)."""
-    from .engine import run_backward
     wanted = tuple(inputs[i] for i in differentiable)
     grads = run_backward(outputs, [Tensor._zeros(tuple(o.shape), o.dtype) for o in outputs], inputs=wanted)
     for g, x in zip(grads, wanted):
@@ -211,7 +210,6 @@ _UNDEFINED_NOTES = 'Please look at "Notes about undefined output gradients" in "
 def _check_undefined_grad(func, inputs: tuple, differentiable: list) -> None:
     """PyTorch's ``check_undefined_grad``: when no gradient reaches the outputs (all of them, then each
     in turn), backward must run and give every input None or zeros."""
-    from .engine import run_backward
     wanted = tuple(inputs[i] for i in differentiable)
     n_outputs = len(_outputs(func, inputs))
     for undefined in [None] + (list(range(n_outputs)) if n_outputs > 1 else []):
@@ -243,7 +241,6 @@ def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-
                   check_batched_grad: bool = False, check_fwd_over_rev: bool = False,
                   check_rev_over_rev: bool = True, fast_mode: bool = False, masked: bool = False) -> bool:
     """Check second derivatives: gradcheck applied to the function ``inputs -> d(func)/d(inputs)``."""
-    from .engine import run_backward
     _refuse_out_of_scope(check_fwd_over_rev, check_rev_over_rev, check_batched_grad, False)
     inputs = _as_tuple(inputs)
     outputs = _outputs(func, inputs)

@@ -19,7 +19,6 @@ True
 from __future__ import annotations
 
 import itertools
-import sys
 from typing import Any, Callable
 
 # Nodes are numbered in creation order. The engine runs later nodes first, as PyTorch's does.
@@ -96,7 +95,7 @@ class AccumulateGrad(Node):
     """
 
     _sequence_nr = ACCUMULATE_GRAD_SEQUENCE_NR
-    _output_info = (None,)   # one incoming gradient slot
+    _output_info = (None,)   # one gradient arrives (the leaf's): the engine makes its buffer one slot long
 
     def __init__(self, variable) -> None:
         self.variable = variable
@@ -140,47 +139,20 @@ def _sum_out_of_place(old, grad):
 def _first_gradient(grad, create_graph: bool, sole_owner: bool):
     """What ``.grad`` becomes when it was None: ``grad`` itself, or a copy of it.
 
-    The engine passes ``sole_owner=True`` when nothing else holds ``grad`` (``_nobody_else_holds``):
+    The engine passes ``sole_owner=True`` when nothing else holds ``grad`` (``engine._nobody_else_holds``):
     then no copy is needed, as in PyTorch. Otherwise the same gradient tensor may have been handed to
     several leaves, or kept by a hook, and ``.grad`` is later updated in place: it gets a copy. With
-    ``create_graph=True`` the copy is itself recorded (a ``CopyBackwards`` node, as in PyTorch), so
-    ``.grad`` stays differentiable.
+    ``create_graph=True`` the copy is itself recorded, so ``.grad`` stays differentiable.
     """
     if create_graph:
         return _recorded_copy(grad)
-    if sole_owner:   # a view of memory nobody else holds becomes a plain tensor
+    if sole_owner:   # detach() gives a view a new tensor without _base: .grad is not a view of anything
         return grad if grad._base is None else grad.detach()
     return grad._detached_copy()
 
 
 def _recorded_copy(grad):
-    """``torch.empty_like(grad).copy_(grad)`` while grad mode is on: a copy with a CopyBackwards node."""
-    from ..ops.inplace import CopyInplace
+    """``torch.empty_like(grad).copy_(grad)`` while grad mode is on: a copy whose grad_fn is ``copy_``'s
+    node, ``CopyInplace``'s, named ``CopyBackwards`` as PyTorch names the node of this copy."""
+    from ..ops.inplace import CopyInplace   # ops are built on autograd: imported when first needed
     return CopyInplace.apply(grad._detached_copy(), grad)
-
-
-def _nobody_else_holds(grad) -> bool:
-    """True if no one but the engine holds ``grad`` or its memory, so that it may become a leaf's
-    ``.grad`` without a copy. PyTorch's AccumulateGrad asks the same of the reference counts.
-
-    The expected references are the engine's staged tuple, the loop variable in
-    ``_write_staged_gradients``, this parameter and ``getrefcount``'s own argument: 4. The array is
-    held by the tensor alone. A view qualifies too when its base is held by the view alone
-    (``nn.Linear``'s weight gradient is the transpose of a transposed product). Those counts are
-    CPython's up to 3.13 (3.14 may borrow references): elsewhere the answer is False.
-    """
-    if not (_COUNTS_KNOWN and sys.getrefcount(grad) == 4 and sys.getrefcount(grad._data) == 2):
-        return False
-    flags = grad._data.flags   # .grad is added into in place: no read-only or broadcast memory
-    if not flags.writeable or not (flags.c_contiguous or flags.f_contiguous):
-        return False
-    base = grad._base
-    if base is None:
-        return grad._data.base is None
-    # References to the base: the view's _base, the local name, getrefcount's argument; to its
-    # array: the base itself, the view array's .base, getrefcount's argument.
-    return (base._base is None and base._data.base is None and grad._data.base is base._data
-            and sys.getrefcount(base) == 3 and sys.getrefcount(base._data) == 3)
-
-
-_COUNTS_KNOWN = sys.implementation.name == "cpython" and sys.version_info < (3, 14)

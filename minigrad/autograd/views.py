@@ -42,8 +42,7 @@ import numpy as np
 
 from .. import grad_mode
 from ..tensor import Tensor
-from .function import Function
-from .graph import _sequence_numbers
+from .function import BackwardCFunction, Function, _record_node, _requires_grad
 from .saved import BACKWARD_TWICE
 
 # How a view was made (PyTorch's CreationMeta): it decides whether an in-place change is allowed.
@@ -92,13 +91,6 @@ def mark_custom_function_output(ctx, output: Tensor) -> None:
 
 
 # ---------------------------------------------------------------------------- the checks
-def _requires_grad(t: Tensor) -> bool:
-    """``t.requires_grad`` without bringing a view's grad_fn up to date (that may raise)."""
-    if t._requires_grad or t._grad_fn is not None:
-        return True
-    return t._base is not None and t._base.requires_grad
-
-
 def _refusal(view: Tensor, indirect: bool) -> str | None:
     """PyTorch's message when ``view`` may not be rebased (``indirect``: its base or a sibling changed)."""
     creation = view._view_creation
@@ -228,6 +220,10 @@ def _as_rows(grad: Tensor, base_shape: tuple) -> Tensor:
 
 
 # ---------------------------------------------------------------------------- the two nodes
+# In PyTorch these are C++ nodes, not autograd Functions, and no forward ever runs for them: the
+# in-place change they stand for has already happened when they are made. minigrad declares them
+# as builtin Functions with a backward only, so that they are nodes like any other (names, pictures,
+# node_info); their nodes are made by _new_node below, never by apply.
 class AsStrided(Function):
     """The ``grad_fn`` a view gets once its base's history changed: its gradient lands on its elements."""
 
@@ -243,6 +239,22 @@ class AsStrided(Function):
         return PutIntoZeros.apply(grad, shape, ctx._key)
 
 
+class CopySlicesNode(BackwardCFunction):
+    """The class of CopySlices nodes: PyTorch's C++ name, and what its backward frees."""
+
+    _fn = None   # the in-place operation's node it wraps (set by rebase_view)
+
+    def name(self) -> str:
+        return "torch::autograd::CopySlices"
+
+    def _release_saved(self) -> None:
+        """After a backward without retain_graph, CopySlices lets go of the node it wraps (and so of its
+        saved tensors), as PyTorch's does: a second backward through it fails even if that node saved nothing."""
+        if self._fn is not None:
+            self._fn._release_saved()
+            self._fn = None
+
+
 class CopySlices(Function):
     """The base's ``grad_fn`` after an in-place change through one of its views.
 
@@ -251,6 +263,7 @@ class CopySlices(Function):
 
     _is_builtin = True
     _node_name = "CopySlices"
+    _node_base = CopySlicesNode   # its nodes are CopySlicesNode objects
 
     @staticmethod
     def backward(ctx, grad):
@@ -261,7 +274,7 @@ class CopySlices(Function):
         # ...but the viewed region goes through the op's backward. It gets a copy of that region (the
         # key holds index arrays), as in PyTorch: a gradient the op returns as it got it (copy_'s
         # for its source) must not change when the region is overwritten below.
-        grads = ctx._fn.apply(result[key])
+        grads = ctx._fn.apply(result[key])   # the wrapped node's backward (node.apply, not Function.apply)
         grads = grads if isinstance(grads, tuple) else (grads,)
         if not ctx.needs_input_grad[0]:
             return (None,) + grads[1:]
@@ -272,29 +285,11 @@ class CopySlices(Function):
         return (result if ctx._base_shape else result.reshape(()),) + grads[1:]
 
 
-CopySlices._backward_cls.name = lambda self: "torch::autograd::CopySlices"
-
-
-def _release_wrapped_node(node) -> None:
-    """After a backward without retain_graph, CopySlices lets go of the node it wraps (and so of its
-    saved tensors), as PyTorch's does: a second backward through it fails even if that node saved nothing."""
-    if node._fn is not None:
-        node._fn._release_saved()
-        node._fn = None
-
-
-CopySlices._backward_cls._release_saved = _release_wrapped_node
-
-
 def _new_node(function: type, edges: tuple, needs: tuple, positions: tuple, input_info: list, output: Tensor):
     """A node made by hand, as ``Function.apply`` would make it for these edges."""
     node = function._backward_cls()
-    node.requires_grad = True
-    node._sequence_nr = next(_sequence_numbers)
-    node.next_functions = edges
     node.needs_input_grad = needs
-    node._input_positions = positions
-    node._input_info = input_info
+    _record_node(node, edges, positions, input_info)
     node._output_info = ((output._data.shape, output._data.dtype),)
     return node
 

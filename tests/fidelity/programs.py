@@ -70,6 +70,30 @@ FUNCTIONS = {
                 result, = ctx.saved_tensors
                 return grad_output * result
         ''',
+    "SquareToo": '''
+        class SquareToo(Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x, x * x
+
+            @staticmethod
+            def backward(ctx, grad_x, grad_square):
+                x, = ctx.saved_tensors
+                return grad_x + 2 * x * grad_square
+        ''',
+    "KeepIt": '''
+        class KeepIt(Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x
+
+            @staticmethod
+            def backward(ctx, grad):
+                x, = ctx.saved_tensors
+                return grad * (x * 0 + 1)
+        ''',
     "Halve": '''
         class Halve(Function):
             @staticmethod
@@ -259,17 +283,19 @@ class Generator:
     # -- bookkeeping
     def add(self, code: str, observe: str) -> None:
         step = Step(code, observe)
+        grads = self.grads()
         self.program.steps.append(step)
         step.raises = run_step(step, self.namespace, self.torch).get("raises")
-        if step.raises and ".backward(" in code:
-            self.forget_gradients()
+        if step.raises and self.grads() != grads:
+            # A backward that failed half-way after PyTorch had written some .grad: minigrad leaves every
+            # .grad as it was, a difference the README lists. The step is left out of the program.
+            self.program.steps.pop()
 
-    def forget_gradients(self) -> None:
-        """After a backward that failed, set every leaf's .grad to None: PyTorch may have written some
-        before it failed, minigrad none (a difference the README lists), and later steps would show it."""
-        leaves = [n for n in self.names if isinstance(self.value(n), self.torch.Tensor) and self.value(n).is_leaf]
-        if leaves:
-            self.add("; ".join(f"{n}.grad = None" for n in leaves), "None")
+    def grads(self) -> list:
+        """What every leaf's and retain_grad() tensor's ``.grad`` is now (in PyTorch)."""
+        tensors = [self.value(n) for n in self.names if isinstance(self.namespace.get(n), self.torch.Tensor)]
+        return [(id(t.grad), t.grad.detach().numpy().tobytes()) if t.grad is not None else None
+                for t in tensors if t.is_leaf or t.retains_grad]
 
     def new_name(self) -> str:
         return f"x{len(self.names)}"
@@ -320,7 +346,7 @@ class Generator:
         kind = self.choose.pick(["leaf", "unary", "unary", "binary", "binary", "matmul", "matmul", "reduce",
                                  "reduce", "shape", "shape", "index", "index", "join", "where", "custom",
                                  "inplace", "backward", "backward", "grad", "bad", "query", "issue21", "issue21"]
-                                + EDGE_AND_WRITE_STEPS + CORNER_STEPS)
+                                + EDGE_AND_WRITE_STEPS + CORNER_STEPS + ISSUE19_STEPS)
         getattr(self, f"make_{kind}")()
 
     def make_leaf(self) -> None:
@@ -839,3 +865,96 @@ def generate(choose, torch, min_steps: int = 3, max_steps: int = 10) -> Program:
     for _ in range(choose.integer(min_steps, max_steps)):
         generator.step()
     return generator.program
+
+
+# ------------------------------------------- backward's arguments, saved inputs, inputs= on non-leaves (issue 19)
+# The three kinds of program the fuzzer had not generated, each of which minigrad got silently wrong:
+# fewer gradients than tensors (one tensor was dropped), a custom Function that saves an input and
+# returns it among several outputs (the returned alias was saved instead), and backward(inputs=...)
+# on a non-leaf that retains its grad (its gradient was added twice).
+ISSUE19_STEPS = ["root_gradients", "saved_input", "inputs_nonleaf", "inputs_nonleaf"]
+
+
+def make_root_gradients(g: Generator) -> None:
+    """backward / autograd.grad with as many gradients as tensors, one fewer or one more, one tensor
+    instead of a list, an empty list, or the deprecated ``grad_variables``."""
+    choose = g.choose
+    ys = [g.tensor(grad=True) for _ in range(choose.integer(1, 2))]
+    grads = [choose.pick([f"torch.ones_like({y})", f"torch.full_like({y}, 2.0)", "None"]) for y in ys]
+    grads = choose.pick([grads, grads[:-1], grads + ["torch.ones(())"], grads[:1]])
+    grads = choose.pick([f"[{', '.join(grads)}]"] * 3 + [grads[0] if grads else "[]", "[]"])
+    if choose.chance(50):
+        keyword = "grad_variables=" if choose.chance(15) else ""
+        g.add(f"torch.autograd.backward([{', '.join(ys)}], {keyword}{grads}, retain_graph=True)", g.leaf_grads())
+        return
+    leaves = [n for n in g.names if g.value(n).is_leaf and g.value(n).requires_grad]
+    name = g.new_name()
+    g.add(f"{name} = torch.autograd.grad([{', '.join(ys)}], [{choose.pick(leaves or ys)}], {grads}, "
+          "retain_graph=True, allow_unused=True)", name)
+
+
+def make_saved_input(g: Generator) -> None:
+    """A custom Function that saves its input and returns it (alone or with another output); then the
+    saved tensor as backward will see it, and often a backward that uses it (twice differentiated)."""
+    choose = g.choose
+    a = g.tensor(floating=True)
+    first, second = f"same{len(g.names)}", g.new_name()   # first: the input returned, a view of it
+    if choose.chance(50):
+        g.add(f"{first}, {second} = SquareToo.apply({a})", f"({first}, {second})")
+        made = [first, second]
+    else:
+        g.add(f"{first} = KeepIt.apply({a})", first)
+        made = [first]
+    made = [n for n in made if isinstance(g.namespace.get(n), g.torch.Tensor)]
+    # The first output is a view of the input: later steps do not get it (an in-place change of it,
+    # or of its input, is a case of its own, PyTorch's "function that returns multiple views").
+    g.names += [n for n in made if n == second]
+    if not made or not g.value(first).requires_grad:
+        return
+    g.add("pass", f"{first}.grad_fn.saved_tensors[0]")
+    leaves = [n for n in g.names if g.value(n).is_leaf and g.value(n).requires_grad]
+    if leaves and choose.chance(60):
+        total = " + ".join(f"{n}.sum()" for n in made)
+        name = g.new_name()
+        g.add(f"{name}, = torch.autograd.grad({total}, [{choose.pick(leaves)}], create_graph=True, allow_unused=True)",
+              f"{name}.detach() if {name} is not None else None")
+        if isinstance(g.namespace.get(name), g.torch.Tensor) and g.value(name).requires_grad:
+            g.add(f"{name}.sum().backward()", g.leaf_grads())
+
+
+def make_inputs_nonleaf(g: Generator) -> None:
+    """``backward(inputs=...)`` or ``autograd.grad`` on a non-leaf that may retain its grad and have a
+    hook, with an upstream leaf among the inputs or not, once or twice."""
+    choose = g.choose
+    non_leaves = [n for n in g.names if g.value(n).requires_grad and not g.value(n).is_leaf
+                  and g.value(n).is_floating_point()]
+    if non_leaves and choose.chance(70):
+        y = choose.pick(non_leaves)
+    else:
+        source = g.tensor(floating=True, grad=True)   # (may make a leaf first: name y after it)
+        y = g.new_name()
+        g.assign(f"{source} * 2")
+        if not isinstance(g.namespace.get(y), g.torch.Tensor) or not g.value(y).requires_grad:
+            return
+    if choose.chance(60):
+        g.add(f"{y}.retain_grad()", f"{y}.retains_grad")
+    if choose.chance(30):
+        g.add(f"_ = {y}.register_hook(lambda grad: grad * 10)", "None")
+    if choose.chance(20):
+        g.add(f"_ = {y}.grad_fn.register_prehook(lambda grads: None)", "None")
+    z = g.new_name()
+    g.assign(f"({y} * {y}).sum()")
+    leaves = [n for n in g.names if g.value(n).is_leaf and g.value(n).requires_grad]
+    leaf = choose.pick(leaves) if leaves else y
+    inputs = choose.pick([f"[{y}]", f"[{y}, {leaf}]", f"[{leaf}, {y}]", f"[{y}, {y}]"])
+    for _ in range(choose.pick([1, 1, 2])):
+        if choose.chance(60):
+            g.add(f"{z}.backward(inputs={inputs}, retain_graph=True)", f"({y}.grad, {g.leaf_grads()})")
+        else:
+            name = g.new_name()
+            g.add(f"{name} = torch.autograd.grad({z}, {inputs}, retain_graph=True)", f"({name}, {y}.grad)")
+
+
+Generator.make_root_gradients = make_root_gradients
+Generator.make_saved_input = make_saved_input
+Generator.make_inputs_nonleaf = make_inputs_nonleaf
