@@ -402,60 +402,56 @@ class MatMulFixed(MatMulStarter):
         return grad_output.mm(b.t()), a.t().mm(grad_output)
 
 
-class MatMulGuarded(MatMulStarter):
+class TransposedMatMulStarter(Function):
+    """The notebook's starter: the matmul backward copied, wrong for a.t() @ b."""
+
     @staticmethod
-    def backward(ctx, grad_output):
-        a, b = ctx.saved_tensors
-        grad_a = grad_output.mm(b.t()) if ctx.needs_input_grad[0] else None
-        grad_b = a.t().mm(grad_output) if ctx.needs_input_grad[1] else None
-        return grad_a, grad_b
-
-
-class MatMulNoTransposeA(MatMulStarter):
-    @staticmethod
-    def backward(ctx, grad_output):
-        a, b = ctx.saved_tensors
-        return grad_output.mm(b), a.t().mm(grad_output)
-
-
-class MatMulSwappedReturn(MatMulStarter):
-    @staticmethod
-    def backward(ctx, grad_output):
-        a, b = ctx.saved_tensors
-        return a.t().mm(grad_output), grad_output.mm(b.t())
-
-
-class MatMulRightOnlyForSquares(MatMulStarter):
-    """Right for square matrices; for others it multiplies mismatched shapes."""
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a.t().mm(b)
 
     @staticmethod
     def backward(ctx, grad_output):
         a, b = ctx.saved_tensors
-        if a.shape[0] == a.shape[1]:
-            return grad_output.mm(b.t()), a.t().mm(grad_output)
-        return grad_output.mm(b), a.t().mm(grad_output)
+        return grad_output.mm(b.t()), a.t().mm(grad_output)
 
 
-@pytest.mark.parametrize("answer", [MatMulFixed, MatMulGuarded])
-def test_nb08_your_turn_1_accepts_a_correct_matmul(answer, capsys):
-    result, out = run(nb08.your_turn_1, answer, capsys)
-    assert result
-    assert out == "✓ Your turn 1: fix the matmul backward — correct.\n"
+class TransposedMatMulFixed(TransposedMatMulStarter):
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        return b.mm(grad_output.t()), a.mm(grad_output)
 
 
-@pytest.mark.parametrize("answer, problem, hint", [
-    (MatMulStarter, "gradcheck finds grad_b wrong for a [3, 3] @ b [3, 3]", "grad_b has the shape of b"),
-    (MatMulNoTransposeA, "gradcheck finds grad_a wrong for a [3, 3] @ b [3, 3]", "grad_a has the shape of a"),
-    (MatMulSwappedReturn, "gradcheck finds grad_a wrong for a [3, 3] @ b [3, 3]", "grad_a has the shape of a"),
-    (MatMulRightOnlyForSquares, "with a [2, 3] @ b [3, 4] and only a requiring grad, backward failed: mat1 and "
-                                "mat2 shapes cannot be multiplied (2x4 and 3x4)", "grad_a has the shape of a"),
-])
-def test_nb08_your_turn_1_says_which_gradient_is_wrong(answer, problem, hint, capsys):
-    result, out = run(nb08.your_turn_1, answer, capsys)
-    assert not result
-    assert out.startswith("✗ Your turn 1: fix the matmul backward — not yet.\n")
-    assert f"What is wrong: {problem}" in out
-    assert hint in out
+class TransposedMatMulWithTransposes(TransposedMatMulStarter):
+    """Right, written another way: the transpose of the matmul's grad_a."""
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        return grad_output.mm(b.t()).t(), (grad_output.t().mm(a.t())).t()
+
+
+class TransposedMatMulRightOnlyForSquares(TransposedMatMulStarter):
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        return b.t().mm(grad_output.t()) if a.shape[0] == a.shape[1] else b.mm(grad_output.t()), a.mm(grad_output)
+
+
+class TransposedMatMulIgnoringGradOutput(TransposedMatMulStarter):
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        ones = torch.ones_like(grad_output)
+        return b.mm(ones.t()), a.mm(ones)
+
+
+class TransposedMatMulSwapped(TransposedMatMulStarter):
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        return a.mm(grad_output), b.mm(grad_output.t())
 
 
 # =========================================================================== notebook 08, Your turn 2
@@ -632,25 +628,6 @@ def test_nb06_your_turn_4_says_what_is_wrong(answer, problem, capsys):
     assert problem in out, out
 
 
-# =========================================================================== notebook 08, Your turn 2
-def test_nb08_your_turn_2_accepts_row_times_columns(capsys):
-    result, out = run(nb08.your_turn_2, lambda indices, shape: indices[0] * shape[1] + indices[1], capsys)
-    assert result, out
-    assert out == "✓ Your turn 2: pyGAT's edge_idx on a rectangular matrix — correct.\n"
-
-
-@pytest.mark.parametrize("answer, problem", [
-    (lambda indices, shape: indices[0] * shape[0] + indices[1],   # pyGAT's N = shape[0]
-     "right for square shapes, wrong for (2, 3): entry (1, 2) is number 5 of the flattened matrix, you gave 4"),
-    (lambda indices, shape: indices[1] * shape[0] + indices[0], "for shape (4, 4), entry"),
-    (lambda indices, shape: indices[0], "for shape (4, 4), entry"),
-])
-def test_nb08_your_turn_2_says_what_is_wrong(answer, problem, capsys):
-    result, out = run(nb08.your_turn_2, answer, capsys)
-    assert not result
-    assert problem in out, out
-
-
 # ====================================== every checker of a backward rejects one that ignores grad_output
 class LinearIgnoringGradOutput(NaiveLinear):
     @staticmethod
@@ -667,18 +644,10 @@ class SortIgnoringGradOutput(MarkedSort):
         return torch.zeros_like(grad_values).index_add_(0, indices, torch.ones_like(grad_values))
 
 
-class MatMulIgnoringGradOutput(MatMulStarter):
-    @staticmethod
-    def backward(ctx, grad_output):
-        a, b = ctx.saved_tensors
-        ones = torch.ones_like(grad_output)
-        return ones.mm(b.t()), a.t().mm(ones)
-
-
 @pytest.mark.parametrize("checker, answer, problem", [
     (nb06.your_turn_1, LinearIgnoringGradOutput, "with both input and weight requiring grad: input.grad has wrong values"),
     (nb06.your_turn_2, SortIgnoringGradOutput, "for the loss sum(values * [1, 10, 100, 1000, 10000]), x.grad is"),
-    (nb08.your_turn_1, MatMulIgnoringGradOutput, "gradcheck finds grad_a wrong for a [3, 3] @ b [3, 3]"),
+    (nb08.your_turn_1, TransposedMatMulIgnoringGradOutput, "gradcheck finds grad_a wrong for a [3, 3], b [3, 3]"),
 ])
 def test_a_backward_that_ignores_grad_output_is_rejected(checker, answer, problem, capsys):
     result, out = run(checker, answer, capsys)
@@ -687,11 +656,11 @@ def test_a_backward_that_ignores_grad_output_is_rejected(checker, answer, proble
 
 
 # =========================================================================== notebook 08: round 2 (issue 20)
-class MatMulOneGradient(MatMulStarter):
+class TransposedMatMulOneGradient(TransposedMatMulStarter):
     @staticmethod
     def backward(ctx, grad_output):
         a, b = ctx.saved_tensors
-        return grad_output.mm(b.t())
+        return b.mm(grad_output.t())
 
 
 class ClassMethods(Function):
@@ -712,14 +681,14 @@ class KeepsInputOnCtx(NothingSaved):
 
 
 @pytest.mark.parametrize("checker, answer, problem, hint", [
-    (nb08.your_turn_1, MatMulOneGradient, "returned an incorrect number of gradients (expected 2, got 1)",
+    (nb08.your_turn_1, TransposedMatMulOneGradient, "returned an incorrect number of gradients (expected 2, got 1)",
      "backward returns one gradient per input of forward, in order: return grad_a, grad_b"),
-    (nb08.your_turn_1, "MatMulToFix", "'MatMulToFix' is not a class derived from torch.autograd.Function",
-     "check.your_turn_1(MatMulToFix)"),
-    (nb08.your_turn_2, lambda indices, shape: (indices[0] * shape[1] + indices[1]).float(),
-     "flat_positions returned positions of dtype float32", "integer arithmetic only"),
-    (nb08.your_turn_2, lambda indices, shape: [float(p) for p in (indices[0] * shape[1] + indices[1]).tolist()],
-     "flat_positions returned positions of dtype float64", "integer arithmetic only"),
+    (nb08.your_turn_1, "TransposedMatMul", "'TransposedMatMul' is not a class derived from torch.autograd.Function",
+     "check.your_turn_1(TransposedMatMul)"),
+    (nb08.your_turn_2, lambda indices, shape: (indices[1] * shape[0] + indices[0]).float(),
+     "your function returned positions of dtype float32", "integer arithmetic only"),
+    (nb08.your_turn_2, lambda indices, shape: [float(p) for p in (indices[1] * shape[0] + indices[0]).tolist()],
+     "your function returned positions of dtype float64", "integer arithmetic only"),
     (nb08.your_turn_3, KeepsInputOnCtx, "forward keeps a tensor as a plain attribute, ctx.input",
      "either save it with ctx.save_for_backward(input), or keep nothing at all"),
     (nb08.your_turn_3, ClassMethods, "forward is a class method", "@staticmethod, not @classmethod"),
@@ -735,68 +704,15 @@ def test_nb08_your_turn_2_names_the_position_in_chinese_without_an_ordinal(capsy
     from minigrad.exercises import set_language
     set_language("zh")
     try:
-        result, out = run(nb08.your_turn_2, lambda indices, shape: indices[0] * shape[0] + indices[1], capsys)
+        result, out = run(nb08.your_turn_2, lambda indices, shape: indices[1] * shape[1] + indices[0], capsys)
     finally:
         set_language("en")
-    assert "元素 (1, 2) 在展平后矩阵里的编号是 5，你给出的是 4" in out and "第 5 个" not in out, out
-
-
-# The redesigned Your turn 1: the backward of a.t() @ b, which the notebook's worked matmul does not show.
-class TransposedMatMulStarter(Function):
-    """The starter a redesigned notebook would give: the matmul fix copied, wrong for a.t() @ b."""
-
-    @staticmethod
-    def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
-        return a.t().mm(b)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        a, b = ctx.saved_tensors
-        return grad_output.mm(b.t()), a.t().mm(grad_output)
-
-
-class TransposedMatMulFixed(TransposedMatMulStarter):
-    @staticmethod
-    def backward(ctx, grad_output):
-        a, b = ctx.saved_tensors
-        return b.mm(grad_output.t()), a.mm(grad_output)
-
-
-class TransposedMatMulWithTransposes(TransposedMatMulStarter):
-    """Right, written another way: the transpose of the matmul's grad_a."""
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        a, b = ctx.saved_tensors
-        return grad_output.mm(b.t()).t(), (grad_output.t().mm(a.t())).t()
-
-
-class TransposedMatMulRightOnlyForSquares(TransposedMatMulStarter):
-    @staticmethod
-    def backward(ctx, grad_output):
-        a, b = ctx.saved_tensors
-        return b.t().mm(grad_output.t()) if a.shape[0] == a.shape[1] else b.mm(grad_output.t()), a.mm(grad_output)
-
-
-class TransposedMatMulIgnoringGradOutput(TransposedMatMulStarter):
-    @staticmethod
-    def backward(ctx, grad_output):
-        a, b = ctx.saved_tensors
-        ones = torch.ones_like(grad_output)
-        return b.mm(ones.t()), a.mm(ones)
-
-
-class TransposedMatMulSwapped(TransposedMatMulStarter):
-    @staticmethod
-    def backward(ctx, grad_output):
-        a, b = ctx.saved_tensors
-        return a.mm(grad_output), b.mm(grad_output.t())
+    assert "A 的元素 (1, 2) 在展平后的转置里编号是 5；你给出的是 7" in out and "第 5 个" not in out, out
 
 
 @pytest.mark.parametrize("answer", [TransposedMatMulFixed, TransposedMatMulWithTransposes])
 def test_nb08_transposed_matmul_accepts_right_backwards(answer, capsys):
-    result, out = run(nb08.your_turn_1_transposed, answer, capsys)
+    result, out = run(nb08.your_turn_1, answer, capsys)
     assert result, out
     assert out == "✓ Your turn 1: the backward of a.t() @ b — correct.\n"
 
@@ -809,7 +725,7 @@ def test_nb08_transposed_matmul_accepts_right_backwards(answer, capsys):
     (MatMulFixed, "forward does not compute a.t() @ b for a [3, 3] and b [3, 3]"),
 ])
 def test_nb08_transposed_matmul_rejects_wrong_backwards(answer, problem, capsys):
-    result, out = run(nb08.your_turn_1_transposed, answer, capsys)
+    result, out = run(nb08.your_turn_1, answer, capsys)
     assert not result and "Hint: " in out
     assert problem in out, out
 
@@ -820,15 +736,15 @@ def test_nb08_transposed_matmul_rejects_the_starter_on_non_square_inputs_too(cap
         pass
     nb08._TRANSPOSED_SHAPES, saved = nb08._TRANSPOSED_SHAPES[1:], nb08._TRANSPOSED_SHAPES
     try:
-        result, out = run(nb08.your_turn_1_transposed, Square, capsys)
+        result, out = run(nb08.your_turn_1, Square, capsys)
     finally:
         nb08._TRANSPOSED_SHAPES = saved
     assert not result and "with a [4, 2], b [4, 3] and only a requiring grad, backward failed" in out, out
 
 
-# The redesigned Your turn 2: positions in the flattened transpose b @ grad_output.t() (column by column).
+# Your turn 2: positions in the flattened transpose b @ grad_output.t() (column by column).
 def test_nb08_transposed_positions_accepts_column_major_positions(capsys):
-    result, out = run(nb08.your_turn_2_transposed, lambda indices, shape: indices[1] * shape[0] + indices[0], capsys)
+    result, out = run(nb08.your_turn_2, lambda indices, shape: indices[1] * shape[0] + indices[0], capsys)
     assert result, out
     assert out == "✓ Your turn 2: positions in the transposed gradient — correct.\n"
 
@@ -838,10 +754,10 @@ def test_nb08_transposed_positions_accepts_column_major_positions(capsys):
      "for shape (4, 4) you gave the positions in the gradient flattened row by row, but backward flattens its transpose"),
     (lambda indices, shape: indices[1] * shape[1] + indices[0],
      "for shape (2, 3), entry (1, 2) of A is at position 5 of the flattened transpose; you gave 7"),
-    (lambda indices, shape: (indices[1] * shape[0] + indices[0]).double(), "flat_positions returned positions of dtype float64"),
+    (lambda indices, shape: (indices[1] * shape[0] + indices[0]).double(), "your function returned positions of dtype float64"),
     (lambda indices, shape: indices[1], "for shape (4, 4), entry"),
 ])
 def test_nb08_transposed_positions_says_what_is_wrong(answer, problem, capsys):
-    result, out = run(nb08.your_turn_2_transposed, answer, capsys)
+    result, out = run(nb08.your_turn_2, answer, capsys)
     assert not result and "Hint: " in out
     assert problem in out, out

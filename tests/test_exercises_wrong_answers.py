@@ -19,7 +19,7 @@ from minigrad.autograd.node_info import reachable_nodes
 from minigrad.exercises import _feedback, nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09, nb10
 from test_exercises_nb00_02 import Net   # the notebook's module
 from test_exercises_nb03_05 import SquareSaved, saved_bytes   # the notebook's Function, a right answer
-from test_exercises_nb06_08 import KeepsInputOnCtx, MatMulOneGradient, TransposedMatMulStarter
+from test_exercises_nb06_08 import KeepsInputOnCtx, TransposedMatMulOneGradient, TransposedMatMulStarter
 from test_exercises_nb07 import in_row_blocks
 from test_exercises_nb10 import CachedByFirstInput, PoolOfTwo, ReturnsTheInstance, VarA
 
@@ -434,7 +434,7 @@ CASES = [
     (nb06.your_turn_4, two_scales(docs_style), None),
     (nb06.your_turn_4, two_scales(copies_into_zeros), None),
     (nb06.your_turn_4, two_scales(none_back_to_zeros), "backward turned the None it received into zeros"),
-    (nb06.your_turn_4, two_scales(docs_style, materialize_zero), "forward called ctx.set_materialize_grads(0): it takes a bool"),
+    (nb06.your_turn_4, two_scales(docs_style, materialize_zero), "forward called ctx.set_materialize_grads with something other than True or False: it takes a bool"),
     (nb06.your_turn_4, two_scales(docs_style, numbers_forward), "TwoScales.apply returned (float, float), not two tensors"),
     (nb07.your_turn_1, in_row_blocks(pieces=8), "your function computed 16,064,000 numbers"),
     (nb07.your_turn_1, merges_repeated_edges, "on a random graph with 6 nodes and 10 edges (some repeated)"),
@@ -442,12 +442,12 @@ CASES = [
     (nb08.your_turn_3, custom_function(lambda ctx, input: input.mul_(2)), "CustomFunction.apply(x) changed the caller's x"),
     (nb08.your_turn_3, custom_function(lambda ctx, input: input + input), None),
     (nb08.your_turn_3, KeepsInputOnCtx, "forward keeps a tensor as a plain attribute, ctx.input"),
-    (nb08.your_turn_1, MatMulOneGradient, "returned an incorrect number of gradients"),
-    (nb08.your_turn_2, lambda indices, shape: (indices[0] * shape[1] + indices[1]).float(),
-     "flat_positions returned positions of dtype float32"),
-    (nb08.your_turn_2, lambda indices, shape: indices[0] * shape[0] + indices[1], "is number 5 of the flattened matrix"),
-    (nb08.your_turn_1_transposed, TransposedMatMulStarter, "gradcheck finds grad_a wrong"),
-    (nb08.your_turn_2_transposed, lambda indices, shape: indices[0] * shape[1] + indices[1],
+    (nb08.your_turn_1, TransposedMatMulOneGradient, "returned an incorrect number of gradients"),
+    (nb08.your_turn_2, lambda indices, shape: (indices[1] * shape[0] + indices[0]).float(),
+     "your function returned positions of dtype float32"),
+    (nb08.your_turn_2, lambda indices, shape: indices[1] * shape[1] + indices[0], "of A is at position 5 of the flattened transpose"),
+    (nb08.your_turn_1, TransposedMatMulStarter, "gradcheck finds grad_a wrong"),
+    (nb08.your_turn_2, lambda indices, shape: indices[0] * shape[1] + indices[1],
      "you gave the positions in the gradient flattened row by row"),
     (given_second(nb10.your_turn_1, VarA), PoolOfTwo, "two of these five calls share one Function instance"),
     (given_second(nb10.your_turn_1, VarA), CachedByFirstInput, "two of these five calls share one Function instance"),

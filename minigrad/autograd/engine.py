@@ -66,12 +66,17 @@ import numpy as np
 
 from .. import grad_mode
 from . import anomaly_mode
-from ..tensor import Tensor
+from ..tensor import Tensor, _warn_once
 from ..types import from_numpy_dtype
 from .function import BackwardCFunction
 from .graph import AccumulateGrad, Node
 
 Observer = Callable[[Node, tuple, tuple], None]
+CREATE_GRAPH_CYCLE = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter and its gradient "
+    "which can cause a memory leak. We recommend using autograd.grad when creating the graph to avoid this. If you "
+    "have to use this function, make sure to reset the .grad fields of your parameters to None after use to break "
+    "the cycle and avoid the leak.")
 REENTRANT_DEPTH_PER_THREAD = 20     # nested backward calls per thread before a fresh thread takes over
 _thread_state = threading.local()   # per thread: the graph tasks running, innermost last
 # sys.getrefcount's counts are CPython's up to 3.13 (3.14 may borrow references): see _nobody_else_holds.
@@ -91,6 +96,8 @@ def run_backward(tensors: Sequence[Tensor], grad_tensors: Sequence[Tensor | None
     ``REENTRANT_DEPTH_PER_THREAD`` nested levels it continues on a fresh thread, as PyTorch's
     engine does, so that thousands of nested levels never hit Python's recursion limit.
     """
+    if create_graph and (inputs is None or accumulate):   # backward(), not autograd.grad()
+        _warn_once(CREATE_GRAPH_CYCLE)   # PyTorch's warning: a recorded .grad holds the graph that holds it
     if len(_running_tasks()) >= REENTRANT_DEPTH_PER_THREAD:
         return _on_fresh_thread(run_backward, tensors, grad_tensors, retain_graph, create_graph, inputs,
                                 observer, accumulate)

@@ -154,6 +154,9 @@ class FunctionCtx:
         >>> x.grad
         tensor([1., 1.])
         """
+        if not isinstance(value, bool):   # PyTorch's argument parser takes a bool and nothing else
+            raise TypeError("set_materialize_grads received an invalid combination of arguments - got (), "
+                            "but expected (bool)")
         self.materialize_grads = value
 
     def save_for_forward(self, *tensors: Tensor | None) -> None:
@@ -428,6 +431,8 @@ class Function(metaclass=FunctionMeta):
         """
         if cls._uses_setup_context:
             args, kwargs = _bind_arguments(cls, args, kwargs), {}   # setup_context sees them all
+        elif kwargs:
+            args, kwargs = _keywords_to_positions(cls, args, kwargs), {}   # each gets its edge
         if not _grad_state.enabled:
             return _apply_without_graph(cls, args, kwargs)   # under no_grad: nothing to record
         ctx = cls._backward_cls()                   # ctx IS the backward node: a <Name>Backward
@@ -443,12 +448,41 @@ class Function(metaclass=FunctionMeta):
 # ---------------------------------------------------------------------------- apply's steps
 def _bind_arguments(cls, args: tuple, kwargs: dict) -> tuple:
     """Every argument of forward by position, defaults included: setup_context gets them as ``inputs``."""
+    bound = _forward_signature(cls).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return bound.args
+
+
+def _forward_signature(cls) -> inspect.Signature:
     signature = cls.__dict__.get("_forward_signature")
     if signature is None:   # computed once per class: binding arguments needs it on every call
         signature = cls._forward_signature = inspect.signature(cls.forward)
-    bound = signature.bind(*args, **kwargs)
-    bound.apply_defaults()
-    return bound.args
+    return signature
+
+
+_MISSING = object()
+
+
+def _keywords_to_positions(cls, args: tuple, kwargs: dict) -> tuple:
+    """The combined style called with keyword arguments: as in PyTorch, each one takes its place among
+    forward's parameters after ctx, so that a tensor passed by keyword gets an edge and a
+    ``needs_input_grad`` entry like a positional one. The places must follow the positional arguments
+    without a gap: defaults are not filled in (PyTorch's rule and error texts).
+    """
+    names = [p.name for p in _forward_signature(cls).parameters.values()
+             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][1:]   # [0] is ctx
+    slots = list(args) + [_MISSING] * (len(names) - len(args))
+    for name, value in kwargs.items():
+        if name not in names:
+            raise TypeError(f"forward() got an unexpected keyword argument '{name}'")
+        if names.index(name) < len(args):
+            raise TypeError(f"forward() got multiple values for argument '{name}'")
+        slots[names.index(name)] = value
+    end = 1 + max(names.index(name) for name in kwargs)
+    for position in range(len(args), end):
+        if slots[position] is _MISSING:
+            raise TypeError(f"forward() missing required argument: '{names[position]}' (position {position})")
+    return tuple(slots[:end])
 
 
 def _apply_without_graph(cls, args: tuple, kwargs: dict) -> Any:
@@ -694,9 +728,10 @@ def once_differentiable(backward: Callable) -> Callable:
     It runs without recording a graph, so its gradients have no history. When the backward pass
     records one (``create_graph=True``), each gradient it returns is passed through an ``Error``
     node first: a later backward that reaches that node raises ``ONCE_DIFFERENTIABLE`` instead of
-    silently using a wrong second derivative. As in PyTorch, the Error node's edges point at detached
-    copies of the gradients, so a pass that only asks for gradients of the original inputs never
-    reaches it.
+    silently using a wrong second derivative. As in PyTorch, the Error node's edges lead to detached
+    aliases of the gradients made to require grad (new leaves sharing their data), never to the
+    Function's inputs, so a pass that asks only for gradients of the inputs (``autograd.grad``) does
+    not reach it.
     """
     @functools.wraps(backward)
     def wrapper(ctx, *grad_outputs):

@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 # Nodes are numbered in creation order. The engine runs later nodes first, as PyTorch's does.
 _sequence_numbers = itertools.count()
-ACCUMULATE_GRAD_SEQUENCE_NR = 2**63  # PyTorch runs AccumulateGrad as soon as it is ready
+ACCUMULATE_GRAD_SEQUENCE_NR = 2**64 - 1   # PyTorch's UINT64_MAX: AccumulateGrad runs as soon as it is ready
 
 
 class RemovableHandle:

@@ -49,6 +49,7 @@ from .saved import BACKWARD_TWICE
 DEFAULT = "default"
 NO_GRAD = "no_grad"                    # made while grad mode was off
 CUSTOM_FUNCTION = "custom_function"    # returned by a custom Function (or an input returned as-is)
+MULTI_OUTPUT = "multi_output"          # one of several views made by one node (split, chunk, unbind)
 
 LEAF_IN_PLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_IN_PLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
@@ -73,15 +74,22 @@ _CUSTOM_FUNCTION_ADVICE = (
     "leading to incorrect gradients. This behavior is forbidden. You can fix this by cloning the output of the "
     "custom Function.")
 
+_MULTI_OUTPUT_ADVICE = (
+    " This view is the output of a function that returns multiple views. Such functions do not allow the output "
+    "views to be modified inplace. You should replace the inplace operation by an out-of-place one.")
+_ADVICE = {NO_GRAD: _NO_GRAD_ADVICE, CUSTOM_FUNCTION: _CUSTOM_FUNCTION_ADVICE, MULTI_OUTPUT: _MULTI_OUTPUT_ADVICE}
+
 
 # ---------------------------------------------------------------------------- making views
-def remember_creation(view: Tensor, parent: Tensor, in_no_grad: bool) -> None:
+def remember_creation(view: Tensor, parent: Tensor, in_no_grad: bool, multi_output: bool = False) -> None:
     """Record how a builtin view op made ``view`` from ``parent`` (called right after the op)."""
     view._grad_fn_version = view._version_counter.value
     if in_no_grad:
         view._view_creation = NO_GRAD
-    elif parent._base is not None:
+    elif parent._base is not None and parent._view_creation != DEFAULT:
         view._view_creation = parent._view_creation   # a view of a special view is special too
+    elif multi_output:
+        view._view_creation = MULTI_OUTPUT
 
 
 def mark_custom_function_output(ctx, output: Tensor) -> None:
@@ -104,7 +112,7 @@ def _refusal(view: Tensor, indirect: bool) -> str | None:
         message = f"{prefix} no_grad mode and {change} modified inplace with grad mode enabled."
     else:
         message = f"{who} is a view and {change} modified inplace."
-    return message + (_NO_GRAD_ADVICE if creation == NO_GRAD else _CUSTOM_FUNCTION_ADVICE)
+    return message + _ADVICE[creation]
 
 
 def check_inplace(tensor: Tensor, *others, overlap_allowed: bool = False) -> None:

@@ -11,8 +11,8 @@
 ...         return grad_output * 2
 >>> result = check.your_turn_3(CustomFunction)
 ✓ Your turn 3: spot the bugs in CustomFunction — correct.
->>> result = check.your_turn_2(lambda indices, shape: indices[0] * shape[1] + indices[1])
-✓ Your turn 2: pyGAT's edge_idx on a rectangular matrix — correct.
+>>> result = check.your_turn_2(lambda indices, shape: indices[1] * shape[0] + indices[0])
+✓ Your turn 2: positions in the transposed gradient — correct.
 """
 from __future__ import annotations
 
@@ -29,7 +29,6 @@ from minigrad.tensor import Tensor
 
 from ._feedback import exercise, expect
 
-_MATMUL_SHAPES = [((3, 3), (3, 3)), ((2, 3), (3, 4))]
 _GRAD_FORMULAS = {"a": "grad_a has the shape of a: which product of grad_output and b, transposed or not, has it?",
                   "b": "grad_b has the shape of b: which product of a and grad_output, transposed or not, has it?"}
 NUMBER_OF_GRADIENTS_HINT = "backward returns one gradient per input of forward, in order: return grad_a, grad_b"
@@ -77,24 +76,14 @@ def _check_product_backward(product, shapes: list, forward_text: str, expected, 
            "return grad_a, grad_b in the order of forward's arguments")
 
 
-@exercise("Your turn 1: fix the matmul backward")
-def your_turn_1(MatMul) -> None:
-    """``MatMul.apply(a, b)`` computes ``a @ b`` and passes ``gradcheck`` for square and
-    non-square float64 matrices, for each input alone and for both together."""
-    expect(_is_function_class(MatMul), f"{MatMul!r} is not a class derived from torch.autograd.Function",
-           "pass the class itself: check.your_turn_1(MatMulToFix)")
-    _check_product_backward(MatMul, _MATMUL_SHAPES, "a @ b", lambda a, b: a @ b,
-                            lambda a, b: f"a {a} @ b {b}")
-
-
-# A redesign of Your turn 1 that the notebook's worked matmul does not answer: the backward of
-# a.t() @ b, for a of shape (k, n) and b of shape (k, m). Its gradients are b @ grad_output.t()
-# and a @ grad_output; the starter's, copied from the matmul fix, fail for every shape.
+# The backward of a.t() @ b, for a of shape (k, n) and b of shape (k, m): the notebook's worked
+# matmul does not answer it. Its gradients are b @ grad_output.t() and a @ grad_output; the
+# starter's, copied from the matmul, fail for every shape.
 _TRANSPOSED_SHAPES = [((3, 3), (3, 3)), ((4, 2), (4, 3))]
 
 
 @exercise("Your turn 1: the backward of a.t() @ b")
-def your_turn_1_transposed(TransposedMatMul) -> None:
+def your_turn_1(TransposedMatMul) -> None:
     """``TransposedMatMul.apply(a, b)`` computes ``a.t() @ b`` and passes ``gradcheck`` for square
     and non-square float64 matrices, for each input alone and for both together."""
     expect(_is_function_class(TransposedMatMul),
@@ -107,8 +96,8 @@ def your_turn_1_transposed(TransposedMatMul) -> None:
 _POSITION_SHAPES = [(4, 4), (2, 3), (3, 5), (5, 2)]
 
 
-def _positions(flat_positions, indices, shape) -> list:
-    result = flat_positions(indices, shape)
+def _positions(positions, indices, shape) -> list:
+    result = positions(indices, shape)
     if isinstance(result, Tensor):
         result = result.detach()._data
     try:
@@ -116,21 +105,20 @@ def _positions(flat_positions, indices, shape) -> list:
     except (TypeError, ValueError):
         array = np.asarray(None)
     expect(array.dtype.kind in "iuf",
-           f"flat_positions returned {type(result).__name__}, not numbers",
+           f"your function returned {type(result).__name__}, not numbers",
            "return one whole number per stored entry, an integer tensor")
     expect(array.dtype.kind != "f",
-           f"flat_positions returned positions of dtype {array.dtype}: a position is an index into the "
+           f"your function returned positions of dtype {array.dtype}: a position is an index into the "
            "flattened matrix, and an index must be an integer (view(-1)[positions] refuses floats)",
            "keep the positions integers: compute them from indices (int64) with integer arithmetic only")
     return array.astype(np.int64).tolist()
 
 
 class _SpmmAtPositions(Function):
-    """A @ b for A = sparse (indices, values, shape); backward gathers grad(A) at the positions,
-    in grad_output @ b.t() (row by row) or in its transpose b @ grad_output.t() (column by column)."""
+    """A @ b for A = sparse (indices, values, shape); backward gathers grad(A) at the learner's
+    positions in its transpose, b @ grad_output.t(), flattened."""
 
     positions = None    # the learner's function, set by the checker
-    transposed = False  # whether backward gathers from the transposed product
 
     @staticmethod
     def forward(ctx, indices, values, shape, b):
@@ -143,68 +131,50 @@ class _SpmmAtPositions(Function):
     def backward(ctx, grad_output):
         a, b = ctx.saved_tensors
         flat = Tensor._make(np.asarray(_positions(_SpmmAtPositions.positions, ctx.indices, ctx.shape)))
-        grad_a = b.mm(grad_output.t()) if _SpmmAtPositions.transposed else grad_output.mm(b.t())
+        grad_a = b.mm(grad_output.t())
         return None, grad_a.reshape(-1)[flat], None, a.t().mm(grad_output)
 
 
-def _check_positions(flat_positions, transposed: bool) -> None:
-    """The positions of the stored entries in the flattened gradient of A, row by row (or in its
-    transpose, column by column), then gradcheck of a sparse product that gathers there."""
+def _check_positions(transposed_positions) -> None:
+    """The positions of the stored entries in the flattened transpose of A's gradient (column by
+    column in A), then gradcheck of a sparse product that gathers there."""
     rng = np.random.default_rng(11)
     for rows, cols in _POSITION_SHAPES:
         entries = rng.permutation(rows * cols)[:max(3, rows * cols // 2)]
         indices = torch.tensor(np.stack([entries // cols, entries % cols]).astype(np.int64))
-        got = _positions(flat_positions, indices, torch.Size([rows, cols]))
-        want = (entries % cols * rows + entries // cols if transposed else entries).tolist()
+        got = _positions(transposed_positions, indices, torch.Size([rows, cols]))
+        want = (entries % cols * rows + entries // cols).tolist()
         if got == want:
             continue
-        k = next(i for i, (g, w) in enumerate(zip(got, want)) if g != w) if len(got) == len(want) else 0
-        row, col = int(entries[k] // cols), int(entries[k] % cols)
         expect(len(got) == len(want), f"for shape ({rows}, {cols}) and {len(want)} entries you returned "
                f"{len(got)} positions", "one position per column of indices")
-        if transposed:
-            expect(got != entries.tolist(),
-                   f"for shape ({rows}, {cols}) you gave the positions in the gradient flattened row by row, "
-                   "but backward flattens its transpose", "in the transpose, entry (row, col) sits at (col, row)")
-            expect(False, f"for shape ({rows}, {cols}), entry ({row}, {col}) of A is at position {want[k]} of the "
-                   f"flattened transpose; you gave {got[k]}",
-                   "the transpose has shape (shape[1], shape[0]): how many entries does one of its rows hold?")
-        square_hint = (rows != cols and got == (entries // cols * rows + entries % cols).tolist())
-        expect(not square_hint,
-               f"right for square shapes, wrong for ({rows}, {cols}): entry ({row}, {col}) is number {want[k]} "
-               f"of the flattened matrix, you gave {got[k]}. shape[0] counts the rows, while a flattened row "
-               f"holds shape[1] = {cols} entries",
-               "how many entries does one flattened row hold: shape[0] or shape[1]?")
-        expect(False, f"for shape ({rows}, {cols}), entry ({row}, {col}) is number {want[k]} of the flattened "
-               f"matrix; you gave {got[k]}", "row by row: row * (number of columns) + col")
-    _SpmmAtPositions.positions, _SpmmAtPositions.transposed = flat_positions, transposed
+        k = next(i for i, (g, w) in enumerate(zip(got, want)) if g != w)
+        row, col = int(entries[k] // cols), int(entries[k] % cols)
+        expect(got != entries.tolist(),
+               f"for shape ({rows}, {cols}) you gave the positions in the gradient flattened row by row, "
+               "but backward flattens its transpose", "in the transpose, entry (row, col) sits at (col, row)")
+        expect(False, f"for shape ({rows}, {cols}), entry ({row}, {col}) of A is at position {want[k]} of the "
+               f"flattened transpose; you gave {got[k]}",
+               "the transpose has shape (shape[1], shape[0]): how many entries does one of its rows hold?")
+    _SpmmAtPositions.positions = transposed_positions
     indices = torch.tensor([[0, 0, 1, 1], [0, 2, 0, 1]])
     values = torch.tensor([1.0, 2.0, 3.0, 4.0], dtype=torch.float64, requires_grad=True)
     b = torch.tensor(rng.standard_normal((3, 2)), requires_grad=True)
     expect(gradcheck(lambda v, m: _SpmmAtPositions.apply(indices, v, torch.Size([2, 3]), m), (values, b),
                      raise_exception=False),
            "gradcheck fails for a sparse product whose backward gathers at your positions (A is 2 x 3)",
-           "the position of each stored entry in the flattened gradient")
-
-
-@exercise("Your turn 2: pyGAT's edge_idx on a rectangular matrix")
-def your_turn_2(flat_positions) -> None:
-    """``flat_positions(indices, shape)``: the row-major position ``row * shape[1] + col`` of each stored
-    entry, right for square and rectangular shapes; gradcheck passes with a 2 x 3 matrix."""
-    expect(callable(flat_positions), f"{flat_positions!r} is not a function",
-           "pass the function itself: check.your_turn_2(flat_positions)")
-    _check_positions(flat_positions, transposed=False)
+           "the position of each stored entry in the flattened transpose of the gradient")
 
 
 @exercise("Your turn 2: positions in the transposed gradient")
-def your_turn_2_transposed(transposed_positions) -> None:
+def your_turn_2(transposed_positions) -> None:
     """``transposed_positions(indices, shape)``: the position of each stored entry ``(row, col)`` of
     a ``shape[0] x shape[1]`` matrix A in the flattened transpose of its gradient,
     ``b.mm(grad_output.t()).view(-1)`` (which is ``col * shape[0] + row``); gradcheck passes with a
     2 x 3 matrix."""
     expect(callable(transposed_positions), f"{transposed_positions!r} is not a function",
            "pass the function itself: check.your_turn_2(transposed_positions)")
-    _check_positions(transposed_positions, transposed=True)
+    _check_positions(transposed_positions)
 
 
 def _is_static(cls, name: str) -> bool:

@@ -17,6 +17,8 @@ class Parameter(Tensor):
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> "Parameter":
         from ..factories import empty
         data = empty(0) if data is None else data
+        if not isinstance(data, Tensor):   # PyTorch calls data.detach() here
+            raise AttributeError(f"'{type(data).__name__}' object has no attribute 'detach'")
         parameter = cls._make(data._data)   # shares memory with data, as in PyTorch
         parameter.requires_grad = requires_grad
         return parameter

@@ -17,7 +17,7 @@ import numpy as np
 from ..tensor import Tensor
 from ._util import Builtin, view_of, wrap, wrap_dim
 from .reduction import _restore_dims
-from .shape import stack
+from .shape import MultiViewFunction, stack
 from .splitting import SplitWithSizes, _wrap_dim
 from .statistics import _over_everything, _var_arguments, var_backward
 
@@ -119,7 +119,7 @@ def std_mean(a: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = 
     return _statistics(StdMean, "std_mean", a, dim, unbiased, keepdim, correction)
 
 
-class Unbind(Builtin):
+class Unbind(MultiViewFunction):
     """``x.unbind(dim)``: f(x) = (x[0], x[1], ...) along ``dim``: views, one per index.
 
     ∂L/∂x = the gradients of the pieces stacked back along ``dim`` (zeros for unused pieces).

@@ -25,6 +25,20 @@ class ViewFunction(Builtin):
         return out
 
 
+class MultiViewFunction(Builtin):
+    """Base of the operations that return *several* views of their input (split, chunk, unbind). As
+    in PyTorch, none of them may later be changed in place while a graph is recorded: one node made
+    all the pieces, and it cannot be rewritten for one piece alone (see ``autograd/views.py``)."""
+
+    @classmethod
+    def apply(cls, a: Tensor, *args):
+        in_no_grad = not grad_mode.state.enabled
+        pieces = super().apply(a, *args)
+        for piece in pieces:
+            views.remember_creation(piece, a, in_no_grad, multi_output=True)
+        return pieces
+
+
 def _shape_arg(shape: tuple) -> tuple:
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])

@@ -17,7 +17,7 @@ import math
 from ..tensor import Tensor
 from ._util import Builtin, view_of
 from .indexing import Slice
-from .shape import cat
+from .shape import MultiViewFunction, cat
 
 
 def _dim_error(dim: int, ndim: int) -> IndexError:
@@ -31,7 +31,7 @@ def _wrap_dim(dim: int, ndim: int) -> int:
     return dim % max(ndim, 1)
 
 
-class Split(Builtin):
+class Split(MultiViewFunction):
     """f(a) = (a[s0:s1], a[s1:s2], ...) along dim: views of consecutive pieces of the given sizes
 
     ∂L/∂a = cat(grads, dim): each piece's gradient back in its place (the engine gives zeros for a
