@@ -304,7 +304,7 @@ def markdown_body(english: Path) -> str:
     paragraphs = [paragraph for cell_id in order if cell_id in catalog
                   for paragraph in catalog[cell_id].text.split("\n\n") if not HEADER_FIELD.match(paragraph)]
     lines = [line for paragraph in paragraphs for line in paragraph.splitlines()
-             if not line.lstrip().startswith(("#", "|"))]
+             if not line.lstrip().startswith("#") and not re.match(r"^\s*\|[-\s|]*\|?\s*$", line)]
     return "\n".join(lines).replace("*", "")
 
 

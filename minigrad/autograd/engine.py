@@ -9,6 +9,8 @@ Words used below (PyTorch's, as its engine and hooks use them):
   while they arrive). **grad_inputs**: the gradients its backward *returns*, one per tensor input
   of its forward, sent along its edges. (PyTorch's C++ calls a node's received gradients its
   "inputs": backward turns the direction round.)
+- **slot**: one position of a node's buffer (``grad_outputs[slot]``): the gradient of its forward's
+  output number ``slot``. An edge's ``input_nr`` names the slot it fills.
 - **dependencies**: for each node, how many edges point at it that have not delivered yet.
 - **ready**: the nodes whose dependencies are all delivered.
 
@@ -29,15 +31,16 @@ The staged gradients are written into ``.grad`` only after every node's backward
 ``.grad`` has changed (PyTorch writes each ``.grad`` as soon as its leaf is reached). What did
 happen stays done: hooks that ran, and the saved tensors of the nodes that ran, already freed.
 
-Every other rule of PyTorch's engine is one named call, defined in this module in the order a backward
-meets it:
+Every other rule of PyTorch's engine is one named call of this module, listed here in the order a
+backward meets it:
 
 - a backward inside a backward (reentrant): ``_running_tasks``, ``_on_fresh_thread``;
 - ``autograd.grad`` and ``backward(inputs=...)``: run only the nodes leading to an input, and read
   the inputs' gradients off the graph: ``ExecInfo`` (PyTorch's ``exec_info``);
-- tensor hooks ``t.register_hook(fn)``, then ``t.retain_grad()``: ``_call_tensor_pre_hooks``;
-- node pre-hooks ``node.register_prehook(fn)``: ``_call_pre_hooks``; what any hook returns is
-  checked: ``_checked_hook_result``;
+- tensor hooks ``t.register_hook(fn)``, then ``t.retain_grad()``: ``_call_tensor_pre_hooks``; what
+  any hook returns is checked: ``_checked_hook_result``;
+- a leaf's gradient waits for the end of the pass: ``_stage_leaf_gradient``;
+- node pre-hooks ``node.register_prehook(fn)``: ``_call_pre_hooks``;
 - a builtin node that received no gradient sends none on: ``_received_no_gradient``;
 - zeros for gradients that never arrived (``set_materialize_grads``): ``_materialize_grads``;
 - anomaly mode: ``_apply_in_anomaly_mode``;
@@ -158,8 +161,9 @@ def _silent_numpy() -> np.errstate:
 def _root_gradients(tensors: Sequence, grad_tensors: Sequence) -> list:
     """``(node, output_nr, gradient)`` for each tensor backward starts from, checked in PyTorch's
     order: each gradient against its tensor, then their numbers, then each tensor."""
+    # zip stops at the shorter: extra gradients are ignored, as in PyTorch; too few are refused
     grads = [_root_gradient(i, t, g) for i, (t, g) in enumerate(zip(tensors, grad_tensors))]
-    if len(grads) != len(tensors):   # zip stopped early; extra gradients are ignored, as in PyTorch
+    if len(grads) != len(tensors):
         raise RuntimeError(f"got {len(tensors)} tensors and {len(grads)} gradients")
     roots = []
     for i, (t, g) in enumerate(zip(tensors, grads)):
@@ -272,7 +276,7 @@ class ExecInfo:
         if accumulate:
             self.needed.update(self.captures)   # the inputs' own nodes run too
             self.captures = {}
-        self.captured: list = [None] * len(inputs)
+        self.grads: list = [None] * len(inputs)   # autograd.grad's result, one per input
 
     def should_run(self, task: GraphTask, node, grad_outputs: list) -> bool:
         """Whether ``node`` runs. First, read off the inputs' gradients that arrive at it: before its
@@ -283,17 +287,17 @@ class ExecInfo:
             if not runs:
                 _call_tensor_pre_hooks(task, node, grad_outputs)
             for slot, index in captures:
-                self.captured[index] = grad_outputs[slot]
+                self.grads[index] = grad_outputs[slot]
         return runs
 
     def result(self) -> tuple | None:
-        return None if self.accumulate else tuple(self.captured)
+        return None if self.accumulate else tuple(self.grads)
 
 
-def _needed_nodes(root_nodes, dependencies: dict, wanted: set) -> set:
-    """The nodes that lead to one of the ``wanted`` nodes (the inputs' nodes): those must run.
+def _needed_nodes(root_nodes, dependencies: dict, input_nodes: set) -> set:
+    """The nodes that lead to one of the ``input_nodes`` (the inputs' own nodes): those must run.
 
-    A wanted node that leads to no other wanted node is not in the set: autograd.grad reads its
+    An input's node that leads to no other input's node is not in the set: autograd.grad reads its
     gradient off as it arrives, without running it.
     """
     remaining = dict(dependencies)
@@ -306,7 +310,7 @@ def _needed_nodes(root_nodes, dependencies: dict, wanted: set) -> set:
                     order.append(next_node)
     needed = set()
     for node in reversed(order):
-        if any(n in needed or n in wanted for n, _ in node.next_functions if n is not None):
+        if any(n in needed or n in input_nodes for n, _ in node.next_functions if n is not None):
             needed.add(node)
     return needed
 
@@ -493,11 +497,12 @@ def _validate(node: BackwardCFunction, grads) -> tuple:
                                f"position {i + 1}, but the corresponding forward input was not a Variable")
         if grad is not None and not isinstance(grad, Tensor):
             raise RuntimeError(f"expected Variable or None (got {type(grad).__name__})")
-    return tuple([_conform(node, edge, grads[i]) for edge, i in enumerate(positions)])
+    return tuple([_conform(node, edge_nr, grads[i]) for edge_nr, i in enumerate(positions)])
 
 
 def _fits_as_it_is(node: BackwardCFunction, grads: tuple) -> bool:
-    """True if every argument was a tensor and every gradient already has its input's shape and dtype."""
+    """True if every argument was a tensor, and every gradient goes to an input that needs one and
+    already has that input's shape and dtype."""
     info = node._input_info
     if len(grads) != len(info):
         return False
@@ -508,16 +513,17 @@ def _fits_as_it_is(node: BackwardCFunction, grads: tuple) -> bool:
     return True
 
 
-def _conform(node: BackwardCFunction, edge: int, grad: Tensor | None) -> Tensor | None:
-    """The gradient sent along edge ``edge``: summed down to the input's shape if it was broadcast,
-    cast to the input's dtype. None along an edge to nowhere, unchecked (PyTorch's validate_outputs)."""
-    if grad is None or node.next_functions[edge][0] is None:
+def _conform(node: BackwardCFunction, edge_nr: int, grad: Tensor | None) -> Tensor | None:
+    """The gradient sent along edge number ``edge_nr``: summed down to the input's shape if it was
+    broadcast, cast to the input's dtype. None along an edge to nowhere (an input that needs no
+    gradient), unchecked (PyTorch's validate_outputs)."""
+    if grad is None or node.next_functions[edge_nr][0] is None:
         return None
-    shape, dtype = node._input_info[edge]
+    shape, dtype = node._input_info[edge_nr]
     if grad._data.shape != shape:
         if not _expandable(shape, grad._data.shape):
             raise RuntimeError(
-                f"Function {node.name()} returned an invalid gradient at index {edge} - got "
+                f"Function {node.name()} returned an invalid gradient at index {edge_nr} - got "
                 f"{list(grad._data.shape)} but expected shape compatible with {list(shape)}")
         grad = grad.sum_to_size(shape)
     if grad._data.dtype != dtype:
@@ -552,7 +558,7 @@ def _write_staged_gradients(task: GraphTask) -> None:
     gradient that cannot be added) stops the writing there, the earlier ``.grad``s written, as in
     PyTorch, which writes each ``.grad`` as its leaf is reached."""
     staged, task.staged = task.staged, []
-    staged.reverse()
+    staged.reverse()   # so that pop() gives them in arrival order, the list letting go of each
     while staged:
         target, grad = staged.pop()   # the list lets go of grad: see _nobody_else_holds
         if type(target) is not AccumulateGrad:

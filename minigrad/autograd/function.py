@@ -3,7 +3,9 @@
 A ``Function`` subclass is a *recipe*: two static methods, ``forward`` and ``backward``. It is
 never instantiated. Every call ``MyFunction.apply(...)`` creates a fresh **ctx**, and that ctx is
 an instance of a node class generated once per Function, ``MyFunctionBackward``. The same
-object becomes the output's ``grad_fn``: ctx *is* the backward node.
+object becomes the output's ``grad_fn``: ctx *is* the backward node. minigrad's own operations
+(``x * y``, ``x.sum()``... in ``minigrad/ops``) are ``Function`` subclasses too, written the same way:
+the *builtin* Functions, whose nodes take PyTorch's names (``MulBackward0``).
 
 >>> import minigrad as torch
 >>> from minigrad.autograd import Function
@@ -46,7 +48,9 @@ ACCESSED_ONCE = (
 
 
 class FunctionCtx:
-    """The methods forward (or setup_context) calls on ctx to tell autograd what it needs.
+    """The methods forward calls on ctx to tell autograd what it needs (in the separate style,
+    ``setup_context`` calls them: see ``Function``). Each one only stores what it is told; ``apply``
+    acts on it once forward has returned (``_wrap_outputs``, ``_save_tensors``).
 
     ctx is also the backward node, of a class derived from ``BackwardCFunction``, which documents
     the attribute apply fills in before forward runs: ``needs_input_grad``.
@@ -81,7 +85,8 @@ class FunctionCtx:
     def mark_dirty(self, *args: Tensor) -> None:
         """Declare inputs that forward modified in place (they must be returned as outputs).
 
-        Their version counter goes up, so that anything saved before the change refuses to be used:
+        Their version counter goes up (``apply`` does it once forward has returned), so that anything
+        saved before the change refuses to be used:
 
         >>> import minigrad as torch
         >>> class AddOne_(torch.autograd.Function):
@@ -211,9 +216,9 @@ class BackwardCFunction(Node, FunctionCtx):
     _input_info: list = []              # numpy (shape, dtype) of each tensor input
     _output_info: tuple = ()            # numpy (shape, dtype) of each output, None for non-tensors
     _saved: tuple | None = ()           # SavedTensor records; None once freed
-    _freed_slots: tuple | None = None   # once freed: which saved slots held a tensor (for pictures)
+    _freed_slots: tuple | None = None   # once freed: which saved slots held a tensor (for minigrad.viz's pictures)
     _saved_accessed: bool = False       # set when clear_saved_tensors_on_access released them
-    _dirty_refs: tuple = ()             # weak references to the outputs marked dirty (for pictures)
+    _dirty_refs: tuple = ()             # weak references to the outputs marked dirty (for minigrad.viz's pictures)
     _non_differentiable_refs: tuple = ()  # ... and to those marked non-differentiable
     _non_differentiable_slots: tuple = ()     # positions of the outputs marked non-differentiable
     # PyTorch's private ctx flag (torch.compile's aot_autograd sets it): False gives the outputs
@@ -369,7 +374,7 @@ class Function(metaclass=FunctionMeta):
     tensor([6.])
     """
 
-    _is_builtin = False
+    _is_builtin = False                     # True for minigrad's own operations (minigrad/ops)
     _saved_names: tuple = ()
     _uses_setup_context = False             # set by FunctionMeta for each subclass
     clear_saved_tensors_on_access = False   # True: saved_tensors may be read once, then released
@@ -424,7 +429,8 @@ class Function(metaclass=FunctionMeta):
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Run forward and, if any tensor input requires grad, record a node for backward.
 
-        Four parts: (1) separate style only: bind the arguments to forward's signature; (2) make
+        Four parts: (1) line the arguments up by position: bind them to forward's signature in the
+        separate style, move keyword arguments to their positions in the combined style; (2) make
         ctx, an instance of the node class ``cls._backward_cls``, and set ``needs_input_grad``;
         (3) if some input needs a gradient, record the node and its edges (``next_functions``);
         (4) run forward with grad mode off (then ``setup_context``); wrap the outputs (``grad_fn = ctx``).
@@ -487,7 +493,8 @@ def _keywords_to_positions(cls, args: tuple, kwargs: dict) -> tuple:
 
 def _apply_without_graph(cls, args: tuple, kwargs: dict) -> Any:
     """``apply`` in no-grad mode (under ``no_grad``, or inside a backward that builds no graph):
-    forward gets a fresh ctx with ``needs_input_grad`` as usual, but no edges, sequence number or
+    forward gets a fresh ctx with ``needs_input_grad`` as usual (all False for minigrad's own
+    operations, which read it only to choose what to save), but no edges, sequence number or
     saved records are made, since no node will be recorded. Dirty inputs still get their version bumped.
     """
     ctx = cls._backward_cls()
@@ -496,7 +503,7 @@ def _apply_without_graph(cls, args: tuple, kwargs: dict) -> Any:
         # that will not run here: telling them that nothing needs a gradient saves work.
         ctx.needs_input_grad = (False,) * len(args)
     else:
-        ctx.needs_input_grad = tuple([_requires_grad(arg) for arg in args])
+        ctx.needs_input_grad = tuple([_tensor_requires_grad(arg) for arg in args])
     if cls._uses_setup_context:
         output = _forward_then_setup_context(cls, ctx, args)
     else:
@@ -510,7 +517,7 @@ def _apply_without_graph(cls, args: tuple, kwargs: dict) -> Any:
     return _wrap_outputs(ctx, args, output, False)
 
 
-def _requires_grad(value) -> bool:
+def _tensor_requires_grad(value) -> bool:
     """``value.requires_grad`` for a tensor (False for anything else), read without the ``grad_fn``
     property: for a view whose base changed in place, that property makes a new node (or raises).
 
@@ -550,7 +557,7 @@ def _connect_to_inputs(ctx: BackwardCFunction, args: tuple) -> bool:
             needs_input_grad.append(True)
         else:
             edges.append((None, 0))                      # no gradient goes anywhere from here...
-            needs_input_grad.append(_requires_grad(arg))   # ...though a view made under no_grad may require grad
+            needs_input_grad.append(_tensor_requires_grad(arg))   # ...though a view made under no_grad may require grad
         positions.append(i)
         input_info.append((arg._data.shape, arg._data.dtype))
     ctx.needs_input_grad = tuple(needs_input_grad)
@@ -669,8 +676,9 @@ def _check_marked_dirty(dirty: tuple, args: tuple, outputs: tuple, is_recorded: 
 
 def _remember_marks(ctx: BackwardCFunction, outputs: tuple, dirty: tuple, non_differentiable: tuple) -> None:
     """Keep what mark_dirty and mark_non_differentiable said, without holding the outputs (that would
-    make a cycle: ctx -> output -> grad_fn = ctx): weak references for pictures, and the positions of
-    the non-differentiable outputs for the engine (``set_materialize_grads`` and friends)."""
+    make a cycle: ctx -> output -> grad_fn = ctx): weak references for minigrad.viz's pictures, and
+    the positions of the non-differentiable outputs for the engine (``set_materialize_grads`` and
+    friends)."""
     ctx._dirty_refs = tuple(weakref.ref(t) for t in dirty)
     ctx._non_differentiable_refs = tuple(weakref.ref(t) for t in non_differentiable if isinstance(t, Tensor))
     if non_differentiable:

@@ -42,7 +42,7 @@ import numpy as np
 
 from .. import grad_mode
 from ..tensor import Tensor
-from .function import BackwardCFunction, Function, _record_node, _requires_grad
+from .function import BackwardCFunction, Function, _record_node, _tensor_requires_grad
 from .saved import BACKWARD_TWICE
 
 # How a view was made (PyTorch's CreationMeta): it decides whether an in-place change is allowed.
@@ -127,8 +127,8 @@ def check_inplace(tensor: Tensor, *others, overlap_allowed: bool = False) -> Non
         raise RuntimeError(OVERLAPPING_WRITE)   # an expanded tensor: one memory cell, several elements
     if not grad_mode.state.enabled:
         return
-    requires_grad = _requires_grad(tensor)
-    if not requires_grad and not any(isinstance(o, Tensor) and _requires_grad(o) for o in others):
+    requires_grad = _tensor_requires_grad(tensor)
+    if not requires_grad and not any(isinstance(o, Tensor) and _tensor_requires_grad(o) for o in others):
         return   # nothing will be recorded
     if tensor._base is not None:
         message = _refusal(tensor, indirect=False)
