@@ -8,6 +8,7 @@ The names in the expressions: ``x`` a 0-dim tensor, ``v`` a vector of 3, ``w`` a
 ``m`` a 3 x 4 matrix, ``a`` a 2 x 2 x 3 and ``b`` a 2 x 3 x 4 stack of matrices, all ones (``x`` is
 2.5) and all requiring grad.
 """
+import math
 import warnings
 
 import pytest
@@ -352,3 +353,16 @@ def test_matrix_products_with_inf_times_zero_are_silent_as_in_pytorch():
                     torch.nn.functional.linear(a, b, torch.tensor([inf, -inf]))]
     assert products[0].tolist()[0][0] != products[0].tolist()[0][0]   # nan, as PyTorch 2.13
     assert str(products[1]) == "tensor(nan)" and str(products[4][0]) == "tensor([nan, nan])"
+
+
+@pytest.mark.parametrize("values, mean", [
+    ([1.0, -math.inf], -math.inf), ([-math.inf, 1.0], math.nan), ([-math.inf, -math.inf], math.nan),
+    ([1.0, 2.0, math.inf], math.inf), ([math.inf, 1.0, 2.0], math.nan), ([1.0, 2.0, 3.0], 2.0),
+])
+def test_var_mean_with_an_infinity_gives_pytorchs_running_mean(values, mean):
+    """Found by the fuzzer (seed 1000): PyTorch's var_mean updates its mean element by element, so an
+    infinity followed by a finite value gives nan (x.mean() gives the infinity). Values from PyTorch 2.13."""
+    var, got = torch.var_mean(torch.tensor(values))
+    assert (math.isnan(got.item()) and math.isnan(mean)) or got.item() == mean
+    _, by_rows = torch.var_mean(torch.tensor([values, values[::-1]]), dim=1)
+    assert by_rows.shape == (2,)

@@ -275,3 +275,19 @@ def test_optimizer_skips_parameters_without_a_gradient():
 def test_optimizer_refuses_an_empty_parameter_list():
     with pytest.raises(ValueError, match="^optimizer got an empty parameter list$"):
         torch.optim.SGD([], lr=0.1)
+
+
+def test_a_parameter_or_module_replaces_an_ordinary_attribute_of_the_same_name():
+    """As PyTorch's Module.__setattr__ (checked on 2.13): the ordinary attribute would hide the registered one."""
+    class Cache(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.cached = None
+            self.factor = torch.nn.Parameter(torch.ones(1))
+            self.cached = self.factor
+            self.sub = 3
+            self.sub = torch.nn.Linear(1, 1)
+    m = Cache()
+    assert m.cached is m.factor and isinstance(m.sub, torch.nn.Linear)
+    assert "cached" not in vars(m) and "sub" not in vars(m)
+    assert [name for name, _ in m.named_parameters()] == ["factor", "sub.weight", "sub.bias"]

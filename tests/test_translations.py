@@ -297,8 +297,9 @@ HEADER_FIELD = re.compile(r"^\*\*(前置|要读的源码|时间)\*\*")   # the t
 
 
 def markdown_body(english: Path) -> str:
-    """A notebook's translated prose in cell order: its markdown without headings, table rows, the
-    title cell's 前置/要读的源码/时间 paragraphs, and emphasis marks."""
+    """A notebook's translated prose in cell order: its markdown without headings, table rules, the
+    title cell's 前置/要读的源码/时间 paragraphs, and emphasis marks. Table rows count: a term first met
+    in a table (00's course map) gets its English there."""
     catalog = tr.read_catalog(english)
     order = [cell["id"] for cell in tr.read_json(english)["cells"] if cell["cell_type"] == "markdown"]
     paragraphs = [paragraph for cell_id in order if cell_id in catalog

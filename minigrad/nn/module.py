@@ -62,9 +62,11 @@ class Module:
             raise AttributeError(message)
         if isinstance(value, Parameter):
             self._modules.pop(name, None), self.__dict__.get("_buffers", {}).pop(name, None)
+            self.__dict__.pop(name, None)   # an ordinary attribute of that name would hide it
             self._parameters[name] = value
         elif isinstance(value, Module):
             self._parameters.pop(name, None), self.__dict__.get("_buffers", {}).pop(name, None)
+            self.__dict__.pop(name, None)
             self._modules[name] = value
         elif name in self.__dict__.get("_parameters", {}) and value is None:
             self._parameters[name] = None

@@ -53,6 +53,8 @@ class VarMean(Builtin):
         x = a._data
         with np.errstate(divide="ignore", invalid="ignore"):   # (an empty input: nan, silently as in PyTorch)
             mean = np.add.reduce(x, axis=dims, keepdims=True) / x.dtype.type(ctx._count)
+            if not np.isfinite(mean).all():
+                mean = _running_mean(x, dims)   # an inf or nan among the values: PyTorch's running mean
             centred = x - mean
             var = (centred * centred).sum(axis=dims, keepdims=keepdim) / x.dtype.type(dof)
         if not ctx._count:
@@ -89,6 +91,19 @@ class StdMean(VarMean):
         a, std = ctx.saved_tensors
         grad_var = None if grad_std is None else (grad_std / (std * 2)).masked_fill(std == 0, 0)
         return _var_mean_backward(ctx, a, grad_var, grad_mean), None, None, None, None
+
+
+def _running_mean(x: np.ndarray, dims: tuple) -> np.ndarray:
+    """The mean PyTorch's var_mean computes, element by element (Welford's update m += (x_k - m) / k),
+    kept with ``keepdims``. It equals sum / N for finite values; with an infinity it differs: an inf
+    followed by a finite value gives nan, where sum / N gives inf."""
+    moved = np.moveaxis(x, dims, range(x.ndim - len(dims), x.ndim)) if dims else x[..., None]
+    rows = moved.reshape(moved.shape[:moved.ndim - max(len(dims), 1)] + (-1,))
+    mean = np.zeros(rows.shape[:-1], x.dtype)
+    for k in range(rows.shape[-1]):
+        mean = mean + (rows[..., k] - mean) / x.dtype.type(k + 1)
+    shape = tuple(1 if d in dims else n for d, n in enumerate(x.shape))
+    return mean.reshape(shape)
 
 
 def _var_mean_backward(ctx, a: Tensor, grad_var, grad_mean):
