@@ -272,6 +272,17 @@ def test_index_add_reads_its_index_only_for_source():
     assert x.grad.tolist() == [[1.0] * 3] * 2
 
 
+def test_index_add_saves_its_source_too():
+    x, source = leaf(), torch.ones(2, 2, dtype=torch.float64, requires_grad=True)
+    doubled = source * 2
+    y = x.clone().index_add_(1, torch.tensor([2, 0]), doubled)
+    assert y.grad_fn._saved_source is doubled
+    doubled.add_(1)   # its history is now the add's, which PyTorch's text names
+    text = modified("torch.DoubleTensor", "2, 2").replace("]] is at", "]], which is output 0 of Add, is at")
+    with pytest.raises(RuntimeError, match="^" + re.escape(text) + "$"):
+        y.sum().backward()
+
+
 def test_a_0_dim_mask_is_saved_as_the_positions_it_keeps():
     x0, mask0 = torch.tensor(3.0, requires_grad=True), torch.tensor(True)
     y = x0[mask0]   # as PyTorch: unsqueeze, then index with where the mask is True

@@ -423,19 +423,19 @@ class IndexAdd(Builtin):
     """f(a, source) = a with alpha * source added at index along dim, in place (``index_add_``)
 
     ∂L/∂a = grad,  ∂L/∂source = alpha * grad[..., index] (index along dim)
-    Saves the index (``_saved_index``), as PyTorch's node; as there, only source's gradient reads
-    it, so only then is an in-place change of it (or a second backward) refused. It comes in a
+    Saves the index and source, as PyTorch's node; as there, only source's gradient reads them, so
+    only then is an in-place change of either (or a second backward) refused. The index comes in a
     ``NoEdge``: no next_functions entry for it, as in PyTorch. Keeps dim and alpha.
     """
 
     _node_name = "IndexAddBackward0"
-    _saved_names = ("index",)
+    _saved_names = ("index", "source")
 
     @staticmethod
     def forward(ctx, a, dim, index, source, alpha):
         index = index.tensor
         ctx._dim, ctx._alpha = dim, alpha
-        ctx.save_for_backward(index)
+        ctx.save_for_backward(index, source)
         add = source._data if alpha == 1 else alpha * source._data
         key = (slice(None),) * dim + (index._data,)
         np.add.at(writeable_memory(a._data), key, add.astype(a._data.dtype, copy=False))
@@ -446,7 +446,7 @@ class IndexAdd(Builtin):
     def backward(ctx, grad):
         grad_source = None
         if ctx.needs_input_grad[3]:
-            index, = ctx.saved_tensors
+            index, _ = ctx.saved_tensors
             grad_source = getitem(grad, (slice(None),) * ctx._dim + (index,))
             if ctx._alpha != 1:
                 grad_source = grad_source * ctx._alpha
