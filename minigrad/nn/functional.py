@@ -5,9 +5,9 @@ import warnings
 
 import numpy as np
 
-from .. import factories
+from .. import factories, grad_mode
 from ..ops import Addmm, Elu, LeakyRelu
-from ..ops._util import Builtin, binary_arrays, wrap
+from ..ops._util import Builtin, NoEdge, binary_arrays, wrap
 from ..tensor import Tensor
 
 
@@ -206,17 +206,19 @@ class NllLoss(Builtin):
 
     ∂L/∂x = zeros shaped like x, with -grad * w[t_i] at each (i, t_i), divided by sum_i w[t_i] for a
     mean (NllLossBackward, so that it can be differentiated again)
-    Saves x, as PyTorch's node does (backward reads only its shape and dtype); keeps target and weight
-    (numpy arrays: like PyTorch's node, no next_functions entries for them) and the total weight.
+    Saves x, t and w, as PyTorch's node does: backward reads t and w (and x's shape and dtype), so an
+    in-place change of one before backward, or a second backward, is refused. t and w come in a
+    ``NoEdge``: like PyTorch's node, no next_functions entries for them. Keeps the total weight.
     """
 
     _node_name = "NllLossBackward0"
-    _saved_names = ("self",)
+    _saved_names = ("self", "target", "weight")
 
     @staticmethod
     def forward(ctx, log_probs, target, weight, reduction, ignore_index):
+        target_tensor, weight_tensor = target.tensor, weight.tensor
+        target, weight = _labels(target_tensor), None if weight_tensor is None else weight_tensor._data
         x = log_probs._data.reshape(1, -1) if log_probs.ndim == 1 else log_probs._data
-        target = target.reshape(-1)
         rows = np.arange(x.shape[0])
         if weight is None and reduction == "mean" and x.shape[0] and not np.count_nonzero(target == ignore_index):
             # The common case (cross_entropy's): each row counts once. The same values as the general code.
@@ -235,17 +237,21 @@ class NllLoss(Builtin):
                 out = losses.sum()
             else:
                 out = losses if log_probs.ndim == 2 else losses.reshape(())
-        ctx.save_for_backward(log_probs)
-        ctx._target, ctx._weight, ctx._reduction, ctx._ignore_index = target, weight, reduction, ignore_index
-        ctx._total_weight = total
+        ctx.save_for_backward(log_probs, target_tensor, weight_tensor)
+        ctx._reduction, ctx._ignore_index, ctx._total_weight = reduction, ignore_index, total
         return wrap(np.asarray(out, dtype=x.dtype))
 
     @staticmethod
     def backward(ctx, grad):
-        log_probs, = ctx.saved_tensors
-        grad_input = NllLossBackward.apply(grad, log_probs, ctx._target, ctx._weight, ctx._reduction,
+        log_probs, target, weight = ctx.saved_tensors
+        grad_input = NllLossBackward.apply(grad, log_probs, NoEdge(target), NoEdge(weight), ctx._reduction,
                                            ctx._ignore_index, ctx._total_weight)
         return grad_input, None, None, None, None
+
+
+def _labels(target: Tensor) -> np.ndarray:
+    """The class labels of ``target`` as one int64 array (a 0-dim target: one label)."""
+    return target._data.reshape(-1).astype(np.int64, copy=False)
 
 
 class NllLossBackward(Builtin):
@@ -254,7 +260,8 @@ class NllLossBackward(Builtin):
     f(g, x) = zeros shaped like x, with -g * w[t_i] (divided by the total weight for a mean) at each
     counted row's label
     ∂L/∂g = nll_loss(grad): f is linear in g;  ∂L/∂x = 0 (zeros, as PyTorch's: f reads only x's shape and dtype)
-    Saves nothing: keeps target, weight, reduction and ignore_index. Node: NllLossBackwardBackward0.
+    Saves t and w (in ``NoEdge``s, as NllLoss), which g's gradient reads; keeps reduction and
+    ignore_index. Node: NllLossBackwardBackward0.
 
     >>> import minigrad as torch
     >>> x = torch.zeros(2, 3, requires_grad=True)
@@ -264,10 +271,13 @@ class NllLossBackward(Builtin):
     """
 
     _node_name = "NllLossBackwardBackward0"
+    _saved_names = ("target", "weight")
 
     @staticmethod
     def forward(ctx, grad, log_probs, target, weight, reduction, ignore_index, total_weight):
-        ctx._target, ctx._weight, ctx._reduction, ctx._ignore_index = target, weight, reduction, ignore_index
+        ctx.save_for_backward(target.tensor, weight.tensor)
+        ctx._reduction, ctx._ignore_index = reduction, ignore_index
+        target, weight = _labels(target.tensor), None if weight.tensor is None else weight.tensor._data
         shape, dtype = log_probs._data.shape, log_probs._data.dtype
         out = np.zeros((1, shape[0]) if len(shape) == 1 else shape, dtype)
         value = -_divide(grad._data, total_weight) if reduction == "mean" else -grad._data
@@ -287,7 +297,8 @@ class NllLossBackward(Builtin):
     def backward(ctx, grad):
         wrt_grad = None
         if ctx.needs_input_grad[0]:   # nll_loss_backward is linear in grad: its derivative is nll_loss
-            wrt_grad = NllLoss.apply(grad, ctx._target, ctx._weight, ctx._reduction, ctx._ignore_index)
+            target, weight = ctx.saved_tensors
+            wrt_grad = NllLoss.apply(grad, NoEdge(target), NoEdge(weight), ctx._reduction, ctx._ignore_index)
         wrt_log_probs = wrap(np.zeros_like(grad._data)) if ctx.needs_input_grad[1] else None   # PyTorch: zeros_like
         return wrt_grad, wrt_log_probs, None, None, None, None, None
 
@@ -312,13 +323,16 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     batch = input.shape[0] if input.ndim == 2 else 1
     if target.numel() != batch or (input.ndim == 1 and target.ndim != 0):
         raise ValueError(f"Expected input batch_size ({batch}) to match target batch_size ({target.numel()}).")
-    labels = target._data.astype(np.int64).reshape(-1)
+    labels = _labels(target)
     out_of_bounds = (labels < 0) | (labels >= input.shape[-1])
     if np.count_nonzero(out_of_bounds):   # (count_nonzero: quicker than .any() on small arrays)
         out_of_bounds &= labels != ignore_index   # a label equal to ignore_index may be anything
         if np.count_nonzero(out_of_bounds):
             raise IndexError(f"Target {labels[out_of_bounds.argmax()]} is out of bounds.")
-    return NllLoss.apply(input, labels, None if weight is None else weight._data, reduction, ignore_index)
+    if weight is not None and weight.requires_grad and grad_mode.state.enabled:
+        raise RuntimeError("The function 'nll_loss_forward' is not differentiable with respect to argument 'weight'. "
+                           "This input cannot have requires_grad True.")
+    return NllLoss.apply(input, NoEdge(target), NoEdge(weight), reduction, ignore_index)
 
 
 def cross_entropy(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:

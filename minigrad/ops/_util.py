@@ -14,6 +14,33 @@ class Builtin(Function):
     _is_builtin = True
 
 
+class NoEdge:
+    """A tensor argument that no gradient can flow to: an index, a mask, a condition, a label.
+
+    ``apply`` gives every Tensor argument an entry of ``next_functions``, ``(None, 0)`` when it does
+    not require grad. PyTorch's builtin nodes have entries only for the inputs a gradient can flow
+    to, so an op hands such a tensor to forward in this box, which apply does not look into: no
+    edge, and ``needs_input_grad`` is False for it. Forward takes the tensor out (``.tensor``) and,
+    when backward reads it, saves it with ``ctx.save_for_backward`` like any other tensor, so that
+    an in-place change of it before backward is refused and backward frees it. (The key of
+    ``x[i, j]`` is a tuple, which apply does not look into either: ``Index`` saves the tensors in it.)
+
+    >>> import minigrad as torch
+    >>> x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+    >>> index = torch.tensor([[1], [0]])
+    >>> y = x.gather(1, index)            # the op passes NoEdge(index) to GatherBackward0's apply
+    >>> [node.name() for node, _ in y.grad_fn.next_functions]   # one entry: x's
+    ['torch::autograd::AccumulateGrad']
+    >>> y.grad_fn._saved_index is index
+    True
+    """
+
+    __slots__ = ("tensor",)
+
+    def __init__(self, tensor: Tensor) -> None:
+        self.tensor = tensor
+
+
 _new_tensor = object.__new__
 
 

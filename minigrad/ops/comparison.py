@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor
-from ._util import Builtin, check_broadcast, normalize_dims, wrap, wrap_dim
+from ._util import Builtin, NoEdge, check_broadcast, normalize_dims, view_of, wrap, wrap_dim
 from .indexing import PutIntoZeros
 
 
@@ -97,21 +97,28 @@ class MaskedSelect(Builtin):
     (x and mask broadcast against each other first).
 
     ∂L/∂x = zeros of the broadcast shape with ``grad`` put back where ``mask`` is True, summed
-    back to x's shape. The mask is kept (a numpy array: no next_functions entry, as in PyTorch).
+    back to x's shape. Saves x and the mask, as PyTorch's node: backward reads the mask, so an
+    in-place change of either before backward is refused. The mask comes in a ``NoEdge``: no
+    next_functions entry for it, as in PyTorch.
     """
 
     _node_name = "MaskedSelectBackward0"
+    _saved_names = ("self", "mask")
 
     @staticmethod
     def forward(ctx, a, mask):
-        shape = check_broadcast(mask.shape, a._data.shape)
-        ctx._shape, ctx._mask = a.shape, np.broadcast_to(mask, shape)
-        return wrap(np.broadcast_to(a._data, shape)[ctx._mask])
+        mask = mask.tensor
+        ctx._shape = check_broadcast(mask.shape, a._data.shape)
+        ctx.save_for_backward(a, mask)
+        return wrap(np.broadcast_to(a._data, ctx._shape)[np.broadcast_to(mask._data, ctx._shape)])
 
     @staticmethod
     def backward(ctx, grad):
-        spread = PutIntoZeros.apply(grad, ctx._mask.shape, ctx._mask)
-        return spread.sum_to_size(ctx._shape), None
+        a, mask = ctx.saved_tensors
+        if mask.shape != ctx._shape:   # a view of the mask, broadcast (it shares the mask's version counter)
+            mask = view_of(mask, np.broadcast_to(mask._data, ctx._shape))
+        spread = PutIntoZeros.apply(grad, ctx._shape, (mask,))
+        return spread.sum_to_size(a.shape), None
 
 
 def masked_select(a: Tensor, mask: Tensor) -> Tensor:
@@ -119,28 +126,38 @@ def masked_select(a: Tensor, mask: Tensor) -> Tensor:
         raise _argument_error("masked_select", "mask", 2, "Tensor", mask)
     if mask._data.dtype != np.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
-    return MaskedSelect.apply(a, mask._data)
+    return MaskedSelect.apply(a, NoEdge(mask))
 
 
 class IndexSelect(Builtin):
     """``x.index_select(dim, index)``: f(x) = the slices x[..., index[k], ...] along ``dim``, in order.
 
     ∂L/∂x = zeros shaped like x with each slice of ``grad`` added at its index (a repeated index
-    gets the sum). The index is kept (a numpy array: no next_functions entry, as in PyTorch).
+    gets the sum). Saves the index (``_saved_index``), which backward reads, as PyTorch's node: an
+    in-place change of it before backward, or a second backward, is refused. It comes in a
+    ``NoEdge``: no next_functions entry for it, as in PyTorch. Keeps dim and x's shape.
     """
 
     _node_name = "IndexSelectBackward0"
+    _saved_names = ("index",)
 
     @staticmethod
     def forward(ctx, a, dim, index):
-        ctx._shape, ctx._key = a._data.shape, (slice(None),) * dim + (index,)
-        return wrap(np.take(a._data, index, axis=dim) if a._data.ndim else a._data.copy())
+        index = index.tensor
+        ctx._shape, ctx._dim = a._data.shape, dim
+        ctx.save_for_backward(index)
+        if not a._data.ndim:
+            return wrap(a._data.copy())
+        return wrap(np.take(a._data, index._data.reshape(-1), axis=dim))
 
     @staticmethod
     def backward(ctx, grad):
+        index, = ctx.saved_tensors
         if not ctx._shape:
             return grad, None, None
-        return PutIntoZeros.apply(grad, ctx._shape, ctx._key), None, None
+        if index.ndim == 0:   # a 0-dim index picks one slice, as a 1-element one
+            index = view_of(index, index._data.reshape(1))
+        return PutIntoZeros.apply(grad, ctx._shape, (slice(None),) * ctx._dim + (index,)), None, None
 
 
 def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
@@ -151,7 +168,7 @@ def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     if index.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
-    indices = index._data.reshape(-1).astype(np.int64)
+    indices = index._data.reshape(-1)
     if a.ndim == 0:
         if indices.size != 1:
             raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {indices.size} value(s)")
@@ -161,7 +178,7 @@ def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
     bad = (indices < 0) | (indices >= size)
     if bad.any():
         raise RuntimeError(f"INDICES element is out of DATA bounds, id={indices[bad][0]} axis_dim={size}")
-    return IndexSelect.apply(a, dim, indices)
+    return IndexSelect.apply(a, dim, NoEdge(index))
 
 
 __all__ = ["Signum", "isclose", "allclose", "Flip", "flip", "MaskedSelect", "masked_select", "IndexSelect",

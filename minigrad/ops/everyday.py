@@ -21,7 +21,7 @@ import numpy as np
 
 from ..autograd.views import check_inplace, writeable_memory
 from ..tensor import Tensor
-from ._util import Builtin, binary_arrays, normalize_dims, wrap, wrap_dim
+from ._util import Builtin, NoEdge, binary_arrays, normalize_dims, wrap, wrap_dim
 from .arithmetic import Pow, PowTensor, power, scalar_power
 from .inplace import _old_values, check_output_shape
 from .pointwise import _keep_gradient
@@ -42,11 +42,11 @@ def _index(index, ndim: int, what: str) -> np.ndarray:
         raise RuntimeError(f"{what}(): Expected dtype int32/int64 for index")
     if index.ndim != ndim and not (index.ndim <= 1 and ndim <= 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
-    return index._data.astype(np.int64, copy=False).reshape(index.shape if ndim else (-1,))
+    return index._data if ndim else index._data.reshape(-1)
 
 
-def _scatter_arguments(a: Tensor, dim: int, index, src) -> tuple:
-    """PyTorch's checks of ``scatter``, in its order; returns dim, the index array and what to write."""
+def _scatter_arguments(a: Tensor, dim: int, index, src) -> int:
+    """PyTorch's checks of ``scatter``, in its order; returns dim as a non-negative axis."""
     dim = wrap_dim(dim, a.ndim)
     idx = _index(index, a.ndim, "scatter")
     shape = a.shape if a.ndim else (1,)
@@ -65,7 +65,7 @@ def _scatter_arguments(a: Tensor, dim: int, index, src) -> tuple:
     bad = (idx < 0) | (idx >= shape[dim])
     if bad.any():
         raise RuntimeError(f"index {idx[bad].flat[0]} is out of bounds for dimension {dim} with size {shape[dim]}")
-    return dim, idx
+    return dim
 
 
 def _written(x: np.ndarray, dim: int, index: np.ndarray, values) -> np.ndarray:
@@ -86,9 +86,10 @@ class Scatter(Builtin):
     ∂L/∂a = grad, with 0 where something was written (even for an inf or nan grad);
     ∂L/∂src = grad gathered at index (``grad.gather(dim, index)``, of index's shape, as PyTorch's:
     a src larger than index gets PyTorch's error about the gradient's shape)
-    Saves the index, as PyTorch's node (a second backward is refused), and keeps dim; the index is
-    passed as a numpy array: no next_functions entry, as in PyTorch. ``a.scatter_(...)`` is the same
-    node, writing into a. Node: ScatterBackward0.
+    Saves the index, which both gradients read, as PyTorch's node: an in-place change of it before
+    backward, or a second backward, is refused. It comes in a ``NoEdge``: no next_functions entry for
+    it, as in PyTorch. Keeps dim. ``a.scatter_(...)`` is the same node, writing into a.
+    Node: ScatterBackward0.
     """
 
     _node_name = "ScatterBackward0"
@@ -96,20 +97,20 @@ class Scatter(Builtin):
 
     @staticmethod
     def forward(ctx, a, dim, index, src, in_place=False):
-        return _scatter_into(ctx, a, dim, index, src._data, in_place)
+        return _scatter_into(ctx, a, dim, index.tensor, src._data, in_place)
 
     @staticmethod
     def backward(ctx, grad):
-        ctx.saved_tensors   # checked as PyTorch's node checks its saved index (freed after a backward)
-        return (_unwritten_gradient(ctx, grad) if ctx.needs_input_grad[0] else None, None, None,
-                _gathered(grad, ctx._saved_dim, ctx._index) if ctx.needs_input_grad[3] else None, None)
+        index, = ctx.saved_tensors
+        return (_unwritten_gradient(grad, ctx._saved_dim, index) if ctx.needs_input_grad[0] else None, None, None,
+                _gathered(grad, ctx._saved_dim, index) if ctx.needs_input_grad[3] else None, None)
 
 
 class ScatterValue(Builtin):
     """f(a) = a with a number v written at a[i][index[i][j]] (for dim = 1): ``a.scatter(dim, index, v)``
 
     ∂L/∂a = grad, with 0 where v was written (even for an inf or nan grad)
-    Saves the index, as Scatter; keeps dim. Node: ScatterBackward1.
+    Saves the index, as Scatter (in a ``NoEdge``); keeps dim. Node: ScatterBackward1.
     """
 
     _node_name = "ScatterBackward1"
@@ -117,39 +118,44 @@ class ScatterValue(Builtin):
 
     @staticmethod
     def forward(ctx, a, dim, index, value, in_place=False):
-        return _scatter_into(ctx, a, dim, index, np.asarray(value), in_place)
+        return _scatter_into(ctx, a, dim, index.tensor, np.asarray(value), in_place)
 
     @staticmethod
     def backward(ctx, grad):
-        ctx.saved_tensors   # checked as PyTorch's node checks its saved index (freed after a backward)
-        return _unwritten_gradient(ctx, grad), None, None, None, None
+        index, = ctx.saved_tensors
+        return _unwritten_gradient(grad, ctx._saved_dim, index), None, None, None, None
 
 
-def _scatter_into(ctx, a: Tensor, dim: int, index: np.ndarray, values: np.ndarray, in_place: bool) -> Tensor:
+def _scatter_into(ctx, a: Tensor, dim: int, index: Tensor, values: np.ndarray, in_place: bool) -> Tensor:
     """Both scatters' forward: a copy of ``a`` written into (or ``a`` itself, marked dirty, for ``scatter_``)."""
-    ctx._saved_dim, ctx._index = dim, index
-    ctx.save_for_backward(wrap(index))
+    ctx._saved_dim = dim
+    ctx.save_for_backward(index)
     x = writeable_memory(a._data) if in_place else a._data.copy()
-    out = _written(x, dim, index, values.astype(x.dtype, copy=False))
+    out = _written(x, dim, _index_of(index, a), values.astype(x.dtype, copy=False))
     if not in_place:
         return wrap(out)
     ctx.mark_dirty(a)
     return a
 
 
-def _unwritten_gradient(ctx, grad: Tensor) -> Tensor:
+def _index_of(index: Tensor, a) -> np.ndarray:
+    """The index array scatter writes with: for a 0-dim ``a``, a 0-dim index as one element."""
+    return index._data if a.ndim else index._data.reshape(-1)
+
+
+def _unwritten_gradient(grad: Tensor, dim: int, index: Tensor) -> Tensor:
     """``grad.scatter(dim, index, 0)``: the gradient of what scatter kept (kept or zeroed, never grad * 0)."""
-    kept = _written(np.ones(grad.shape, dtype=bool), ctx._saved_dim, ctx._index, False)
-    return _keep_gradient(kept, grad)
+    kept = _written(np.ones(grad.shape, dtype=bool), dim, _index_of(index, grad), False)
+    return _keep_gradient(wrap(kept), grad)
 
 
-def _gathered(grad: Tensor, dim: int, index: np.ndarray) -> Tensor:
+def _gathered(grad: Tensor, dim: int, index: Tensor) -> Tensor:
     """``grad.gather(dim, index)``: of index's shape, read from the part of grad the index covers."""
     if grad.ndim == 0:
         return grad.reshape(index.shape)
     if any(n < m for d, (n, m) in enumerate(zip(index.shape, grad.shape)) if d != dim):
         grad = grad[tuple(slice(None) if d == dim else slice(0, n) for d, n in enumerate(index.shape))]
-    return Gather.apply(grad, dim, index)
+    return Gather.apply(grad, dim, NoEdge(index))
 
 
 def scatter(a: Tensor, dim: int, index, src=None, *, value=None, reduce=None, in_place: bool = False) -> Tensor:
@@ -157,12 +163,12 @@ def scatter(a: Tensor, dim: int, index, src=None, *, value=None, reduce=None, in
     if reduce is not None:
         raise NotImplementedError("minigrad: scatter(reduce=...) is not implemented; use scatter_add for 'add'")
     src = value if src is None else src
-    dim, idx = _scatter_arguments(a, dim, index, src)
+    dim = _scatter_arguments(a, dim, index, src)
     if in_place:
         check_inplace(a, *([src] if isinstance(src, Tensor) else []))
     if isinstance(src, Tensor):
-        return Scatter.apply(a, dim, idx, src, in_place)
-    return ScatterValue.apply(a, dim, idx, src, in_place)
+        return Scatter.apply(a, dim, NoEdge(index), src, in_place)
+    return ScatterValue.apply(a, dim, NoEdge(index), src, in_place)
 
 
 # ------------------------------------------------------------------------------------ pow_

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..autograd.views import check_inplace, writeable_memory
 from ..tensor import Tensor, _operand
-from ._util import Builtin, view_of, wrap
+from ._util import Builtin, NoEdge, view_of, wrap
 from .pointwise import _keep_gradient
 from .shape import Unsqueeze, ViewFunction, expand, view
 
@@ -24,9 +24,45 @@ def _numpy_key(key):
     return key
 
 
-def _is_basic(key) -> bool:
-    items = key if isinstance(key, tuple) else (key,)
-    return all(isinstance(k, (int, np.integer, slice)) or k is None or k is Ellipsis for k in items)
+def _tensor_key(key):
+    """The index as PyTorch reads it: a 0-dim integer tensor is an int (it selects, as an int does),
+    and a list, a numpy array or a bool becomes a tensor. Other tensors stay themselves: the operation
+    saves the very tensor it indexed with, so that changing it in place before backward is refused."""
+    if type(key) is Tensor:
+        return key if key._data.ndim or key._data.dtype.kind != "i" else int(key._data)
+    if isinstance(key, tuple):
+        return tuple([_tensor_key(k) for k in key])
+    if isinstance(key, (list, np.ndarray, bool, np.bool_)):
+        return wrap(np.asarray(_numpy_key(key)))
+    return key
+
+
+def _save_key(ctx, key: tuple) -> tuple:
+    """Save the index tensors of ``key`` for backward, as PyTorch does, with None in place of each
+    other item (PyTorch's ``_saved_indices``: None for a whole dimension); ``_saved_key`` gives the
+    key back. Returns the key as numpy reads it."""
+    ctx.save_for_backward(*[k if isinstance(k, Tensor) else None for k in key])
+    ctx._key = tuple([None if isinstance(k, Tensor) else k for k in key])
+    return tuple([k._data if isinstance(k, Tensor) else k for k in key])
+
+
+def _saved_key(ctx) -> tuple:
+    """In backward: the key ``_save_key`` kept, its index tensors unpacked from ``ctx.saved_tensors``
+    (so a key changed in place since forward, or freed by an earlier backward, raises)."""
+    saved = ctx.saved_tensors
+    if not saved:
+        return ctx._key
+    return tuple([k if t is None else t for k, t in zip(ctx._key, saved)])
+
+
+def _saved_indices(node) -> tuple:
+    """PyTorch's ``node._saved_indices`` of the nodes of ``x[indices]`` and ``x[indices] = v``: for each
+    indexed dimension its index tensor, or None (the whole dimension)."""
+    return node.saved_tensors
+
+
+def _is_basic(key: tuple) -> bool:
+    return all(isinstance(k, (int, np.integer, slice)) or k is None or k is Ellipsis for k in key)
 
 
 def _pytorch_index_error(error: IndexError) -> IndexError:
@@ -42,7 +78,8 @@ class PutIntoZeros(Builtin):
 
     f(g) = zeros shaped like x, with g added at key (repeated indices add up)
     ∂L/∂g = grad[key]
-    Saves nothing: keeps key and x's shape. Node: IndexPutImplBackward0, the node PyTorch records for
+    Saves the index tensors in key, as PyTorch's node (``_saved_indices``), since backward reads them;
+    keeps the rest of key and x's shape. Node: IndexPutImplBackward0, the node PyTorch records for
     the backward of ``x[index]`` (SelectBackward and SliceBackward rename it for ints and slices).
     """
 
@@ -50,17 +87,17 @@ class PutIntoZeros(Builtin):
 
     @staticmethod
     def forward(ctx, grad, shape, key):
-        ctx._key = key
         out = np.zeros(shape, dtype=grad._data.dtype)
-        if _is_basic(key):
+        if _is_basic(key):   # ints and slices (Select's and Slice's backward): nothing to save
+            ctx._key = key
             out[key] = grad._data
         else:
-            np.add.at(out, key, grad._data)
+            np.add.at(out, _save_key(ctx, key), grad._data)
         return wrap(out)
 
     @staticmethod
     def backward(ctx, grad):
-        return getitem(grad, ctx._key), None, None
+        return getitem(grad, _saved_key(ctx)), None, None
 
 
 class SelectBackward(PutIntoZeros):
@@ -121,19 +158,22 @@ class Alias(ViewFunction):
 
 
 class Index(Builtin):
-    """f(a) = a[key], where key holds integer tensors or boolean masks: a copy
+    """f(a) = a[key], where key holds, for the leading dimensions of a, integer tensors, boolean masks
+    and whole dimensions (``slice(None)``): a copy
 
     ∂L/∂a = zeros shaped like a, with grad added at key (an index that repeats gets the sum)
-    Saves the index arrays, as PyTorch does, so that a second backward without retain_graph raises;
-    backward reads the key itself, which it keeps with a's shape.
+    Saves the index tensors, as PyTorch's node (``_saved_indices``, None for a whole dimension):
+    backward reads them, so an in-place change of one before backward, or a second backward, is
+    refused. Keeps a's shape. The key is a tuple, which apply does not look into: no next_functions
+    entries for the index tensors, as in PyTorch.
     """
 
     _node_name = "IndexBackward0"
 
     @staticmethod
     def forward(ctx, a, key):
-        ctx._shape, ctx._key = a.shape, key
-        save_index_arrays(ctx, key)
+        ctx._shape = a.shape
+        key = _save_key(ctx, key)
         try:
             return wrap(a._data[key])
         except IndexError as error:
@@ -141,22 +181,15 @@ class Index(Builtin):
 
     @staticmethod
     def backward(ctx, grad):
-        ctx.saved_tensors   # the saved indices: after a backward without retain_graph, this raises
-        return PutIntoZeros.apply(grad, ctx._shape, ctx._key), None
-
-
-def save_index_arrays(ctx, key) -> None:
-    """PyTorch saves index tensors for backward, so a second backward without retain_graph fails."""
-    items = key if isinstance(key, tuple) else (key,)
-    ctx.save_for_backward(*[Tensor._make(k) for k in items if isinstance(k, np.ndarray)])
+        return PutIntoZeros.apply(grad, ctx._shape, _saved_key(ctx)), None
 
 
 def _dims_used(k) -> int:
     """How many dimensions of the tensor an index item consumes (a boolean mask: all of its own)."""
     if k is None or k is Ellipsis:
         return 0
-    if isinstance(k, np.ndarray) and k.dtype == np.bool_:
-        return k.ndim
+    if isinstance(k, Tensor) and k._data.dtype == np.bool_:
+        return k._data.ndim
     return 1
 
 
@@ -175,11 +208,9 @@ def _check_zero_dim_key(key) -> None:
 def getitem(a: Tensor, key) -> Tensor:
     """``a[key]`` the way PyTorch builds it: ints select, slices slice, None unsqueezes, one node
     each and in order (views); then integer tensors and masks index what is left (a copy)."""
-    key = _numpy_key(key)
     if a.ndim == 0 and not isinstance(key, tuple):
         _check_zero_dim_key(key)
-        if isinstance(key, np.ndarray) and key.dtype == np.bool_ and key.ndim == 0:
-            return Index.apply(Unsqueeze.apply(a, 0), (key.reshape(1),))   # as PyTorch: unsqueeze, then mask
+    key = _tensor_key(key)
     if not isinstance(key, tuple):
         if isinstance(key, slice):          # a single slice always makes a SliceBackward0 node
             return Slice.apply(a, (key,))
@@ -199,7 +230,7 @@ def getitem(a: Tensor, key) -> Tensor:
             result = Unsqueeze.apply(result, dim)
             advanced.append(slice(None))
             dim += 1
-        elif isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)):
+        elif isinstance(k, (int, np.integer)):
             size = result.shape[dim]
             if not -size <= k < size:
                 raise IndexError(f"index {k} is out of bounds for dimension {position} with size {size}")
@@ -209,9 +240,16 @@ def getitem(a: Tensor, key) -> Tensor:
                 result = Slice.apply(result, (slice(None),) * dim + (k,))
             advanced.append(slice(None))
             dim += 1
-        else:                                 # an integer array or a boolean mask
+        elif isinstance(k, Tensor) and k._data.ndim == 0 and k._data.dtype == np.bool_:   # a new dimension, as PyTorch
+            result = Unsqueeze.apply(result, dim)
+            advanced.append(wrap(np.flatnonzero(k._data)))
+            dim += 1
+        elif isinstance(k, Tensor):           # an integer tensor or a boolean mask
             advanced.append(k)
             dim += _dims_used(k)
+        else:
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                             f"valid indices (got {type(k).__name__})")
     if any(not isinstance(k, slice) for k in advanced):
         while advanced and isinstance(advanced[-1], slice):
             advanced.pop()
@@ -225,13 +263,15 @@ class IndexPut(Builtin):
     ∂L/∂a = grad, with 0 at key (the overwritten values no longer count: 0 even for an inf or nan grad);
     ∂L/∂v = grad[key]
     (summed to v's shape by the engine if v was broadcast)
-    Saves the index arrays, as PyTorch does (see Index); keeps key.
+    Saves the index tensors, which both gradients read, as PyTorch's node (``_saved_indices``; see
+    Index); keeps the rest of key.
     """
 
     _node_name = "IndexPutBackward0"
 
     @staticmethod
     def forward(ctx, a, value, key):
+        key = _save_key(ctx, key)
         try:
             writeable_memory(a._data)[key] = value._data
         except IndexError as error:
@@ -239,17 +279,19 @@ class IndexPut(Builtin):
         except ValueError:   # numpy's words for a value that does not broadcast to the indexed part
             raise RuntimeError(f"shape mismatch: value tensor of shape {list(value.shape)} cannot be broadcast to "
                                f"indexing result of shape {list(a._data[key].shape)}") from None
-        ctx._key = key
-        save_index_arrays(ctx, key)
         ctx.mark_dirty(a)
         return a
 
     @staticmethod
     def backward(ctx, grad):
-        ctx.saved_tensors   # the saved indices: after a backward without retain_graph, this raises
+        key = _saved_key(ctx)
         keep = np.ones(grad.shape, dtype=bool)
-        keep[ctx._key] = False
-        return _keep_gradient(keep, grad), getitem(grad, ctx._key), None
+        keep[_numpy_key(key)] = False
+        return _keep_gradient(wrap(keep), grad), getitem(grad, key), None
+
+
+for _function in (Index, IndexPut, PutIntoZeros):
+    _function._backward_cls._saved_indices = property(_saved_indices)
 
 
 def _split_key(a: Tensor, key: tuple) -> tuple:
@@ -261,7 +303,7 @@ def _split_key(a: Tensor, key: tuple) -> tuple:
         if k is Ellipsis:
             basic.append(k)
             advanced.extend([slice(None)] * skip)
-        elif k is None or isinstance(k, slice) or (isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_))):
+        elif k is None or isinstance(k, (slice, int, np.integer)):
             basic.append(k)
             if not isinstance(k, (int, np.integer)):
                 advanced.append(slice(None))
@@ -276,9 +318,9 @@ def _split_key(a: Tensor, key: tuple) -> tuple:
 def setitem(a: Tensor, key, value) -> None:
     """``a[key] = value``: an in-place change of the view ``a[key]`` (PyTorch's CopySlices), or
     ``index_put_`` where integer tensors or masks take part."""
-    key = _numpy_key(key)
     if a.ndim == 0 and not isinstance(key, tuple):
         _check_zero_dim_key(key)
+    key = _tensor_key(key)
     key = key if isinstance(key, tuple) else (key,)
     value = _operand(value)
     basic, advanced = _split_key(a, key)
@@ -303,7 +345,7 @@ def _check_index_put_dtype(target: Tensor, value: Tensor, advanced: tuple) -> No
     writes through index tensors need the same dtype (after the shape check)."""
     if _runs_masked_fill(advanced, value):
         return
-    selected = target._data[advanced].shape
+    selected = target._data[_numpy_key(advanced)].shape
     try:
         if np.broadcast_shapes(_without_leading_ones(value._data.shape), selected) != selected:
             return   # IndexPut reports the shape mismatch first
@@ -320,8 +362,8 @@ def _overlaps(t: Tensor) -> bool:
 
 def _runs_masked_fill(advanced: tuple, value: Tensor) -> bool:
     """PyTorch's index_put_ runs masked_fill_ for one value written through one boolean mask."""
-    arrays = [k for k in advanced if not isinstance(k, slice)]
-    return len(arrays) == 1 and arrays[0].dtype == np.bool_ and value._data.size == 1
+    tensors = [k for k in advanced if not isinstance(k, slice)]
+    return len(tensors) == 1 and tensors[0]._data.dtype == np.bool_ and value._data.size == 1
 
 
 def _warn_expanded(advanced: tuple, value: Tensor) -> None:
@@ -381,28 +423,36 @@ class IndexAdd(Builtin):
     """f(a, source) = a with alpha * source added at index along dim, in place (``index_add_``)
 
     ∂L/∂a = grad,  ∂L/∂source = alpha * grad[..., index] (index along dim)
-    Saves nothing: keeps the key; index is a numpy array, so, like PyTorch's node, this one has no
-    next_functions entry for it.
+    Saves the index and source, as PyTorch's node; as there, only source's gradient reads them, so
+    only then is an in-place change of either (or a second backward) refused. The index comes in a
+    ``NoEdge``: no next_functions entry for it, as in PyTorch. Keeps dim and alpha.
     """
 
     _node_name = "IndexAddBackward0"
+    _saved_names = ("index", "source")
 
     @staticmethod
     def forward(ctx, a, dim, index, source, alpha):
-        # index is a numpy array: like PyTorch's node, this one has no next_functions entry for it
-        key = (slice(None),) * dim + (index,)
+        index = index.tensor
+        ctx._dim, ctx._alpha = dim, alpha
+        ctx.save_for_backward(index, source)
         add = source._data if alpha == 1 else alpha * source._data
+        key = (slice(None),) * dim + (index._data,)
         np.add.at(writeable_memory(a._data), key, add.astype(a._data.dtype, copy=False))
-        ctx._key, ctx._alpha = key, alpha
         ctx.mark_dirty(a)
         return a
 
     @staticmethod
     def backward(ctx, grad):
-        grad_source = getitem(grad, ctx._key)
-        return grad, None, None, grad_source if ctx._alpha == 1 else grad_source * ctx._alpha, None
+        grad_source = None
+        if ctx.needs_input_grad[3]:
+            index, _ = ctx.saved_tensors
+            grad_source = getitem(grad, (slice(None),) * ctx._dim + (index,))
+            if ctx._alpha != 1:
+                grad_source = grad_source * ctx._alpha
+        return grad, None, None, grad_source, None
 
 
 def index_add_(a: Tensor, dim: int, index: Tensor, source: Tensor, alpha=1) -> Tensor:
     check_inplace(a, source)
-    return IndexAdd.apply(a, dim % a.ndim, index._data, source, alpha)
+    return IndexAdd.apply(a, dim % a.ndim, NoEdge(index), source, alpha)

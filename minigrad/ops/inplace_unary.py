@@ -28,7 +28,7 @@ import numpy as np
 from .. import factories
 from ..autograd.views import check_inplace
 from ..tensor import Tensor
-from ._util import Builtin, check_broadcast, wrap
+from ._util import Builtin, NoEdge, wrap
 from .arithmetic import Neg
 from .comparison import Signum
 from .hardtanh import Hardtanh
@@ -98,14 +98,13 @@ def clamp_(a: Tensor, min=None, max=None) -> Tensor:
 
 def masked_fill_(a: Tensor, mask: Tensor, value) -> Tensor:
     """Write ``value`` (a number or a 0-dim tensor) into ``a`` where ``mask`` is True."""
-    mask_array = _check_mask(mask, a)
-    shape = check_broadcast(mask_array.shape, a._data.shape)
+    shape = _check_mask(mask, a)
     if shape != a._data.shape:
         raise RuntimeError(f"output with shape {list(a.shape)} doesn't match the broadcast shape {list(shape)}")
     check_inplace(a, value)
     if _is_tensor_value(value):
-        return MaskedFillTensorInplace.apply(a, mask_array, value)
-    return MaskedFillInplace.apply(a, mask_array, value)
+        return MaskedFillTensorInplace.apply(a, NoEdge(mask), value)
+    return MaskedFillInplace.apply(a, NoEdge(mask), value)
 
 
 class UniformInplace(Builtin):

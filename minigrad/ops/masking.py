@@ -15,27 +15,28 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor
-from ._util import Builtin, binary_arrays, check_broadcast, wrap
+from ._util import Builtin, NoEdge, binary_arrays, check_broadcast, wrap
 
 # How PyTorch's C++ core names element types in its error messages.
 _CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
                    "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char"}
 
 
-def _check_mask(mask: Tensor, a: Tensor) -> np.ndarray:
+def _check_mask(mask: Tensor, a: Tensor) -> tuple:
+    """PyTorch's checks of a mask for ``masked_fill``; returns the shape mask and a broadcast to."""
     if mask._data.dtype != np.bool_:
         name = _CPP_TYPE_NAMES.get(mask._data.dtype.name, mask._data.dtype.name)
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {name}")
-    check_broadcast(mask._data.shape, a._data.shape)
-    return mask._data
+    return check_broadcast(mask._data.shape, a._data.shape)
 
 
 class MaskedFill(Builtin):
     """f(a) = value where mask, else a (value a number)
 
     ∂L/∂a = grad, with 0 where mask
-    Saves the mask (``_saved_mask``), like PyTorch's node, so that a second backward is refused; it is
-    passed as a numpy array, so, like PyTorch's node, this one has no next_functions entry for it.
+    Saves the mask (``_saved_mask``), which backward reads, as PyTorch's node: an in-place change of
+    it before backward, or a second backward, is refused. It comes in a ``NoEdge``: like PyTorch's
+    node, this one has no next_functions entry for it.
     """
 
     _node_name = "MaskedFillBackward0"
@@ -43,10 +44,10 @@ class MaskedFill(Builtin):
 
     @staticmethod
     def forward(ctx, a, mask, value):
-        # mask is a numpy array: like PyTorch's node, there is no next_functions entry for it
-        ctx.save_for_backward(wrap(mask))
+        mask = mask.tensor
+        ctx.save_for_backward(mask)
         x = a._data
-        return wrap(np.where(mask, x.dtype.type(value), x))
+        return wrap(np.where(mask._data, x.dtype.type(value), x))
 
     @staticmethod
     def backward(ctx, grad):
@@ -58,7 +59,8 @@ class MaskedFillTensor(Builtin):
     """f(a, value) = value where mask, else a (value a 0-dim tensor)
 
     ∂L/∂a = grad, with 0 where mask;  ∂L/∂value = the sum of grad where mask
-    Saves the mask (``_saved_mask``), like PyTorch's node. Node: MaskedFillBackward1.
+    Saves the mask (``_saved_mask``), which both gradients read, as MaskedFill (in a ``NoEdge``).
+    Node: MaskedFillBackward1.
     """
 
     _node_name = "MaskedFillBackward1"
@@ -66,9 +68,10 @@ class MaskedFillTensor(Builtin):
 
     @staticmethod
     def forward(ctx, a, mask, value):
-        ctx.save_for_backward(wrap(mask))
+        mask = mask.tensor
+        ctx.save_for_backward(mask)
         x, v = binary_arrays(a, value)
-        return wrap(np.where(mask, v.astype(x.dtype, copy=False), a._data))
+        return wrap(np.where(mask._data, v.astype(x.dtype, copy=False), a._data))
 
     @staticmethod
     def backward(ctx, grad):
@@ -79,10 +82,10 @@ class MaskedFillTensor(Builtin):
 
 def masked_fill(a: Tensor, mask: Tensor, value) -> Tensor:
     """``a`` with ``value`` written where ``mask`` (a bool tensor broadcastable to ``a``) is True."""
-    mask_array = _check_mask(mask, a)
+    _check_mask(mask, a)
     if _is_tensor_value(value):
-        return MaskedFillTensor.apply(a, mask_array, value)
-    return MaskedFill.apply(a, mask_array, value)
+        return MaskedFillTensor.apply(a, NoEdge(mask), value)
+    return MaskedFill.apply(a, NoEdge(mask), value)
 
 
 def _is_tensor_value(value) -> bool:

@@ -3,10 +3,12 @@
 (``exp``, ``tanh``, ``sigmoid``, ``sqrt``, ``relu``), as PyTorch does; the others save the input."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..tensor import Tensor, _operand
-from ._util import Builtin, binary_arrays, check_broadcast, wrap, zero_gradient
+from ._util import Builtin, NoEdge, binary_arrays, check_broadcast, wrap, zero_gradient
 
 
 def _float(x: np.ndarray) -> np.ndarray:
@@ -313,7 +315,7 @@ class Clamp(Builtin):
             inside &= x >= ctx._min
         if ctx._max is not None:
             inside &= x <= ctx._max
-        return _keep_gradient(inside, grad), None, None
+        return _keep_gradient(wrap(inside), grad), None, None
 
 
 def _bound(value, dtype: np.dtype):
@@ -324,9 +326,9 @@ class Where(Builtin):
     """f(condition, a, b) = a where condition, else b
 
     ∂L/∂a = grad * condition,  ∂L/∂b = grad * ~condition
-    Saves the condition, which both gradients read (saved, rather than kept, so that a second backward
-    is refused as in PyTorch). It is passed as a numpy array: like PyTorch's node, this one has
-    next_functions entries for a and b only.
+    Saves the condition (``_saved_condition``), which both gradients read, as PyTorch's node: an
+    in-place change of it before backward, or a second backward, is refused. It comes in a
+    ``NoEdge``: like PyTorch's node, this one has next_functions entries for a and b only.
     """
 
     _node_name = "WhereBackward0"
@@ -334,26 +336,41 @@ class Where(Builtin):
 
     @staticmethod
     def forward(ctx, condition, a, b):
+        condition = condition.tensor
         check_broadcast(check_broadcast(condition.shape, a.shape), b.shape)
-        ctx.save_for_backward(wrap(condition))   # saved, so a second backward is refused as in PyTorch
+        ctx.save_for_backward(condition)
         x, y = binary_arrays(a, b)
-        return wrap(np.where(condition, x, y))
+        return wrap(np.where(condition._data, x, y))
 
     @staticmethod
     def backward(ctx, grad):
-        condition = ctx.saved_tensors[0]._data
+        condition, = ctx.saved_tensors
+        if condition._data.dtype != np.bool_:   # a uint8 condition (deprecated in PyTorch): nonzero is True
+            condition = wrap(condition._data != 0)
         return (None, _keep_gradient(condition, grad) if ctx.needs_input_grad[1] else None,
-                _keep_gradient(~condition, grad) if ctx.needs_input_grad[2] else None)
+                _keep_gradient(wrap(~condition._data), grad) if ctx.needs_input_grad[2] else None)
 
 
-def _keep_gradient(mask: np.ndarray, grad: Tensor) -> Tensor:
-    """``grad`` where ``mask`` is True, else 0, as PyTorch's ``where(mask, grad, 0)``: an infinite or
-    nan gradient becomes 0 where masked (``grad * mask`` would give nan, or -0.0 for a negative one)."""
+def _keep_gradient(mask: Tensor, grad: Tensor) -> Tensor:
+    """``grad`` where the bool tensor ``mask`` (broadcast to grad's shape) is True, else 0, as PyTorch's
+    ``where(mask, grad, 0)``: an infinite or nan gradient becomes 0 where masked (``grad * mask``
+    would give nan, or -0.0 for a negative one)."""
     if grad.requires_grad:   # create_graph: the backward must itself be differentiable
-        return Where.apply(np.broadcast_to(mask, grad._data.shape), grad, _operand(0.0))
-    return wrap(_keep_where(np.broadcast_to(mask, grad._data.shape), grad._data))
+        return Where.apply(NoEdge(mask), grad, _operand(0.0))
+    return wrap(_keep_where(np.broadcast_to(mask._data, grad._data.shape), grad._data))
 
 
 def where(condition: Tensor, a, b) -> Tensor:
-    """Pick from ``a`` where ``condition`` is True, else from ``b``."""
-    return Where.apply(condition._data.astype(bool, copy=False), _operand(a), _operand(b))
+    """Pick from ``a`` where ``condition`` (a bool tensor) is True, else from ``b``."""
+    if condition._data.dtype != np.bool_:
+        _check_condition(condition)
+    return Where.apply(NoEdge(condition), _operand(a), _operand(b))
+
+
+def _check_condition(condition: Tensor) -> None:
+    """PyTorch's rule for a condition that is not bool: uint8 is deprecated, anything else refused."""
+    if condition._data.dtype != np.uint8:
+        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           f"{condition.dtype.legacy_name[:-len('Tensor')]}")
+    warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in a "
+                  "future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=3)

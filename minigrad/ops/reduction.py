@@ -7,7 +7,7 @@ import numpy as np
 from .. import grad_mode
 from ..tensor import Tensor
 from ..types import int64
-from ._util import Builtin, normalize_dims, wrap, wrap_dim
+from ._util import Builtin, NoEdge, normalize_dims, wrap, wrap_dim
 from .shape import View
 
 
@@ -152,43 +152,53 @@ class Gather(Builtin):
     """f(a)[i][j] = a[i][index[i][j]] along dim (dim = 1 shown)
 
     ∂L/∂a = zeros shaped like a, with grad added at index along dim (ScatterAdd; repeats add up)
-    Saves nothing: keeps dim, a's shape and index, a numpy array (no next_functions entry for it).
+    Saves a and index, as PyTorch's node: backward reads index, so an in-place change of either
+    before backward is refused; keeps dim and a's shape. index comes in a ``NoEdge``: no
+    next_functions entry for it, as in PyTorch.
     """
 
     _node_name = "GatherBackward0"
+    _saved_names = ("self", "index")
 
     @staticmethod
     def forward(ctx, a, dim, index):
-        ctx._shape, ctx._dim, ctx._index = a.shape, dim, index
-        return wrap(np.take_along_axis(a._data, index, axis=dim))
+        index = index.tensor
+        ctx._shape, ctx._dim = a.shape, dim
+        ctx.save_for_backward(a, index)
+        return wrap(np.take_along_axis(a._data, index._data, axis=dim))
 
     @staticmethod
     def backward(ctx, grad):
-        return ScatterAdd.apply(grad, ctx._dim, ctx._index, ctx._shape), None, None
+        _, index = ctx.saved_tensors
+        return ScatterAdd.apply(grad, ctx._dim, NoEdge(index), ctx._shape), None, None
 
 
 class ScatterAdd(Builtin):
     """f(g) = zeros of ``shape``, with g added at index along dim: Gather's backward, as an operation
 
     ∂L/∂g = grad gathered at index along dim (Gather)
-    Saves nothing: keeps dim and index.
+    Saves index, which backward reads (in a ``NoEdge``, as Gather's); keeps dim.
     """
 
     _node_name = "ScatterAddBackward0"
+    _saved_names = ("index",)
 
     @staticmethod
     def forward(ctx, grad, dim, index, shape):
-        ctx._dim, ctx._index = dim, index
+        index = index.tensor
+        ctx._dim = dim
+        ctx.save_for_backward(index)
         out = np.zeros(shape, dtype=grad._data.dtype)
         # np.add.at has no axis argument: build full coordinate arrays for the indexed axis.
         coords = list(np.indices(index.shape, sparse=True))
-        coords[dim] = index
+        coords[dim] = index._data
         np.add.at(out, tuple(coords), grad._data)
         return wrap(out)
 
     @staticmethod
     def backward(ctx, grad):
-        return Gather.apply(grad, ctx._dim, ctx._index), None, None, None
+        index, = ctx.saved_tensors
+        return Gather.apply(grad, ctx._dim, NoEdge(index)), None, None, None
 
 
 class _ReturnTypes(tuple):
@@ -266,8 +276,8 @@ class MaxDim(Builtin):
 
     ∂L/∂a = grad put at the index of each maximum along dim, 0 elsewhere (ScatterAdd)
     The indices are marked non-differentiable: their gradient (grad_indices) is ignored.
-    Saves the indices, as PyTorch's node (so a second backward, or an in-place change of them, is
-    refused); reads them as a numpy array, with dim, keepdim and a's shape. Node: MaxBackward0.
+    Saves the indices, as PyTorch's node, and reads them in backward (so a second backward, or an
+    in-place change of them, is refused); keeps dim, keepdim and a's shape. Node: MaxBackward0.
     """
 
     _node_name = "MaxBackward0"
@@ -287,7 +297,6 @@ class MaxDim(Builtin):
             raise IndexError(f"{ctx._forward_cls._name}(): Expected reduction dim {dim} to have non-zero size.")
         index = np.expand_dims(ctx._forward_cls._arg(a._data, axis=dim), dim)
         values = np.take_along_axis(a._data, index, axis=dim)
-        ctx._index = index
         if not keepdim:
             values, index = values.squeeze(dim), index.squeeze(dim)
         indices = wrap(index.astype(np.int64))
@@ -297,12 +306,12 @@ class MaxDim(Builtin):
 
     @staticmethod
     def backward(ctx, grad, grad_indices):
-        ctx.saved_tensors   # checked as PyTorch's node checks its saved indices (freed, changed in place)
+        indices, = ctx.saved_tensors
         if not ctx._shape:
             return grad, None, None
         if not ctx._keepdim:
-            grad = grad.unsqueeze(ctx._dim)
-        return ScatterAdd.apply(grad, ctx._dim, ctx._index, ctx._shape), None, None
+            grad, indices = grad.unsqueeze(ctx._dim), indices.unsqueeze(ctx._dim)
+        return ScatterAdd.apply(grad, ctx._dim, NoEdge(indices), ctx._shape), None, None
 
 
 class MinDim(MaxDim):
@@ -374,8 +383,8 @@ class Sort(Builtin):
     """f(a) = (values, indices): a sorted along dim, and where each value came from
 
     ∂L/∂a = grad sent back to where each value came from (ScatterAdd at the indices)
-    The indices are marked non-differentiable. Saves the indices, as PyTorch's node (a second backward,
-    or an in-place change of them, is refused); reads the order as a numpy array.
+    The indices are marked non-differentiable. Saves the indices, as PyTorch's node, and reads them
+    in backward (so a second backward, or an in-place change of them, is refused); keeps dim.
     """
 
     _node_name = "SortBackward0"
@@ -390,7 +399,7 @@ class Sort(Builtin):
         values = np.take_along_axis(x, order, axis=dim)
         if a._data.ndim == 0:
             values, order = values.reshape(()), order.reshape(())
-        ctx._dim, ctx._order = dim, order
+        ctx._dim = dim
         indices = wrap(order.astype(np.int64))
         ctx.mark_non_differentiable(indices)
         ctx.save_for_backward(indices)
@@ -398,10 +407,10 @@ class Sort(Builtin):
 
     @staticmethod
     def backward(ctx, grad, grad_indices):
-        ctx.saved_tensors   # checked as PyTorch's node checks its saved indices (freed, changed in place)
+        indices, = ctx.saved_tensors
         if not grad.shape:
             return grad, None, None
-        return ScatterAdd.apply(grad, ctx._dim, ctx._order, tuple(grad.shape)), None, None
+        return ScatterAdd.apply(grad, ctx._dim, NoEdge(indices), tuple(grad.shape)), None, None
 
 
 def sort(a: Tensor, dim: int = -1, descending: bool = False):

@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from ..tensor import Tensor
-from ._util import Builtin, normalize_dims, wrap, wrap_dim
+from ._util import Builtin, NoEdge, normalize_dims, wrap, wrap_dim
 from .reduction import Gather, ScatterAdd, _descending_order, _restore_dims, _return_type
 
 topk_return = _return_type("topk")
@@ -152,11 +152,13 @@ def norm(a: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Ten
 class Topk(Builtin):
     """``x.topk(k, dim)``: the k largest (or smallest) values along ``dim`` and their indices.
 
-    ∂L/∂x = zeros shaped like x, with grad put back at the chosen indices. The indices are kept
-    (a numpy array); they are an output too, marked non-differentiable.
+    ∂L/∂x = zeros shaped like x, with grad put back at the chosen indices. The indices are an
+    output too, marked non-differentiable; saved, as PyTorch's node, and read in backward (so a
+    second backward, or an in-place change of them, is refused). Keeps dim and x's shape.
     """
 
     _node_name = "TopkBackward0"
+    _saved_names = ("indices",)
 
     @staticmethod
     def forward(ctx, a, k, dim, largest):
@@ -168,16 +170,18 @@ class Topk(Builtin):
         values = np.take_along_axis(x, chosen, axis=dim)
         if a._data.ndim == 0:
             values, chosen = values.reshape(()), chosen.reshape(())
-        ctx._shape, ctx._dim, ctx._index = a._data.shape, dim, chosen
+        ctx._shape, ctx._dim = a._data.shape, dim
         indices = wrap(chosen.astype(np.int64))
         ctx.mark_non_differentiable(indices)
+        ctx.save_for_backward(indices)
         return wrap(values), indices
 
     @staticmethod
     def backward(ctx, grad, grad_indices):
+        indices, = ctx.saved_tensors
         if not ctx._shape:
             return grad, None, None, None
-        return ScatterAdd.apply(grad, ctx._dim, ctx._index, ctx._shape), None, None, None
+        return ScatterAdd.apply(grad, ctx._dim, NoEdge(indices), ctx._shape), None, None, None
 
 
 def _pytorch_tie_order(x: np.ndarray, chosen: np.ndarray, k: int, dim: int, largest: bool) -> np.ndarray:
@@ -275,11 +279,12 @@ def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = 
 
 # ------------------------------------------------------------------------------------ gather, scatter_add
 def _index_array(index, what: str) -> np.ndarray:
+    """The numpy array of ``index`` (an int32 or int64 tensor), for the checks made before the op."""
     if not isinstance(index, Tensor):
         raise TypeError(f"{what}(): argument 'index' (position 2) must be Tensor, not {type(index).__name__}")
     if index._data.dtype not in (np.int64, np.int32):
         raise RuntimeError(f"{what}(): Expected dtype int32/int64 for index")
-    return index._data.astype(np.int64, copy=False)
+    return index._data
 
 
 def _check_bounds(index: np.ndarray, dim: int, size: int) -> None:
@@ -298,58 +303,78 @@ def gather(a: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> 
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     if a.ndim == 0:   # a 0-dim tensor gathers as if it had one element
         _check_bounds(idx, 0, 1)
-        return GatherPart.apply(a.reshape(1), 0, idx.reshape(-1)).reshape(tuple(idx.shape))
-    for d in range(a.ndim):
-        if d != dim and idx.shape[d] > a.shape[d]:
-            raise RuntimeError(f"Size does not match at dimension {d} expected index {list(idx.shape)} to be no "
-                               f"larger than self {list(a.shape)} apart from dimension {dim}")
-    _check_bounds(idx, dim, a.shape[dim])
-    return GatherPart.apply(a, dim, idx)
+    else:
+        for d in range(a.ndim):
+            if d != dim and idx.shape[d] > a.shape[d]:
+                raise RuntimeError(f"Size does not match at dimension {d} expected index {list(idx.shape)} to be "
+                                   f"no larger than self {list(a.shape)} apart from dimension {dim}")
+        _check_bounds(idx, dim, a.shape[dim])
+    return GatherPart.apply(a, dim, NoEdge(index))
 
 
 class GatherPart(Gather):
     """``torch.gather``: f(a)[i][j] = a[i][index[i][j]] (for dim = 1). ``index`` may be smaller than
-    ``a`` in the other dimensions: only that leading part of ``a`` is read.
+    ``a`` in the other dimensions: only that leading part of ``a`` is read. A 0-dim ``a`` gathers
+    as if it had one element.
 
-    ∂L/∂a = zeros shaped like a, with grad added at the gathered places (repeats add up). The
-    index is kept (a numpy array: no next_functions entry, as in PyTorch).
+    ∂L/∂a = zeros shaped like a, with grad added at the gathered places (repeats add up); for a
+    0-dim a, the sum of grad. Saves a and index, as Gather (index in a ``NoEdge``).
     """
 
     _node_name = "GatherBackward0"
 
     @staticmethod
     def forward(ctx, a, dim, index):
-        ctx._shape, ctx._dim, ctx._index = a.shape, dim, index
+        index = index.tensor
+        ctx._shape, ctx._dim = a.shape, dim
+        ctx.save_for_backward(a, index)
+        if a._data.ndim == 0:
+            return wrap(np.take(a._data.reshape(1), index._data))
         part = tuple(slice(None) if d == dim else slice(0, n) for d, n in enumerate(index.shape))
-        return wrap(np.take_along_axis(a._data[part], index, axis=dim))
+        return wrap(np.take_along_axis(a._data[part], index._data, axis=dim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        if not ctx._shape:
+            ctx.saved_tensors   # read, as the index is read for any other a: freed, or changed in place, raises
+            return grad.sum(), None, None
+        return Gather.backward(ctx, grad)
 
 
 class ScatterAddInto(Builtin):
     """``x.scatter_add(dim, index, src)``: f(x, src) = x with src[i][j] added to x[i][index[i][j]]
     (for dim = 1), repeats adding up.
 
-    ∂L/∂x = grad; ∂L/∂src = grad gathered at ``index`` (``grad.gather(dim, index)``). The index
-    is kept (a numpy array: no next_functions entry, as in PyTorch).
+    ∂L/∂x = grad; ∂L/∂src = grad gathered at ``index`` (``grad.gather(dim, index)``).
+    Saves index (in a ``NoEdge``: no next_functions entry), as PyTorch's node; as there, only src's
+    gradient reads it, so only then is an in-place change of it (or a second backward) refused.
     """
 
     _node_name = "ScatterAddBackward0"
+    _saved_names = ("index",)
 
     @staticmethod
     def forward(ctx, a, dim, index, src):
-        ctx._dim, ctx._index = dim, index
+        index = index.tensor
+        ctx._dim = dim
+        ctx.save_for_backward(index)
         out = a._data.copy()
         coords = list(np.indices(index.shape, sparse=True))
-        coords[dim] = index
+        coords[dim] = index._data
         np.add.at(out, tuple(coords), src._data[tuple(slice(0, n) for n in index.shape)])
         return wrap(out)
 
     @staticmethod
     def backward(ctx, grad):
-        grad_src = Gather.apply(grad, ctx._dim, ctx._index) if ctx.needs_input_grad[3] else None
+        grad_src = None
+        if ctx.needs_input_grad[3]:
+            index, = ctx.saved_tensors
+            grad_src = Gather.apply(grad, ctx._dim, NoEdge(index))
         return grad, None, None, grad_src
 
 
-def _scatter_arguments(a: Tensor, dim: int, index: Tensor, src: Tensor) -> tuple:
+def _scatter_arguments(a: Tensor, dim: int, index: Tensor, src: Tensor) -> int:
+    """PyTorch's checks of ``scatter_add``; returns dim as a non-negative axis."""
     dim = wrap_dim(dim, a.ndim)
     idx = _index_array(index, "scatter")
     if not isinstance(src, Tensor):
@@ -363,16 +388,16 @@ def _scatter_arguments(a: Tensor, dim: int, index: Tensor, src: Tensor) -> tuple
         raise RuntimeError(f"Expected index {list(idx.shape)} to be no larger than self {list(a.shape)} apart "
                            f"from dimension {dim} and to be no larger size than src {list(src.shape)}")
     _check_bounds(idx, dim, a.shape[dim])
-    return dim, idx
+    return dim
 
 
 def scatter_add(a: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
-    return ScatterAddInto.apply(a, *_scatter_arguments(a, dim, index, src), src)
+    return ScatterAddInto.apply(a, _scatter_arguments(a, dim, index, src), NoEdge(index), src)
 
 
 def scatter_add_(a: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     from .inplace_unary import ScatterAddInplace, unary_
-    return unary_(ScatterAddInplace, a, *_scatter_arguments(a, dim, index, src), src)
+    return unary_(ScatterAddInplace, a, _scatter_arguments(a, dim, index, src), NoEdge(index), src)
 
 
 # ------------------------------------------------------------------------------------ embedding
@@ -381,26 +406,32 @@ class Embedding(Builtin):
 
     ∂L/∂weight = zeros shaped like weight, with each row of grad added to the row its index
     names (repeats add up; divided by the index's count with ``scale_grad_by_freq``); the row
-    ``padding_idx`` gets none. The indices are kept (a numpy array: no next_functions entry).
+    ``padding_idx`` gets none. Saves the indices (``_saved_indices``), as PyTorch's node: backward
+    reads them, so an in-place change of them before backward is refused. They come in a
+    ``NoEdge``: no next_functions entry for them.
     """
 
     _node_name = "EmbeddingBackward0"
+    _saved_names = ("indices",)
 
     @staticmethod
     def forward(ctx, weight, indices, padding_idx, scale_grad_by_freq):
-        ctx._indices, ctx._padding_idx, ctx._scale = indices, padding_idx, scale_grad_by_freq
+        indices = indices.tensor
+        ctx._padding_idx, ctx._scale = padding_idx, scale_grad_by_freq
         ctx._num_weights = weight._data.shape[0]
-        return wrap(weight._data[indices])
+        ctx.save_for_backward(indices)
+        return wrap(weight._data[indices._data])
 
     @staticmethod
     def backward(ctx, grad):
-        flat = ctx._indices.reshape(-1)
-        rows = grad.reshape(flat.size, grad.shape[-1])
+        indices, = ctx.saved_tensors
+        flat = indices.reshape(-1)
+        rows = grad.reshape(flat.numel(), grad.shape[-1])
         if ctx._scale:
-            counts = np.bincount(flat, minlength=ctx._num_weights)[flat]
+            counts = np.bincount(flat._data, minlength=ctx._num_weights)[flat._data]
             rows = rows / wrap(counts.astype(grad._data.dtype)).unsqueeze(1)
         if ctx._padding_idx is not None:
-            rows = rows.masked_fill(wrap(flat == ctx._padding_idx).unsqueeze(1), 0)
+            rows = rows.masked_fill(wrap(flat._data == ctx._padding_idx).unsqueeze(1), 0)
         from .indexing import PutIntoZeros
         return PutIntoZeros.apply(rows, (ctx._num_weights, grad.shape[-1]), (flat,)), None, None, None
 
@@ -419,7 +450,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx=None, max_norm=None, no
         if not -rows <= padding_idx < rows:
             raise AssertionError("Padding_idx must be within num_embeddings")
         padding_idx %= rows
-    indices = input._data.astype(np.int64, copy=False)
+    indices = input._data
     if ((indices < 0) | (indices >= rows)).any():
         raise IndexError("index out of range in self")
     if sparse:
@@ -427,7 +458,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx=None, max_norm=None, no
                                   "use sparse=False")
     if max_norm is not None:
         _renormalize_rows(weight, np.unique(indices), max_norm, norm_type)
-    return Embedding.apply(weight, indices, padding_idx, scale_grad_by_freq)
+    return Embedding.apply(weight, NoEdge(input), padding_idx, scale_grad_by_freq)
 
 
 def _renormalize_rows(weight: Tensor, rows: np.ndarray, max_norm: float, norm_type: float) -> None:
