@@ -548,7 +548,7 @@ class Tensor:
 
     def clamp(self, min=None, max=None):
         """Limit values to [min, max]; the gradient is 1 inside the range and 0 outside."""
-        return _ops.Clamp.apply(self, min, max)
+        return _ops.clamp(self, min, max)
 
     clip = clamp
 

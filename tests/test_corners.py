@@ -366,3 +366,25 @@ def test_var_mean_with_an_infinity_gives_pytorchs_running_mean(values, mean):
     assert (math.isnan(got.item()) and math.isnan(mean)) or got.item() == mean
     _, by_rows = torch.var_mean(torch.tensor([values, values[::-1]]), dim=1)
     assert by_rows.shape == (2,)
+
+
+@pytest.mark.parametrize("bounds, edges, grads", [
+    ({"min": "lo"}, ["AccumulateGrad", "AccumulateGrad", None], ([0.0, 10.0, 100.0], [1.0, 0.0, 0.0], None)),
+    ({"min": "lo", "max": "hi"}, ["AccumulateGrad"] * 3, ([0.0, 10.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 100.0])),
+    ({"max": "hi"}, ["AccumulateGrad", None, "AccumulateGrad"], ([1.0, 10.0, 0.0], None, [0.0, 0.0, 100.0])),
+])
+def test_clamp_with_tensor_bounds_sends_each_gradient_where_its_value_came_from(bounds, edges, grads):
+    """PyTorch's clamp.Tensor overload (values, node and edges from PyTorch 2.13): a bound that requires
+    grad gets the gradient of the elements it clamped; a missing bound still has its (None, 0) edge."""
+    x = torch.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+    lo, hi = torch.zeros(3, requires_grad=True), torch.ones(3, requires_grad=True)
+    y = torch.clamp(x, **{k: {"lo": lo, "hi": hi}[v] for k, v in bounds.items()})
+    assert y.grad_fn.name() == "ClampBackward0"
+    assert [n if n is None else n.name().split("::")[-1] for n, _ in y.grad_fn.next_functions] == edges
+    y.backward(torch.tensor([1.0, 10.0, 100.0]))
+    assert [None if t.grad is None else t.grad.tolist() for t in (x, lo, hi)] == list(grads)
+
+
+def test_clamp_refuses_a_tensor_bound_with_a_number_bound():
+    with pytest.raises(TypeError, match=r"^clamp\(\) received an invalid combination of arguments"):
+        torch.clamp(torch.ones(3), min=torch.zeros(3), max=1.0)

@@ -39,13 +39,8 @@ def modified(type_name: str, shape: str) -> str:
 
 
 def modified_pattern(type_name: str, shape: str) -> str:
-    """The exact text as a regular expression. PyTorch spells a bool tensor's type ``CPUBoolType``
-    there; minigrad's message (``autograd/saved.py``) does not yet: ``test_a_bool_tensor_is_named_
-    as_pytorch_names_it`` pins PyTorch's spelling, the other tests accept both for bool."""
-    text = re.escape(modified(type_name, shape))
-    if type_name == "CPUBoolType":
-        text = text.replace("CPUBoolType", "(CPUBoolType|torch\\.BoolTensor)")
-    return "^" + text + "$"
+    """The exact text as a regular expression (PyTorch spells a bool tensor's type ``CPUBoolType``)."""
+    return "^" + re.escape(modified(type_name, shape)) + "$"
 
 
 def clone_then(method: Callable) -> Callable:
@@ -237,8 +232,6 @@ def test_the_saved_index_is_freed_by_backward_unless_retain_graph(name):
     np.testing.assert_allclose(x.grad.numpy(), 2 * first.numpy())   # the failed third backward wrote nothing
 
 
-@pytest.mark.xfail(strict=True, reason="autograd/saved.py's modified_message spells a bool tensor torch.BoolTensor; "
-                                       "PyTorch's text has CPUBoolType (the other dtypes match)")
 def test_a_bool_tensor_is_named_as_pytorch_names_it():
     x, m = leaf(), torch.tensor(MASK)
     y = x.masked_fill(m, 0.0)

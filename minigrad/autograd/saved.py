@@ -87,7 +87,13 @@ def modified_message(tensor, expected_version: int, owner=None) -> str:
     which = f", which is output {tensor._output_nr} of {_op_name(grad_fn)}," if grad_fn is not None else ""
     return (
         "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: [torch.{tensor.dtype.legacy_name} [{shape}]]{which} is at version "
+        f"operation: [{_type_name(tensor)} [{shape}]]{which} is at version "
         f"{tensor._version_counter.value}; expected version {expected_version} instead. Hint: enable "
         "anomaly detection to find the operation that failed to compute its gradient, with "
         "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+def _type_name(tensor) -> str:
+    """How PyTorch's message names the tensor's type: ``torch.FloatTensor``, but ``CPUBoolType`` for bool."""
+    legacy = tensor.dtype.legacy_name
+    return "CPUBoolType" if legacy == "BoolTensor" else f"torch.{legacy}"

@@ -15,7 +15,7 @@ from .indexing import Alias, Index, IndexAdd, IndexPut, Select, Slice, getitem, 
 from .inplace import (AddInplace, CopyInplace, DivInplace, FillInplace, FillTensorInplace, MulInplace, SubInplace,
                       ZeroInplace, inplace)
 from .linalg import Addmm, BatchedMatmul, Dot, Mm, Mv, matmul, mm
-from .pointwise import Abs, Clamp, Cos, Exp, Log, Relu, Sigmoid, Sign, Sin, Sqrt, Tanh, ThresholdBackward, Where, where
+from .pointwise import Abs, Clamp, ClampTensor, Cos, Exp, Log, Relu, Sigmoid, Sign, Sin, Sqrt, Tanh, ThresholdBackward, Where, clamp, where
 from .reduction import (Gather, LogSoftmax, LogSoftmaxBackwardData, MaxAll, MaxDim, Mean, MeanDim, MinAll, MinDim,
                         ScatterAdd, Softmax, SoftmaxBackwardData, Sort, Sum, SumDim, argmax, argmin, max, mean, min, sort,
                         sum, sum_to_size)

@@ -318,6 +318,67 @@ class Clamp(Builtin):
         return _keep_gradient(wrap(inside), grad), None, None
 
 
+class ClampTensor(Builtin):
+    """``clamp`` with tensor bounds: f(a, min, max) = min(max(a, min), max), element by element, the
+    bounds broadcast against a (either may be None).
+
+    Each element's gradient goes to the one of the three it took its value from (PyTorch's
+    clamp_backward and clamp_backward_min_max): ∂L/∂a = grad where min <= a <= max, else 0;
+    ∂L/∂min = grad where a < min (and min < max); ∂L/∂max = grad where a > max (or max < min). The
+    engine sums a bound's gradient down to the bound's shape. Saves a, min and max
+    (``_saved_self``, ``_saved_min``, ``_saved_max``): the three masks compare them. Node: ClampBackward0.
+    """
+
+    _node_name = "ClampBackward0"
+    _saved_names = ("self", "min", "max")
+
+    @staticmethod
+    def forward(ctx, a, min, max):
+        min, max = (None if b is _NO_BOUND else b for b in (min, max))
+        ctx.save_for_backward(a, min, max)
+        x = a
+        for bound, pick in ((min, np.maximum), (max, np.minimum)):
+            if bound is not None:
+                low, high = binary_arrays(bound, x)
+                x = wrap(pick(low, high))   # the bound first: on a tie numpy keeps x, as PyTorch keeps -0.0
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, low, high = ctx.saved_tensors
+        inside = np.ones(a.shape, dtype=bool)
+        grad_low = grad_high = None
+        if low is not None:
+            inside = inside & (a._data >= low._data)
+            if ctx.needs_input_grad[1]:
+                below = a._data < low._data
+                grad_low = _keep_gradient(wrap(below & (low._data < high._data) if high is not None else below), grad)
+        if high is not None:
+            inside = inside & (a._data <= high._data)
+            if ctx.needs_input_grad[2]:
+                above = a._data > high._data
+                grad_high = _keep_gradient(wrap(above | (high._data < low._data) if low is not None else above), grad)
+        return _keep_gradient(wrap(inside), grad), grad_low, grad_high
+
+
+def clamp(a: Tensor, min=None, max=None) -> Tensor:
+    """``torch.clamp(a, min, max)``: number bounds make a ``ClampBackward1``, tensor bounds a
+    ``ClampBackward0`` (PyTorch's two overloads); a tensor and a number together are refused, as there."""
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        if not all(b is None or isinstance(b, Tensor) for b in (min, max)):
+            got = ", ".join(["Tensor"] + [type(b).__name__ if not isinstance(b, Tensor) else "Tensor"
+                                          for b in (min, max) if b is not None])
+            raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                            " * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+                            " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
+        # A missing bound is still an argument of PyTorch's node: it has an edge (None, 0).
+        return ClampTensor.apply(a, _NO_BOUND if min is None else min, _NO_BOUND if max is None else max)
+    return Clamp.apply(a, min, max)
+
+
+_NO_BOUND = Tensor._make(np.zeros((), np.float32))   # stands for None: a tensor that needs no gradient
+
+
 def _bound(value, dtype: np.dtype):
     return value._data if isinstance(value, Tensor) else np.asarray(value).astype(dtype, copy=False)
 

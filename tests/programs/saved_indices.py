@@ -4,9 +4,6 @@ For each operation: its node and next_functions (an index gets no entry), the sa
 PyTorch's name, the gradient; then the same forward, the index changed in place before backward:
 backward refuses with the version error, and x.grad keeps what it had. Then the cases where PyTorch
 does not refuse (the gradient that would read the index is not needed), and double backward.
-
-A bool tensor's type is printed as <bool> in the error texts: PyTorch spells it CPUBoolType there
-(tests/test_saved_indices.py checks that spelling).
 """
 import torch
 import torch.nn.functional as F
@@ -23,7 +20,7 @@ def rounded(t):
 
 
 def text(error):
-    return str(error).replace("[CPUBoolType ", "[<bool> ").replace("[torch.BoolTensor ", "[<bool> ")
+    return str(error)
 
 
 def show(title, operation, make_index, saved):
