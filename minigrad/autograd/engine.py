@@ -81,7 +81,14 @@ CREATE_GRAPH_CYCLE = (
     "have to use this function, make sure to reset the .grad fields of your parameters to None after use to break "
     "the cycle and avoid the leak.")
 REENTRANT_DEPTH_PER_THREAD = 20     # nested backward calls per thread before a fresh thread takes over
-_thread_state = threading.local()   # per thread: the graph tasks running, innermost last
+
+
+class _ThreadState(threading.local):
+    def __init__(self) -> None:
+        self.tasks: list = []   # per thread: the graph tasks running, innermost last
+
+
+_thread_state = _ThreadState()
 # sys.getrefcount's counts are CPython's up to 3.13 (3.14 may borrow references): see _nobody_else_holds.
 _COUNTS_KNOWN = sys.implementation.name == "cpython" and sys.version_info < (3, 14)
 
@@ -123,15 +130,12 @@ def run_backward(tensors: Sequence[Tensor], grad_tensors: Sequence[Tensor | None
 def _running_tasks() -> list:
     """The graph tasks running on this thread, innermost last: a backward called from a backward
     (reentrant) pushes its own, and their number is the reentrant depth."""
-    tasks = getattr(_thread_state, "tasks", None)
-    if tasks is None:
-        tasks = _thread_state.tasks = []
-    return tasks
+    return _thread_state.tasks
 
 
 def in_backward() -> bool:
     """True on a thread running a backward pass, whose numpy is silent already (``_silent_numpy``)."""
-    return bool(getattr(_thread_state, "tasks", None))
+    return bool(_thread_state.tasks)
 
 
 def _on_fresh_thread(function: Callable, *args):
@@ -401,10 +405,10 @@ def _run_node(task: GraphTask, node: BackwardCFunction, grad_outputs: list) -> t
     """Call ``node``'s backward with PyTorch's rules around it; return one gradient per edge."""
     if node._pre_hooks:
         grad_outputs = _call_pre_hooks(node, grad_outputs)
-    if _received_no_gradient(node, grad_outputs):
+    if grad_outputs[0] is None and _received_no_gradient(node, grad_outputs):
         grad_inputs = (None,) * len(node.next_functions)
     else:
-        if node.materialize_grads:
+        if node.materialize_grads and (grad_outputs[0] is None or len(grad_outputs) > 1):   # one may be missing
             _materialize_grads(node, grad_outputs)
         if anomaly_mode.state.enabled:
             grad_inputs = _apply_in_anomaly_mode(node, grad_outputs)
@@ -421,8 +425,8 @@ def _run_node(task: GraphTask, node: BackwardCFunction, grad_outputs: list) -> t
 
 def _received_no_gradient(node: BackwardCFunction, grad_outputs: list) -> bool:
     """A builtin node that no gradient reached sends none on: no zeros are invented (PyTorch's
-    rule; its hooks still run). Slot 0 is looked at first: it usually holds a gradient."""
-    return grad_outputs[0] is None and node._skips_without_gradients and all(g is None for g in grad_outputs)
+    rule; its hooks still run). (_run_node looks at slot 0 first: it usually holds a gradient.)"""
+    return node._skips_without_gradients and all(g is None for g in grad_outputs)
 
 
 def _call_pre_hooks(node: Node, grad_outputs: list) -> list:
@@ -449,8 +453,6 @@ def _materialize_grads(node: BackwardCFunction, grad_outputs: list) -> None:
     """``ctx.set_materialize_grads(True)``, the default: backward gets zeros, not None, for an
     output whose gradient never arrived, except, with ``ctx._materialize_non_diff_grads = False``,
     for the outputs marked non-differentiable."""
-    if len(grad_outputs) == 1 and grad_outputs[0] is not None:
-        return   # the common case: one output, and its gradient arrived
     keep_none = () if node._materialize_non_diff_grads else node._non_differentiable_slots
     for slot, grad in enumerate(grad_outputs):
         info = node._output_info[slot]

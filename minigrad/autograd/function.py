@@ -40,7 +40,10 @@ from ..tensor import Tensor
 from .graph import Node, _sequence_numbers
 from .saved import BACKWARD_TWICE, SavedTensor
 
-_grad_state = grad_mode.state   # read on every apply: one attribute lookup
+# Grad mode, the flag torch.no_grad() turns off: apply reads it on every call, and around forward
+# sets it by hand, as `with torch.no_grad():` would (making that context manager on every call
+# cost about a tenth of a small training step: bench/bench_peers.py's plain step).
+_grad_state = grad_mode.state
 
 ACCESSED_ONCE = (
     "saved_tensors can only be accessed once when clear_saved_tensors_on_access=True is set on the "
@@ -443,11 +446,14 @@ class Function(metaclass=FunctionMeta):
             return _apply_without_graph(cls, args, kwargs)   # under no_grad: nothing to record
         ctx = cls._backward_cls()                   # ctx IS the backward node: a <Name>Backward
         is_recorded = _connect_to_inputs(ctx, args)   # needs_input_grad, next_functions
-        with grad_mode.no_grad():                   # forward's own operations are not recorded
+        _grad_state.enabled = False                 # torch.no_grad(), written out (see _grad_state):
+        try:                                        # forward's own operations are not recorded
             if cls._uses_setup_context:
                 outputs = _forward_then_setup_context(cls, ctx, args)
             else:
                 outputs = cls.forward(ctx, *args, **kwargs)
+        finally:
+            _grad_state.enabled = True              # grad mode was on: the shortcut above took the rest
         return _wrap_outputs(ctx, args, outputs, is_recorded)   # grad_fn = ctx, saved tensors checked
 
 
@@ -557,7 +563,8 @@ def _connect_to_inputs(ctx: BackwardCFunction, args: tuple) -> bool:
             needs_input_grad.append(True)
         else:
             edges.append((None, 0))                      # no gradient goes anywhere from here...
-            needs_input_grad.append(_tensor_requires_grad(arg))   # ...though a view made under no_grad may require grad
+            base = arg._base                             # ...though a view made under no_grad of a tensor
+            needs_input_grad.append(base is not None and base.requires_grad)   # that requires grad does too
         positions.append(i)
         input_info.append((arg._data.shape, arg._data.dtype))
     ctx.needs_input_grad = tuple(needs_input_grad)
@@ -610,8 +617,12 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, is_recorded
 
 
 def _wrap_single_output(ctx: BackwardCFunction, args: tuple, output: Tensor, is_recorded: bool) -> Tensor:
-    """The common case of _wrap_outputs: one tensor output, nothing marked dirty or non-differentiable."""
-    output = _wrap_output(ctx, args, output, 0, is_recorded)
+    """The common case of _wrap_outputs: one tensor output, nothing marked dirty or non-differentiable.
+    A new tensor, neither a view nor an input, only needs its grad_fn (``_wrap_output``'s last lines)."""
+    if output._base is not None or _is_one_of(output, args):
+        output = _wrap_output(ctx, args, output, 0, is_recorded)
+    elif is_recorded and output._data.dtype.kind in "fc":   # (a new tensor: no view to rebase, no retain_grad)
+        output._grad_fn, output._output_nr, output._requires_grad = ctx, 0, False
     if is_recorded:
         ctx._output_info = ((output._data.shape, output._data.dtype),)
         _save_tensors(ctx)
