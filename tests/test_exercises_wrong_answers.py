@@ -482,13 +482,26 @@ def verdict(capsys):
     return run
 
 
-@pytest.mark.parametrize("checker, answer, problem", CASES, ids=[case_id(case) for case in CASES])
-def test_each_kind_of_answer_gets_the_right_verdict(checker, answer, problem, verdict):
+def assert_the_verdict(verdict, checker, answer, problem) -> None:
+    """Accepted when ``problem`` is None, else refused with ``problem`` in the problem line."""
     result, out = verdict(checker, answer)
     if problem is None:
         assert result, out
     else:
         assert not result and "What is wrong: " in out and problem in out, out
+
+
+def assert_the_chinese_verdict(verdict, checker, answer, problem) -> None:
+    """The same verdict in Chinese, every word Chinese but code, PyTorch's texts and the learner's own answer."""
+    result, out = verdict(checker, answer, "zh")
+    assert bool(result) == (problem is None), out
+    quoted = out.replace(repr(answer), "") if isinstance(answer, str) else out
+    assert not english_left_in(quoted), f"English left in: {out}"
+
+
+@pytest.mark.parametrize("checker, answer, problem", CASES, ids=[case_id(case) for case in CASES])
+def test_each_kind_of_answer_gets_the_right_verdict(checker, answer, problem, verdict):
+    assert_the_verdict(verdict, checker, answer, problem)
 
 
 # PyTorch's own error texts stay in English in the Chinese edition (notebooks/zh/GLOSSARY.md), and
@@ -519,6 +532,4 @@ def test_the_english_detector_finds_english_prose_and_spares_code(verdict_text, 
 
 @pytest.mark.parametrize("checker, answer, problem", CASES, ids=[case_id(case) for case in CASES])
 def test_the_chinese_verdict_is_the_same_and_wholly_chinese(checker, answer, problem, verdict):
-    result, out = verdict(checker, answer, "zh")
-    assert bool(result) == (problem is None), out
-    assert not english_left_in(out), f"English left in: {out}"
+    assert_the_chinese_verdict(verdict, checker, answer, problem)

@@ -425,7 +425,7 @@ MESSAGES: dict[str, str] = {
     'return the indices x.sort() gives, unchanged (no .double() or .float())': '原样返回 x.sort() 给出的 indices（不要 .double() 或 .float()）',
     'MySort.apply(x1), MySort.apply(x2), MySort.apply(x3) on three different tensors, then their backwards in the order second, third, first: x{number}.grad is {got}, expected {want.tolist()}: backward used the indices of another call': '对三个不同的张量调用 MySort.apply(x1)、MySort.apply(x2)、MySort.apply(x3)，再按第二次、第三次、第一次的顺序做反向传播：x{number}.grad 是 {got}，应该是 {want.tolist()}：backward 用了另一次调用的 indices',
     'keep the indices of each call on its own ctx, with ctx.save_for_backward(indices)': '用 ctx.save_for_backward(indices) 把每次调用的 indices 存在它自己的 ctx 上',
-    'MySort.apply(x), then x changed under torch.no_grad() and MySort.apply(x) again, then the backward of the first sort: x.grad is {got}, expected {want.tolist()}: backward used the indices of the second sort, kept where the second call overwrote them (on the input tensor?)': '先 MySort.apply(x)，再在 torch.no_grad() 下修改 x、又调用一次 MySort.apply(x)，然后对第一次排序做反向传播：x.grad 是 {got}，应该是 {want.tolist()}：backward 用的是第二次排序的 indices，它们存放的地方被第二次调用覆盖了（是不是存在输入张量上了？）',
+    'MySort.apply(x), then x changed under torch.no_grad() and MySort.apply(x) again, then the backward of the first sort: x.grad is {got}, expected {want.tolist()}: backward did not use the indices of the first sort, so what it read was overwritten or changed by then (indices kept on the input tensor? x kept as a plain attribute and sorted again?)': '先 MySort.apply(x)，再在 torch.no_grad() 下修改 x、又调用一次 MySort.apply(x)，然后对第一次排序做反向传播：x.grad 是 {got}，应该是 {want.tolist()}：backward 用的不是第一次排序的 indices，它读到的东西那时已经被覆盖或改变了（是不是把 indices 存在输入张量上了？或者把 x 存成普通属性、再排序一次？）',
     # nb07.py
     "Your turn 1: the values' gradient without the N × N matrix": '动手练习 1：不用 N × N 矩阵求 values 的梯度',
     'grad_values returned None': "grad_values 返回了 None",
@@ -474,7 +474,7 @@ MESSAGES: dict[str, str] = {
     'backward returns one gradient per input of forward, in order: return grad_a, grad_b': "backward 按顺序为 forward 的每个输入返回一个梯度：return grad_a, grad_b",
     'forward does not compute {forward_text} for a {list(shape_a)} and b {list(shape_b)}': "对 a {list(shape_a)} 和 b {list(shape_b)}，forward 算的不是 {forward_text}",
     'keep the forward of the starter': "保留起始代码里的 forward",
-    'with {sizes}, backward failed: {error}': "在 {sizes} 时，反向传播失败了：{error}",
+    'with {sizes}, backward failed: RuntimeError: {error}': "在 {sizes} 时，反向传播失败了：RuntimeError: {error}",
     'a.t() @ b': 'a.t() @ b',   # code: stays as it is
     'a {a}, b {b}': 'a 为 {a}、b 为 {b}',
     'Your turn 1: the backward of a.t() @ b': "动手练习 1：a.t() @ b 的反向传播",
@@ -495,7 +495,7 @@ MESSAGES: dict[str, str] = {
     'put @staticmethod, not @classmethod, on the line above def {name}': "在 def {name} 的上一行写 @staticmethod，而不是 @classmethod",
     "forward keeps a tensor as a plain attribute, {stashed[0] if stashed else ''}: a tensor kept that way is never checked for in-place changes (notebook 05), and the gradient of 2 * input does not need it": "forward 把一个张量存成了普通属性 {stashed[0] if stashed else ''}：这样存的张量从不接受原地修改的检查（笔记本 05），而且 2 * input 的梯度根本用不到它",
     'either save it with ctx.save_for_backward(input), or keep nothing at all': "要么用 ctx.save_for_backward(input) 保存它，要么什么都不存",
-    'with {sizes} and only {name} requiring grad, backward failed: {error}': "在 {sizes}、只有 {name} 需要梯度时，反向传播失败了：{error}",
+    'with {sizes} and only {name} requiring grad, backward failed: RuntimeError: {error}': "在 {sizes}、只有 {name} 需要梯度时，反向传播失败了：RuntimeError: {error}",
     "gradcheck finds grad_{name} wrong for {sizes}: backward's Jacobian differs from the central differences": "gradcheck 发现在 {sizes} 时 grad_{name} 是错的：backward 的雅可比矩阵和中心差分不一致",
     'each gradient passes alone, but gradcheck fails with both a and b requiring grad': "每个梯度单独都能通过，但 a 和 b 都需要梯度时 gradcheck 失败了",
     "return grad_a, grad_b in the order of forward's arguments": "按 forward 参数的顺序返回 grad_a, grad_b",

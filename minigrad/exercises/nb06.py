@@ -353,8 +353,9 @@ def _expect_each_call_its_own_indices(MySort) -> None:
     got, want = _grad_or_none(x), _sorted_gradient(datasets[0], _values(weights))
     expect(got is not None and np.allclose(got, want),
            "MySort.apply(x), then x changed under torch.no_grad() and MySort.apply(x) again, then the backward "
-           f"of the first sort: x.grad is {got}, expected {want.tolist()}: backward used the indices of the "
-           "second sort, kept where the second call overwrote them (on the input tensor?)",
+           f"of the first sort: x.grad is {got}, expected {want.tolist()}: backward did not use the indices of the "
+           "first sort, so what it read was overwritten or changed by then (indices kept on the input tensor? x "
+           "kept as a plain attribute and sorted again?)",
            "keep the indices of each call on its own ctx, with ctx.save_for_backward(indices)")
 
 

@@ -74,12 +74,12 @@ def _check_product_backward(product, shapes: list, forward_text: str, expected, 
                 passed = gradcheck(product.apply, inputs, raise_exception=False)
             except RuntimeError as error:
                 expect("incorrect number of gradients" not in str(error),
-                       f"with {sizes}, backward failed: {error}", NUMBER_OF_GRADIENTS_HINT)
+                       f"with {sizes}, backward failed: RuntimeError: {error}", NUMBER_OF_GRADIENTS_HINT)
                 expect(INPLACE_ERROR not in str(error),
-                       f"with {sizes} and only {name} requiring grad, backward failed: {error}",
+                       f"with {sizes} and only {name} requiring grad, backward failed: RuntimeError: {error}",
                        "a tensor saved with save_for_backward was changed in place after it was saved (in forward, "
                        "or by backward itself): leave the saved inputs as they are and compute new tensors")
-                expect(False, f"with {sizes} and only {name} requiring grad, backward failed: {error}",
+                expect(False, f"with {sizes} and only {name} requiring grad, backward failed: RuntimeError: {error}",
                        _GRAD_FORMULAS[name])
             expect(passed, f"gradcheck finds grad_{name} wrong for {sizes}: backward's Jacobian differs from "
                    "the central differences", _GRAD_FORMULAS[name])
