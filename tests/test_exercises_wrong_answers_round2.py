@@ -346,6 +346,12 @@ def zeroed_empty(ctx, grad_double, grad_triple):
     return grad
 
 
+def dirty_but_returns_a_copy(ctx, x):
+    x.add_(1)
+    ctx.mark_dirty(x)
+    return x.clone()
+
+
 def materialize_attribute(value):
     def forward(ctx, x):
         ctx.materialize_grads = value
@@ -556,6 +562,8 @@ CASES = [
     (given_second(nb10.your_turn_1, VarA), ReturnsTheFreshInstance, "the Function instance itself, not the output VarA"),
     (given_second(nb10.your_turn_1, VarA), ForgetsToReturn, "apply(x, w) returned None, not a VarA"),
     (nb06.your_turn_2, sort_then(lambda x, v, i: (i, v)), "MySort.apply(x) returned the pair in the wrong order"),
+    (nb06.your_turn_3, function("AddOne_", dirty_but_returns_a_copy, lambda ctx, g: g),
+     "AddOne_.apply(h) failed: RuntimeError: Some elements marked as dirty"),
     (nb04.your_turn_1, function("AddConstant", lambda t, c: t + c, lambda ctx, g: (g, None), keeps_all_inputs),
      "setup_context keeps a tensor as a plain attribute, ctx.inputs[0]"),
     (nb05.your_turn_1, function("Cube", cube_in_a_list, lambda ctx, g: 3 * ctx.saved_tensors[0] ** 2 * g),
@@ -595,6 +603,8 @@ def test_nb10_turn1_hints_never_give_the_answer(answer, verdict):
     (nb02.your_turn_2, function("FixedPower", lambda ctx, x, n: (setattr(ctx, "n", n), x ** n)[1],
                                 lambda ctx, g: g * ctx.n),
      "反向传播失败：function FixedPowerBackward returned an incorrect number of gradients"),
+    (nb06.your_turn_3, function("AddOne_", dirty_but_returns_a_copy, lambda ctx, g: g),
+     "AddOne_.apply(h) 失败了：RuntimeError: Some elements marked as dirty"),
 ])
 def test_the_chinese_messages_read_as_chinese(checker, answer, chinese, verdict):
     result, out = verdict(checker, answer, "zh")
