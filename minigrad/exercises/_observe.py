@@ -13,6 +13,7 @@ so that its translation is found with the others.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 import sys
 import types
@@ -70,27 +71,32 @@ class Pass:
 _observers: list = []   # (passes, look) for each backward_passes block running, innermost last
 
 
-def _run_backward_observed(tensors, grad_tensors, retain_graph=None, create_graph=False, inputs=None,
-                           observer=None, accumulate=False):
+def _run_backward_observed(*args, **kwargs):
     # Runs as engine.run_backward's own code (see backward_passes), with the engine's globals: it
-    # reaches this module by importing it.
+    # reaches this module by importing it. Any signature: the arguments are bound below.
     from minigrad.exercises import _observe
-    return _observe._observed_pass(tensors, grad_tensors, retain_graph, create_graph, inputs, observer, accumulate)
+    return _observe._observed_pass(args, kwargs)
 
 
 _real_run_backward = types.FunctionType(engine.run_backward.__code__, engine.run_backward.__globals__,
                                         "run_backward", engine.run_backward.__defaults__)
+_real_run_backward.__kwdefaults__ = engine.run_backward.__kwdefaults__
 _run_backward_code = engine.run_backward.__code__
+_SIGNATURE = inspect.signature(_real_run_backward)
 
 
-def _observed_pass(tensors, grad_tensors, retain_graph, create_graph, inputs, observer, accumulate):
+def _observed_pass(args: tuple, kwargs: dict):
     if not _observers:
-        return _real_run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs, observer, accumulate)
+        return _real_run_backward(*args, **kwargs)
     passes, look = _observers[-1]
-    record = Pass(retain_graph, create_graph, None if accumulate else inputs, look())
+    bound = _SIGNATURE.bind(*args, **kwargs)
+    bound.apply_defaults()
+    given = bound.arguments
+    record = Pass(given.get("retain_graph"), given.get("create_graph", False),
+                  None if given.get("accumulate") else given.get("inputs"), look())
     passes.append(record)
     try:
-        return _real_run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs, observer, accumulate)
+        return _real_run_backward(*args, **kwargs)
     finally:
         record.after = look()
 
