@@ -139,11 +139,11 @@ def test_nb03_turn2_accepts_the_engine_value(capsys):
 
 
 @pytest.mark.parametrize("answer, message", [
-    (7.0, "7 leaves out at least one of the paths from y back to x"),
+    (7.0, "7.0 leaves out at least one of the paths from y back to x"),
     (5, "5 leaves out at least one of the paths from y back to x"),
-    (3.0, "3 leaves out at least one of the paths"),
-    (6.0, "6 leaves out at least one of the paths"),
-    (10.0, "10 multiplies what the paths carry"),
+    (3.0, "3.0 leaves out at least one of the paths"),
+    (6.0, "6.0 leaves out at least one of the paths"),
+    (10.0, "10.0 multiplies what the paths carry"),
     (9.5, "9.5 is not dy/dx"),
     (..., "there is no prediction yet"),
     (True, "you gave bool True, not a number"),

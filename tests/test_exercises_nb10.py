@@ -174,7 +174,7 @@ def test_your_turn_1_accepts_a_fresh_instance_per_call(capsys):
     (PoolOfTwo, "What is wrong: apply(apply(apply(x, w), w), w), then apply(x, v) and apply(x, w): two of these five calls share"),
     (CachedByFirstInput, "What is wrong: apply(apply(apply(x, w), w), w), then apply(x, v) and apply(x, w): two of these five calls"),
     (CachedByBothInputs, "two of these five calls share one Function instance"),
-    (ReturnsTheInstance, "What is wrong: apply(x, w) returned an object of type ReturnsTheInstance, not a VarA"),
+    (ReturnsTheInstance, "What is wrong: apply(x, w) returned an object of type ReturnsTheInstance, the Function instance itself, not the output VarA"),
 ])
 def test_your_turn_1_says_what_is_wrong(answer, problem, capsys):
     result, out = run(nb10.your_turn_1, answer, VarA, capsys=capsys)

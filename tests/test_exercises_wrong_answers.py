@@ -388,11 +388,11 @@ CASES = [
      "was not a Variable"),
     (nb03.your_turn_1, names_without_seen_set, "your list repeats MulBackward0 (2 extra copies)"),
     (nb03.your_turn_2, torch.tensor(8.0), None),
-    (nb03.your_turn_1, names_deduplicated_by_name, "your list has each name once, but the graph has more nodes"),
+    (nb03.your_turn_1, names_deduplicated_by_name, "your list has each name once, but the graph has one more torch::autograd::AccumulateGrad node"),
     (nb03.your_turn_1, names_from_the_helper, "your function calls node_info.reachable_nodes"),
     (nb03.your_turn_1, names_from_the_imported_helper, "your function calls node_info.reachable_nodes"),
-    (nb03.your_turn_2, 5.0, "5 leaves out at least one of the paths from y back to x"),
-    (nb03.your_turn_2, 7.0, "7 leaves out at least one of the paths from y back to x"),
+    (nb03.your_turn_2, 5.0, "5.0 leaves out at least one of the paths from y back to x"),
+    (nb03.your_turn_2, 7.0, "7.0 leaves out at least one of the paths from y back to x"),
     (nb03.your_turn_2, np.float32(8.0), None),
     (nb04.your_turn_1, add_constant(lambda tensor, constant: tensor.add_(constant)),
      "AddConstant.apply(x, 2.5) changed the caller's x in place"),
@@ -424,7 +424,7 @@ CASES = [
     (nb05.your_turn_1, function("Cube", cube_from_output, backward_from_output), "you saved the output y = x ** 3"),
     (nb05.your_turn_1, function("Cube", lambda ctx, x: x.mul_(x * x), cube_backward), "Cube.apply(x) changed the caller's x"),
     (nb05.your_turn_2, lambda tensor: float(saved_bytes(tensor)), None),
-    (nb05.your_turn_3, two_passes_with_autograd_grad, None),
+    (nb05.your_turn_3, two_passes_with_autograd_grad, "you computed the gradients with torch.autograd.grad"),
     (nb05.your_turn_3, rebuilds_the_graph, "you built the graph 2 times"),
     (nb05.your_turn_3, one_combined_backward, "one backward pass went through y's node"),
     (nb05.your_turn_3, builtin_square, "y's node is MulBackward0: y was not made by SquareSaved.apply(x)"),
@@ -436,7 +436,7 @@ CASES = [
     (nb06.your_turn_4, two_scales(none_back_to_zeros), "backward turned the None it received into zeros"),
     (nb06.your_turn_4, two_scales(docs_style, materialize_zero), "forward called ctx.set_materialize_grads with something other than True or False: it takes a bool"),
     (nb06.your_turn_4, two_scales(docs_style, numbers_forward), "TwoScales.apply returned (float, float), not two tensors"),
-    (nb07.your_turn_1, in_row_blocks(pieces=8), "your function computed 16,064,000 numbers"),
+    (nb07.your_turn_1, in_row_blocks(pieces=8), "your function computed 16,000,000 numbers"),
     (nb07.your_turn_1, merges_repeated_edges, "on a random graph with 6 nodes and 10 edges (some repeated)"),
     (nb09.your_turn_1, adjacency_for_34_members, "for a path 0-1-2-3-4 plus a member 5 with no friends"),
     (nb08.your_turn_3, custom_function(lambda ctx, input: input.mul_(2)), "CustomFunction.apply(x) changed the caller's x"),
@@ -482,13 +482,26 @@ def verdict(capsys):
     return run
 
 
-@pytest.mark.parametrize("checker, answer, problem", CASES, ids=[case_id(case) for case in CASES])
-def test_each_kind_of_answer_gets_the_right_verdict(checker, answer, problem, verdict):
+def assert_the_verdict(verdict, checker, answer, problem) -> None:
+    """Accepted when ``problem`` is None, else refused with ``problem`` in the problem line."""
     result, out = verdict(checker, answer)
     if problem is None:
         assert result, out
     else:
         assert not result and "What is wrong: " in out and problem in out, out
+
+
+def assert_the_chinese_verdict(verdict, checker, answer, problem) -> None:
+    """The same verdict in Chinese, every word Chinese but code, PyTorch's texts and the learner's own answer."""
+    result, out = verdict(checker, answer, "zh")
+    assert bool(result) == (problem is None), out
+    quoted = out.replace(repr(answer), "") if isinstance(answer, str) else out
+    assert not english_left_in(quoted), f"English left in: {out}"
+
+
+@pytest.mark.parametrize("checker, answer, problem", CASES, ids=[case_id(case) for case in CASES])
+def test_each_kind_of_answer_gets_the_right_verdict(checker, answer, problem, verdict):
+    assert_the_verdict(verdict, checker, answer, problem)
 
 
 # PyTorch's own error texts stay in English in the Chinese edition (notebooks/zh/GLOSSARY.md), and
@@ -519,6 +532,4 @@ def test_the_english_detector_finds_english_prose_and_spares_code(verdict_text, 
 
 @pytest.mark.parametrize("checker, answer, problem", CASES, ids=[case_id(case) for case in CASES])
 def test_the_chinese_verdict_is_the_same_and_wholly_chinese(checker, answer, problem, verdict):
-    result, out = verdict(checker, answer, "zh")
-    assert bool(result) == (problem is None), out
-    assert not english_left_in(out), f"English left in: {out}"
+    assert_the_chinese_verdict(verdict, checker, answer, problem)

@@ -19,7 +19,10 @@ from typing import Any, Callable
 import minigrad as torch
 from minigrad.autograd import Function
 
+from minigrad.autograd import node_info
+
 from ._feedback import NotYet, exercise, expect
+from ._observe import backward_passes
 
 SAME_CTX_HINT = "create ONE ctx object, give it to forward, then give the same object to backward"
 
@@ -139,7 +142,8 @@ def your_turn_1(gradient_by_hand: Callable) -> None:
     values, upstream = [0.5, -1.0, 2.0], [1.0, 0.5, -2.0]
     _calls.__init__()
     x, grad_output = torch.tensor(values), torch.tensor(upstream)
-    result = gradient_by_hand(ByHandCube, x, grad_output)
+    with backward_passes() as engine_passes:
+        result = gradient_by_hand(ByHandCube, x, grad_output)
     expect(x.tolist() == values and grad_output.tolist() == upstream,
            f"gradient_by_hand changed the caller's tensors in place: x was {values} and is now {x.tolist()}, "
            f"grad_output was {upstream} and is now {grad_output.tolist()}",
@@ -165,6 +169,11 @@ def your_turn_1(gradient_by_hand: Callable) -> None:
            "function.backward never ran: the gradient came from somewhere else (the engine, differentiating "
            "the operations of forward?), so the backward of the Function was never tested",
            "call function.backward(ctx, grad_output) yourself, with the ctx that forward filled")
+    expect(not engine_passes,
+           "your function started a backward pass of the engine (a .backward() or torch.autograd.grad): the "
+           "gradient then comes from the engine differentiating the operations of forward, and what "
+           "function.backward computes is never tested",
+           "return what function.backward(ctx, grad_output) returns, and start no backward pass of the engine")
     expected = _engine_gradient(Cube, values, upstream)
     if not _close(got, expected):
         expect(not _close(got, _engine_gradient(Cube, values, [1.0, 1.0, 1.0])),
@@ -253,10 +262,10 @@ def your_turn_2(power: Any) -> None:
         squared.backward(torch.tensor(upstream_x))
         cubed.backward(torch.tensor(upstream_w))
     except RuntimeError as error:
-        expect("incorrect number of gradients" not in str(error), str(error),
+        expect("incorrect number of gradients" not in str(error), f"backward failed: {error}",
                "backward returns one gradient per forward input: (gradient for x, None) "
                "- None for the exponent, which is not a tensor")
-        expect("was not a Variable" not in str(error), str(error),
+        expect("was not a Variable" not in str(error), f"backward failed: {error}",
                "the exponent is a number, not a tensor: its gradient must be None, not zeros")
         raise
     got_x = None if x.grad is None else x.grad.tolist()
@@ -272,6 +281,7 @@ def your_turn_2(power: Any) -> None:
            f"backward through the second call with an incoming gradient {upstream_w} gives w.grad = "
            f"{None if w.grad is None else w.grad.tolist()}; expected 3 * w ** 2 * grad = [0.75, -6.0, 6.0]",
            "gradient of x ** n is n * x ** (n - 1) times grad_output")
+    _expect_backwards_in_any_order(power)
     z = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     first, second = power.apply(z, 2), power.apply(z, 3)
     first.backward(torch.tensor(upstream_x))
@@ -285,3 +295,30 @@ def your_turn_2(power: Any) -> None:
     expect(not written,
            f"forward or backward writes {', '.join(written)} on the class: one place shared by every call",
            "which object is the record of one single call? Store the exponent and x there")
+
+
+def _expect_backwards_in_any_order(power: type) -> None:
+    """Two calls before any backward, the backward of the second call first: a record kept outside
+    ctx (a list or queue in the module, a dict keyed by something else) gives the wrong call's numbers."""
+    p = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    q = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    cubed, squared = power.apply(p, 3), power.apply(q, 2)
+    ctx = cubed.grad_fn
+    kept = node_info.ctx_attributes(ctx) if ctx is not None else {}
+    saved = node_info.saved_tensors(ctx) if ctx is not None else ()
+    expect(bool(kept) or bool(saved),
+           "after forward, the ctx of FixedPower.apply(x, 3) holds nothing: backward takes the exponent and x "
+           "from somewhere outside the record of its call (a list, a queue or a dict kept elsewhere)",
+           "which object is the record of one single call? Store the exponent and x there")
+    upstream_p, upstream_q = [1.0, 10.0, 100.0], [-1.0, 2.0, 0.5]
+    squared.backward(torch.tensor(upstream_q))
+    cubed.backward(torch.tensor(upstream_p))
+    got_q = None if q.grad is None else q.grad.tolist()
+    got_p = None if p.grad is None else p.grad.tolist()
+    want_q, want_p = [-1.0, -4.0, 2.0], [3.0, 120.0, 2700.0]
+    expect(got_q is not None and _close(got_q, want_q) and got_p is not None and _close(got_p, want_p),
+           f"FixedPower.apply(x, 3), then FixedPower.apply(w, 2), then backward through the second call first "
+           f"gives w.grad = {got_q} (expected {want_q}) and x.grad = {got_p} (expected {want_p}): backward "
+           "read what another call stored, so the record it reads depends on the order of the calls",
+           "backward must read the exponent and the input of ITS call, from the record of that call: ctx, "
+           "not a list or queue kept outside it")

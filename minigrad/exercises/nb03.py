@@ -7,19 +7,18 @@
 """
 from __future__ import annotations
 
-import contextlib
 import math
 from collections import Counter, deque
 from itertools import combinations
-from typing import Callable, Iterator
+from typing import Callable
 
 import numpy as np
 
 import minigrad as torch
-from minigrad.autograd import node_info
 from minigrad.autograd.engine import _discover
 
 from ._feedback import _, exercise, expect, get_language
+from ._observe import minigrad_graph_walks
 
 
 def reference_bfs(tensor) -> list[str]:
@@ -62,6 +61,12 @@ def _names(counts: Counter) -> str:
     return _separator().join(name if n == 1 else _(f"{name} ({n} of them)") for name, n in sorted(counts.items()))
 
 
+def _more(counts: Counter) -> str:
+    """``'one more torch::autograd::AccumulateGrad node'``: the nodes of those names a list left out."""
+    return _separator().join(_(f"one more {name} node") if n == 1 else _(f"{n} more {name} nodes")
+                             for name, n in sorted(counts.items()))
+
+
 def _repeats(counts: Counter) -> str:
     """``'MulBackward0 (1 extra copy)'``: how often each name is listed more than once."""
     return _separator().join(_(f"{name} ({n} extra copy)") if n == 1 else _(f"{name} ({n} extra copies)")
@@ -89,28 +94,6 @@ def _test_graphs() -> list[tuple[str, object]]:
     ]
 
 
-def _refuse_reachable_nodes(*roots):
-    """Runs in place of node_info.reachable_nodes while the learner's function runs (its code is
-    swapped in, so that a name imported before the check is refused too)."""
-    from minigrad.exercises._feedback import NotYet
-    raise NotYet("your function calls node_info.reachable_nodes, which already walks the graph "
-                 "breadth-first: the exercise is to write that walk yourself",
-                 "start from [tensor.grad_fn] in a deque; take a node from the front, append its "
-                 "next_functions (skipping None and nodes already seen) at the back")
-
-
-@contextlib.contextmanager
-def _own_walk_only() -> Iterator[None]:
-    """node_info.reachable_nodes refuses to run while the block runs."""
-    helper = node_info.reachable_nodes
-    code = helper.__code__
-    helper.__code__ = _refuse_reachable_nodes.__code__
-    try:
-        yield
-    finally:
-        helper.__code__ = code
-
-
 @exercise("Your turn 1: the nodes in breadth-first order")
 def your_turn_1(node_names: Callable) -> None:
     """``node_names(tensor)`` must return ``[node.name(), ...]`` for every node reachable from
@@ -119,8 +102,13 @@ def your_turn_1(node_names: Callable) -> None:
            "pass the function itself: check.your_turn_1(node_names)")
     for description, tensor in _test_graphs():
         expected = reference_bfs(tensor)
-        with _own_walk_only():
+        with minigrad_graph_walks() as walks:
             got = node_names(tensor)
+        expect(not walks,
+               f"your function calls {walks[0] if walks else ''}, minigrad's own walk over next_functions: "
+               "the exercise is to write that walk yourself",
+               "start from [tensor.grad_fn] in a deque; take a node from the front, append its "
+               "next_functions (skipping None and nodes already seen) at the back")
         expect(got is not None, f"for {description} your function returned None",
                "collect the names in a list and end with `return names`")
         expect(isinstance(got, (list, tuple)), f"for {description} it returned {type(got).__name__}, not a list",
@@ -147,8 +135,8 @@ def your_turn_1(node_names: Callable) -> None:
             expect(False, f"for {description} your list repeats {_repeats(extra)}: a node reached along "
                    "two paths is still one node", "keep a set of the nodes already seen and skip them")
         expect(not (missing and not extra and len(set(got)) == len(got) and all(n in mine for n in missing)),
-               f"for {description} your list has each name once, but the graph has more nodes of those names: "
-               f"{_names(missing)} more. Different nodes can have the same name (one AccumulateGrad per leaf)",
+               f"for {description} your list has each name once, but the graph has {_more(missing)}: "
+               "different nodes can have the same name (one AccumulateGrad per leaf)",
                "remember the nodes you have seen by the node objects themselves (seen.add(node)), not by "
                "their names")
         expect(not missing, f"for {description} the engine also reaches {_names(missing)}, "
@@ -170,6 +158,11 @@ def your_turn_1(node_names: Callable) -> None:
 # was left out; it never says which, nor what a path carries: that would add up the answer.
 _X = 2.0
 _PATH_VALUES = (_X + 3.0, _X, 1.0)
+
+
+def _same(prediction: float, value: float) -> bool:
+    """Equal up to rounding: 8.0000001 (float32 arithmetic) is 8; every wrong sum is 1 or more away."""
+    return math.isclose(prediction, value, rel_tol=1e-5, abs_tol=1e-9)
 
 
 PATHS_HINT = "x reaches y along three paths, and backward adds up what arrives along each"
@@ -196,16 +189,16 @@ def your_turn_2(prediction) -> None:
            f"you gave {type(prediction).__name__} {prediction!r}, not a number",
            "a plain number such as 1.5 (for a tensor t, t.item() gives its number)")
     truth = _true_gradient()
-    if math.isclose(prediction, truth):
+    if _same(prediction, truth):
         return
     partial_sums = [sum(subset) for size in (1, 2) for subset in combinations(_PATH_VALUES, size)]
-    expect(not any(math.isclose(prediction, value) for value in partial_sums),
-           f"{prediction:g} leaves out at least one of the paths from y back to x",
+    expect(not any(_same(prediction, value) for value in partial_sums),
+           f"{prediction!r} leaves out at least one of the paths from y back to x",
            PATHS_HINT)
-    expect(not math.isclose(prediction, math.prod(_PATH_VALUES)),
-           f"{prediction:g} multiplies what the paths carry: along one path the local derivatives multiply "
+    expect(not _same(prediction, math.prod(_PATH_VALUES)),
+           f"{prediction!r} multiplies what the paths carry: along one path the local derivatives multiply "
            "(the chain rule), but what arrives along different paths adds up",
            "AccumulateGrad(x) adds every gradient that reaches it")
-    expect(False, f"{prediction:g} is not dy/dx",
+    expect(False, f"{prediction!r} is not dy/dx",
            "list every path from y back to x, multiply the local derivatives along each path, "
            "and add the paths up")

@@ -38,6 +38,7 @@ from minigrad.autograd import node_info
 from minigrad.autograd.function import Function, FunctionCtx
 
 from ._feedback import exercise, expect
+from ._observe import applying, tensors_kept_on
 
 
 def _values(t) -> list:
@@ -106,17 +107,19 @@ def your_turn_1(AddConstant) -> None:
            "(2: tensor and constant)", "return grad_output, None")
     expect(grads[1] is None, f"backward returns {grads[1]!r} for the constant",
            "the constant is not a tensor: its gradient must be None")
-    _expect_no_tensor_attributes(ctx, "AddConstant")
+    _expect_no_tensor_attributes(ctx, "AddConstant", "grad_output")
 
 
-def _expect_no_tensor_attributes(ctx, name: str) -> None:
-    """ctx keeps no tensor as a plain attribute: the anti-pattern notebook 05 teaches against."""
-    stashed = [key for key, value in node_info.ctx_attributes(ctx).items() if isinstance(value, torch.Tensor)]
+def _expect_no_tensor_attributes(ctx, name: str, needs: str) -> None:
+    """ctx keeps no tensor as a plain attribute, alone or inside a list, tuple or dict: the
+    anti-pattern notebook 05 teaches against."""
+    stashed = tensors_kept_on(ctx, node_info.ctx_attributes(ctx))
+    attribute, where = stashed[0] if stashed else ("", "")
     expect(not stashed,
-           f"setup_context keeps a tensor as a plain attribute, ctx.{stashed[0] if stashed else ''}: a tensor kept "
+           f"setup_context keeps a tensor as a plain attribute, {where}: a tensor kept "
            "that way is never checked for in-place changes and lives as long as the graph (notebook 05); "
            f"{name} does not need it at all",
-           f"delete the line that sets ctx.{stashed[0] if stashed else ''}: backward only needs grad_output")
+           f"delete the line that sets ctx.{attribute}: backward only needs {needs}")
 
 
 class Probe(Function):
@@ -125,6 +128,7 @@ class Probe(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.seen_in_forward = getattr(ctx, "needs_input_grad", None)
+        ctx.grad_mode_in_forward = torch.is_grad_enabled()
         return a * b
 
     @staticmethod
@@ -151,13 +155,20 @@ def your_turn_2(my_apply: Callable) -> None:
     expect(callable(my_apply), f"you passed {type(my_apply).__name__}, not a function",
            "pass the function itself: check.your_turn_2(my_apply)")
     for description, args in _probe_cases():
+        real_apply_calls = []
         try:
-            result = my_apply(Probe, *args)
+            with applying(lambda cls, _, __: real_apply_calls.append(cls) if cls is Probe else None):
+                result = my_apply(Probe, *args)
         except AttributeError as error:
             if "requires_grad" in str(error):
                 expect(False, f"for {description}: AttributeError: {error}",
                        "a number has no requires_grad: check isinstance(arg, torch.Tensor) first")
             raise
+        expect(not real_apply_calls,
+               "my_apply calls cls.apply, the real apply: the ctx and the output then come from it, and the "
+               "exercise is to do its work yourself",
+               "make ctx as part 2 of the source does, set its needs_input_grad, and call cls.forward(ctx, *args) "
+               "with grad mode off, as part 4 does; never call cls.apply")
         expect(result is not None, "my_apply returned None", "end with `return output, ctx`")
         expect(isinstance(result, (tuple, list)) and len(result) == 2,
                f"my_apply returned {type(result).__name__}, not a pair (output, ctx)", "return output, ctx")
@@ -200,6 +211,11 @@ def your_turn_2(my_apply: Callable) -> None:
         expect(not (isinstance(output, torch.Tensor) and output.grad_fn is not None),
                f"for {description}, the output has a grad_fn ({output.grad_fn.name() if isinstance(output, torch.Tensor) and output.grad_fn is not None else ''}): "
                "the operations inside forward were recorded",
+               "run forward with grad mode off, as part 4 does: inside `with torch.no_grad():`")
+        expect(getattr(ctx, "grad_mode_in_forward", None) is not True,
+               f"for {description}, forward ran with grad mode on: the operations inside it could be recorded "
+               "(detaching the inputs or the output only hides that), while the real apply runs forward with "
+               "grad mode off",
                "run forward with grad mode off, as part 4 does: inside `with torch.no_grad():`")
         expect(isinstance(output, torch.Tensor) and _values(output) == _values(real),
                f"for {description}, the output is {output!r}, the real apply gives {_values(real)}",
@@ -261,3 +277,27 @@ def your_turn_3(ScaleShift) -> None:
                f"{call}: with an incoming gradient {_UPSTREAM}, x.grad is {got}; expected "
                f"{[g * scale for g in _UPSTREAM]} (scale {scale})",
                "store this call's scale on ctx in setup_context, and use it in backward")
+    _expect_no_tensor_attributes(y.grad_fn, "ScaleShift", "grad_output and the scale")
+    _expect_each_call_its_own_scale(ScaleShift)
+
+
+def _expect_each_call_its_own_scale(ScaleShift) -> None:
+    """Three calls before any backward, then their backwards in the order second, third, first: a
+    scale kept outside ctx (on the class, on the input tensor, in a list or queue) is another call's."""
+    x = torch.tensor([1.0, -2.0, 0.5], requires_grad=True)
+    w = torch.tensor([4.0, 0.0, -1.0], requires_grad=True)
+    first = ScaleShift.apply(x, 3.0, shift=1.0)
+    second = ScaleShift.apply(x)
+    third = ScaleShift.apply(w, 5.0)
+    second.backward(torch.tensor([1.0, 1.0, 1.0]))
+    third.backward(torch.tensor(_UPSTREAM))
+    first.backward(torch.tensor(_UPSTREAM))
+    got_x = None if x.grad is None else _values(x.grad)
+    got_w = None if w.grad is None else _values(w.grad)
+    want_x, want_w = [2.0 + 3.0 * g for g in _UPSTREAM], [5.0 * g for g in _UPSTREAM]
+    expect(got_x is not None and got_w is not None and np.allclose(got_x, want_x) and np.allclose(got_w, want_w),
+           "ScaleShift.apply(x, 3.0, shift=1.0), ScaleShift.apply(x), ScaleShift.apply(w, 5.0), then backward "
+           f"through the second, the third and the first: x.grad is {got_x} (expected {want_x}) and w.grad is "
+           f"{got_w} (expected {want_w}): backward used the scale of another call",
+           "keep the scale of each call on its own ctx, in setup_context: not on the class, the input tensor "
+           "or anything else that several calls share")

@@ -32,6 +32,7 @@ from minigrad.autograd import node_info
 from minigrad.autograd.function import Function
 
 from ._feedback import exercise, expect
+from ._observe import backward_passes, tensors_kept_on
 
 INPLACE_ERROR = "modified by an inplace operation"
 
@@ -72,12 +73,13 @@ def your_turn_1(Cube) -> None:
     expect(got == [3.0, 120.0, 300.0],
            f"the gradient of x ** 3 at [1, 2, -1] with an incoming gradient [1, 10, 100] came out as {got}, "
            "expected [3, 120, 300]", "backward returns 3 * x ** 2 * grad_output")
+    _expect_each_call_its_own_x(Cube)
 
     x = torch.tensor([1.0, 2.0, -1.0], requires_grad=True)
     y = Cube.apply(x)
     ctx = y.grad_fn
     saved = [t for t in (node_info.saved_tensors(ctx) or ()) if t is not None]
-    stashed = [name for name, value in node_info.ctx_attributes(ctx).items() if isinstance(value, torch.Tensor)]
+    stashed = [where for _, where in tensors_kept_on(ctx, node_info.ctx_attributes(ctx))]
     with torch.no_grad():
         x.mul_(10)   # the bug: x changes after forward and before backward
     try:
@@ -109,9 +111,9 @@ def your_turn_1(Cube) -> None:
                "it some other way than ctx.saved_tensors (node_info.saved_tensors, for one, reads without the "
                "check)", "in backward, read x with `x, = ctx.saved_tensors`: that read compares version counters")
         expect(not (saved and stashed),
-               f"x is saved with save_for_backward, but backward reads ctx.{stashed[0] if stashed else ''}, a "
+               f"x is saved with save_for_backward, but backward reads {stashed[0] if stashed else ''}, a "
                "plain attribute: only reading ctx.saved_tensors compares version counters",
-               f"in backward, read x with `x, = ctx.saved_tensors` and delete ctx.{stashed[0] if stashed else ''}")
+               f"in backward, read x with `x, = ctx.saved_tensors` and delete {stashed[0] if stashed else ''}")
         expect(not (saved and not stashed and any(_values(t) == _values(x) for t in saved)),
                "x was changed in place after forward, yet backward ran and read the changed values: what you "
                "saved shares x's data but not its version counter (x.data does that), so the check cannot "
@@ -123,10 +125,31 @@ def your_turn_1(Cube) -> None:
 
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     ctx = Cube.apply(x).grad_fn
-    stashed = [name for name, value in node_info.ctx_attributes(ctx).items() if isinstance(value, torch.Tensor)]
-    expect(not stashed, f"ctx.{stashed[0] if stashed else ''} still holds a tensor as a plain attribute: "
+    stashed = tensors_kept_on(ctx, node_info.ctx_attributes(ctx))
+    attribute, where = stashed[0] if stashed else ("", "")
+    expect(not stashed, f"{where} still holds a tensor as a plain attribute: "
            "it is never checked and never freed by backward",
-           f"delete the line that sets ctx.{stashed[0] if stashed else ''}; save_for_backward is enough")
+           f"delete the line that sets ctx.{attribute}; save_for_backward is enough")
+
+
+def _expect_each_call_its_own_x(Cube) -> None:
+    """Three calls on different x before any backward, then their backwards in the order second,
+    third, first: an x kept outside ctx (on the class, in a list or queue) is another call's."""
+    inputs = [[1.0, 2.0, -1.0], [0.5, 3.0, 2.0], [-2.0, 1.5, 4.0]]
+    upstream = [1.0, 10.0, 100.0]
+    xs = [torch.tensor(values, requires_grad=True) for values in inputs]
+    ys = [Cube.apply(x) for x in xs]
+    for i in (1, 2, 0):
+        ys[i].backward(torch.tensor(upstream))
+    for number, (x, values) in enumerate(zip(xs, inputs), start=1):
+        got = None if x.grad is None else _values(x.grad)
+        want = [3.0 * v * v * g for v, g in zip(values, upstream)]
+        expect(got is not None and np.allclose(got, want),
+               f"Cube.apply(x1), Cube.apply(x2), Cube.apply(x3) on three different tensors, then their backwards "
+               f"in the order second, third, first: x{number}.grad is {got}, expected {want}: backward read the x "
+               "of another call",
+               "backward must read the x of its own call, from ctx.saved_tensors: not from the class or anything "
+               "else that several calls share")
 
 
 def _reference_bytes(tensor) -> int:
@@ -292,8 +315,13 @@ def your_turn_3(two_backwards: Callable) -> None:
     expect(callable(two_backwards), f"you passed {type(two_backwards).__name__}, not a function",
            "pass the function itself: check.your_turn_3(two_backwards)")
     x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    watched: list = []
+
+    def look() -> tuple:   # x.grad's numbers, and how many node runs the watched nodes saw so far
+        return None if x.grad is None else _values(x.grad), sum(r.passes for r in watched)
+
     try:
-        with _watching_custom_functions() as watched:
+        with _watching_custom_functions() as watched, backward_passes(look) as passes:
             y = two_backwards(x)
     except RuntimeError as error:
         expect(SECOND_TIME not in str(error),
@@ -326,11 +354,41 @@ def your_turn_3(two_backwards: Callable) -> None:
            "once per backward), so each pass went through a new graph: the gradient is right, but "
            "retain_graph is what lets one graph serve two passes",
            "build y once, and run both backward passes through that same y")
+    _expect_only_backward_writes_the_gradient(passes, got)
     expect(record.passes != 1,
            "one backward pass went through y's node: adding the two losses and calling backward once gives "
            "the same x.grad, but the exercise is two separate passes through one graph",
            "call backward twice: first on y.sum(), then on (3 * y).sum()")
+    expect(len(passes) == 2 and record.passes == 2,
+           f"{len(passes)} backward passes ran, {record.passes} of them through y's node: the exercise is "
+           "exactly two, y.sum() and then (3 * y).sum(), with retain_graph=True on the first one only",
+           "call backward twice, once per loss; retain_graph=True keeps the graph for the second pass")
+    after_first = passes[0].after[0]
+    expect(after_first in ([2.0, -4.0, 6.0], [6.0, -12.0, 18.0]),
+           f"after the first backward pass x.grad is {after_first}: the backward of y.sum() gives 2x = "
+           "[2, -4, 6] (and that of (3 * y).sum() gives 6x)",
+           "the first pass is y.sum().backward(retain_graph=True), the second (3 * y).sum().backward()")
     expect(node_info.saved_tensors(y.grad_fn) is None,
            "after the last backward the saved tensors are still kept: retain_graph=True on the last "
            "pass keeps them for nothing",
            "retain_graph=True only where another backward follows, not on the last one")
+
+
+def _expect_only_backward_writes_the_gradient(passes: list, final: list) -> None:
+    """x.grad changes only inside the backward passes: nothing writes it before, between or after them."""
+    state = None
+    for record in passes + [None]:
+        now = final if record is None else record.before[0]
+        if now != state:
+            returned = [p for p in passes if p.returns_gradients]
+            expect(not returned,
+                   "you computed the gradients with torch.autograd.grad, which returns them instead of adding "
+                   "them to x.grad, and wrote x.grad yourself: the numbers are right, but the exercise is two "
+                   "backward passes that accumulate into x.grad themselves",
+                   "call y.sum().backward(retain_graph=True), then (3 * y).sum().backward()")
+            expect(False,
+                   f"your code changed x.grad itself (from {state} to {now}), outside the backward passes: x.grad "
+                   "must hold only what the two backward passes accumulated",
+                   "call backward twice and leave x.grad to the engine: each pass adds its gradient to it")
+        if record is not None:
+            state = record.after[0]

@@ -29,7 +29,10 @@ import minigrad as torch
 from minigrad.autograd.function import Function, FunctionCtx
 from minigrad.tensor import Tensor
 
-from ._feedback import exercise, expect
+from ._feedback import _, exercise, expect
+from ._observe import VIEWS, outputs_of
+
+INPLACE_ERROR = "modified by an inplace operation"
 
 def _values(t) -> list:
     return np.asarray(t.detach()._data).tolist()
@@ -61,6 +64,14 @@ class _Watched(np.ndarray):
         if func not in _NOT_COMPUTING and not (isinstance(result, np.ndarray) and result.base is not None):
             _Watched.used = True   # a view (np.transpose, np.reshape) computes nothing
         return result
+
+    def tolist(self):
+        _Watched.used = True   # the numbers, taken out to compute with in Python
+        return np.asarray(self).tolist()
+
+    def item(self, *args):
+        _Watched.used = True
+        return np.asarray(self).item(*args)
 
 
 # Functions that read a shape or a dtype, not the numbers.
@@ -181,6 +192,41 @@ def your_turn_1(MyLinear) -> None:
     case = "with data that needs no gradient (needs_input_grad == (False, True))"
     _expect_grad(w, returned[1], expected["w"], "weight", grad_weight, case)
     _expect_skipped(returned[0], used, case, 0)
+    _expect_each_call_its_own_needs(MyLinear)
+
+
+def _expect_each_call_its_own_needs(MyLinear) -> None:
+    """Three calls before any backward, each needing other gradients, and their backwards (called as
+    the engine calls them) in the order second, third, first: what backward reads outside its own
+    ctx (needs_input_grad kept on the class, tensors in a list) is another call's."""
+    rng = np.random.default_rng(16)
+    upstream = torch.tensor(rng.standard_normal((5, 3)))
+    calls = []
+    for needs in ((True, True), (True, False), (False, True)):
+        x = torch.tensor(rng.standard_normal((5, 4)), requires_grad=needs[0])
+        w = torch.tensor(rng.standard_normal((3, 4)), requires_grad=needs[1])
+        calls.append((needs, x, w, MyLinear.apply(x, w)))
+    for i in (1, 2, 0):
+        needs, x, w, out = calls[i]
+        with torch.no_grad():
+            returned = MyLinear.backward(out.grad_fn, upstream)
+        up = np.asarray(upstream._data)
+        wanted = (up @ np.asarray(w._data), up.T @ np.asarray(x._data))
+        for position, (name, needed) in enumerate(zip(("input", "weight"), needs)):
+            gradient = returned[position] if isinstance(returned, (tuple, list)) and len(returned) == 2 else None
+            if not needed:
+                what = None if gradient is None else _(f"a gradient for {name}, which nobody needs")
+            elif gradient is None:
+                what = _(f"None for {name}, whose gradient is needed")
+            else:
+                right = isinstance(gradient, Tensor) and np.allclose(_values(gradient), wanted[position])
+                what = None if right else _(f"a wrong gradient for {name}")
+            expect(what is None,
+                   "MyLinear.apply three times before any backward, with needs_input_grad (True, True), (True, False) "
+                   "and (False, True), then their backwards in the order second, third, first: for the call with "
+                   f"needs_input_grad == {needs}, backward returned {what}: it read what another call stored",
+                   "read needs_input_grad and the saved tensors from backward's own ctx, the record of the call "
+                   "being differentiated, not from the class or anything several calls share")
 
 
 def _expect_skipped(gradient, used: bool, case: str, index: int) -> None:
@@ -224,12 +270,23 @@ def your_turn_2(MySort) -> None:
            f"MySort.apply(x) returned {type(out).__name__}, not a pair (values, indices)",
            "return values, indices")
     values, indices = out
+    expect(_values(x) == data,
+           f"MySort.apply(x) changed the caller's x in place: x was {data} and is now {_values(x)}",
+           "x.sort() returns new tensors: return them, and leave x as it was")
     expect(isinstance(values, Tensor) and isinstance(indices, Tensor), "values and indices must both be tensors",
            "values, indices = x.sort()")
+    expect(not (_values(values) == order.tolist() and _values(indices) == np.sort(data).tolist()),
+           "MySort.apply(x) returned the pair in the wrong order, (indices, values): the first is "
+           f"{_values(values)}, the positions, and the second {_values(indices)}, the sorted numbers",
+           "return values, indices: the sorted values first, as x.sort() gives them")
     expect(_values(values) == np.sort(data).tolist(), f"values are {_values(values)}, not sorted ascending",
            "values, indices = x.sort()")
     expect(_values(indices) == order.tolist(), f"indices are {_values(indices)}, expected {order.tolist()}",
            "return the indices x.sort() gives, unchanged")
+    expect(indices.dtype == torch.int64,
+           f"the indices have dtype {indices.dtype}, while x.sort() gives torch.int64: an index is a whole number, "
+           "and tensors of positions (index_add_, gather, x[indices]) want int64",
+           "return the indices x.sort() gives, unchanged (no .double() or .float())")
     expect(any(t is indices for t in marked),
            "forward never passed the returned indices to ctx.mark_non_differentiable",
            "forward has to tell ctx which output is not differentiable, before returning it (the section on mark_non_differentiable)")
@@ -243,8 +300,7 @@ def your_turn_2(MySort) -> None:
            "return the values x.sort() gave, unmarked")
     weights = [1.0, 10.0, 100.0, 1000.0, 10000.0]
     (values * torch.tensor(np.array(weights))).sum().backward()
-    expected = np.zeros(len(data))
-    expected[order] = weights
+    expected = _sorted_gradient(data, weights)
     expect(x.grad is not None, "after backward x.grad is None: backward returned no gradient for x",
            "return a tensor shaped like x: grad_values[j] goes to position indices[j]")
     expect(np.allclose(_values(x.grad), expected),
@@ -252,6 +308,55 @@ def your_turn_2(MySort) -> None:
            f"expected {expected.tolist()}",
            "grad_values[j] belongs to x[indices[j]]: start from zeros shaped like x and add each "
            "grad_values[j] at position indices[j] (index_add_ does it in one call)")
+    _expect_each_call_its_own_indices(MySort)
+
+
+def _sorted_gradient(data: list, weights: list) -> np.ndarray:
+    """x.grad for the loss sum(values * weights), values = sorted(x): weight j goes where x's j-th smallest is."""
+    gradient = np.zeros(len(data))
+    gradient[np.argsort(data, kind="stable")] = weights
+    return gradient
+
+
+def _grad_or_none(x) -> list | None:
+    return None if x.grad is None else _values(x.grad)
+
+
+def _expect_each_call_its_own_indices(MySort) -> None:
+    """Three sorts before any backward, their backwards in the order second, third, first; then a
+    sort of x, x changed under no_grad and sorted again, and the backward of the first sort. Indices
+    kept outside ctx (on the class, in a list, on the input tensor) are another call's."""
+    datasets = [[0.3, -1.2, 2.5, 0.0, 1.1], [5.0, 4.0, 3.0, 2.0, 1.0], [2.0, 9.0, -3.0, 7.0, 0.5]]
+    weights = torch.tensor(np.array([1.0, 10.0, 100.0, 1000.0, 10000.0]))
+    xs = [torch.tensor(np.array(data), requires_grad=True) for data in datasets]
+    outputs = [MySort.apply(x)[0] for x in xs]
+    for i in (1, 2, 0):
+        (outputs[i] * weights).sum().backward()
+    for number, (x, data) in enumerate(zip(xs, datasets), start=1):
+        got, want = _grad_or_none(x), _sorted_gradient(data, _values(weights))
+        expect(got is not None and np.allclose(got, want),
+               "MySort.apply(x1), MySort.apply(x2), MySort.apply(x3) on three different tensors, then their "
+               f"backwards in the order second, third, first: x{number}.grad is {got}, expected {want.tolist()}: "
+               "backward used the indices of another call",
+               "keep the indices of each call on its own ctx, with ctx.save_for_backward(indices)")
+    x = torch.tensor(np.array(datasets[0]), requires_grad=True)
+    first, _ = MySort.apply(x)
+    with torch.no_grad():
+        x.copy_(torch.tensor(np.array(datasets[1])))
+    MySort.apply(x)
+    try:
+        (first * weights).sum().backward()
+    except RuntimeError as error:
+        if INPLACE_ERROR in str(error):
+            return   # backward reads x itself, which changed: PyTorch refuses too, and nothing is wrong
+        raise
+    got, want = _grad_or_none(x), _sorted_gradient(datasets[0], _values(weights))
+    expect(got is not None and np.allclose(got, want),
+           "MySort.apply(x), then x changed under torch.no_grad() and MySort.apply(x) again, then the backward "
+           f"of the first sort: x.grad is {got}, expected {want.tolist()}: backward did not use the indices of the "
+           "first sort, so what it read was overwritten or changed by then (indices kept on the input tensor? x "
+           "kept as a plain attribute and sorted again?)",
+           "keep the indices of each call on its own ctx, with ctx.save_for_backward(indices)")
 
 
 _UPSTREAM = [1.0, 10.0, 100.0]   # not all ones: backward must use grad_output
@@ -269,7 +374,7 @@ def your_turn_3(AddOne_) -> None:
     try:
         out = AddOne_.apply(h)
     except RuntimeError as error:
-        expect("marked as dirty" not in str(error), f"RuntimeError: {error}",
+        expect("marked as dirty" not in str(error), f"AddOne_.apply(h) failed: RuntimeError: {error}",
                "return x itself, the tensor you changed and marked dirty, not a copy")
         raise
     expect(isinstance(out, Tensor), f"AddOne_.apply returned {type(out).__name__}, not a tensor", "return x")
@@ -298,32 +403,170 @@ def your_turn_3(AddOne_) -> None:
                "ctx.mark_dirty(x) lets apply refuse it, as PyTorch does")
 
 
-# Operations that may take a tensor of zeros without computing a term from it: adding the present
-# gradients into zeros_like(x) is how the PyTorch documentation writes a backward for None gradients;
-# copying, stacking or selecting into zeros computes nothing either.
-_ACCUMULATING = ("Add", "AddInplace", "Sub", "SubInplace", "Clone", "CopyInplace", "IndexAdd", "Cat", "Stack",
-                 "Where")
+# How the check of Your turn 4 sees a term computed for a missing gradient: backward receives None,
+# and a learner who turns it into zeros (torch.zeros, zeros_like, np.zeros, a zeros(1) that
+# broadcasts, 0 * grad) computes from those zeros. Every operation backward runs is watched, in
+# minigrad (each one a Function) and in numpy: one that makes zeros from zeros (zeros * 3, zeros +
+# zeros, zeros.sum()), stacks a tensor of zeros with others, or adds a tensor of zeros more than once
+# computed a term nobody needs. Adding the present gradients into ONE tensor of zeros (the PyTorch
+# documentation's pattern), copying into it or viewing it computes nothing.
+_VIEWS_AND_COPIES = VIEWS | {
+    "Index", "Clone", "ToCopy", "CopyInplace",
+    "IndexPut", "Scatter", "ScatterValue", "MaskedFill", "MaskedFillTensor", "FillInplace", "ZeroInplace",
+    "FillTensorInplace", "PutIntoZeros",
+    # numpy functions that view, copy, create or read a shape
+    "reshape", "ravel", "transpose", "squeeze", "expand_dims", "broadcast_to", "broadcast_arrays", "copy",
+    "atleast_1d", "atleast_2d", "atleast_3d", "moveaxis", "swapaxes", "zeros_like", "ones_like", "empty_like",
+    "full_like", "shape", "ndim", "size", "result_type", "copyto", "can_cast", "may_share_memory",
+    "shares_memory", "positive"}
+_STACKING = {"Cat", "Stack", "stack", "concatenate", "vstack", "hstack", "column_stack", "dstack", "block",
+             "append", "row_stack", "array", "asarray"}
+_SCALING_ADDS = {"Add", "Sub", "AddInplace", "SubInplace"}   # (a, b, alpha): a + alpha * b
+_ADDING = {"Add", "Sub", "Rsub", "AddInplace", "SubInplace", "IndexAdd", "ScatterAdd", "ScatterAddInto",
+           "add", "subtract"}
+
+
+def _all_zero(value) -> bool:
+    """A tensor or array (not a Python number) whose every entry is 0."""
+    if isinstance(value, Tensor):
+        if value._wrapped_number:
+            return False
+        value = value._data
+    return isinstance(value, np.ndarray) and value.size > 0 and not _bare(value).any()
+
+
+def _bare(array: np.ndarray) -> np.ndarray:
+    """The same numbers as a plain ndarray (np.asarray is swapped while backward is watched)."""
+    return array.view(np.ndarray) if isinstance(array, _Tracked) else array
+
+
+class _ZeroTerms:
+    """What one call of backward computed from tensors or arrays of zeros (see above)."""
+
+    active = None   # the record of the backward call being watched, if one is
+
+    def __init__(self) -> None:
+        self.terms: list[str] = []
+        self.zero_adds = 0
+        self.inside_operation = 0   # numpy work inside a minigrad operation is that operation's
+
+    def note(self, name: str, zero_operand: bool, results: list) -> None:
+        if not zero_operand or name in _VIEWS_AND_COPIES:
+            return
+        if name in _STACKING:
+            self.terms.append(name)
+        elif results and all(_all_zero(r) for r in results):
+            self.terms.append(name)   # zeros in, zeros out: a term computed from zeros
+        elif name in _ADDING:
+            self.zero_adds += 1
+            if self.zero_adds > 1:
+                self.terms.append(name)
+
+
+def _leaves(value, depth: int = 3) -> list:
+    """The arrays and tensors in ``value``, inside lists and tuples too."""
+    if isinstance(value, (np.ndarray, Tensor)):
+        return [value]
+    if depth and isinstance(value, (list, tuple)):
+        return [leaf for item in value for leaf in _leaves(item, depth - 1)]
+    return []
+
+
+class _Tracked(np.ndarray):
+    """Arrays made while backward runs (np.zeros and friends, the gradients' own numbers): numpy
+    tells this class about every computation with them."""
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        plain = [_bare(value) if isinstance(value, _Tracked) else value for value in inputs]
+        out = kwargs.get("out")
+        if out is not None:
+            kwargs["out"] = tuple(_bare(o) if isinstance(o, _Tracked) else o for o in out)
+        zero_operand = any(_all_zero(value) for value in inputs if isinstance(value, np.ndarray))
+        result = getattr(ufunc, method)(*plain, **kwargs)
+        return _after(ufunc.__name__, zero_operand, result, out)
+
+    def __array_function__(self, func, types, args, kwargs):
+        zero_operand = any(_all_zero(leaf) for leaf in _leaves(args) + _leaves(list(kwargs.values())))
+        result = func(*_plain(args), **{key: _plain(value) for key, value in kwargs.items()})
+        return _after(func.__name__, zero_operand, result, None)
+
+
+def _plain(value):
+    if isinstance(value, _Tracked):
+        return _bare(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_plain(item) for item in value)
+    return value
+
+
+def _after(name: str, zero_operand: bool, result, out):
+    tracker = _ZeroTerms.active
+    results = list(result) if isinstance(result, tuple) else [result]
+    if tracker is None:
+        return result
+    if not tracker.inside_operation:
+        tracker.note(name, zero_operand, [r for r in results if isinstance(r, np.ndarray)])
+    if out is not None:
+        return out[0] if len(out) == 1 else out
+    tracked = [r.view(_Tracked) if type(r) is np.ndarray else r for r in results]
+    return tuple(tracked) if isinstance(result, tuple) else tracked[0]
+
+
+def _tracking_creator(create):
+    def tracked(*args, **kwargs):
+        zero_operand = any(_all_zero(leaf) for leaf in _leaves(args[:1]))
+        result = create(*args, **kwargs)
+        if create.__name__ in _STACKING and len(_leaves(args[:1])) > 1:
+            return _after(create.__name__, zero_operand, result, None)   # np.array([a, zeros]) stacks
+        tracker = _ZeroTerms.active
+        if tracker is not None and isinstance(result, np.ndarray) and type(result) is np.ndarray:
+            return result.view(_Tracked)
+        return result
+    return tracked
+
+
+_CREATORS = ("zeros", "zeros_like", "full", "full_like", "array", "asarray", "asanyarray", "ascontiguousarray",
+             "copy")
 
 
 @contextlib.contextmanager
-def _terms_from_zeros(shape: tuple) -> Iterator[list]:
-    """The built-in operations (each one a Function) that compute with a tensor of zeros of
-    ``shape`` while the block runs, other than adding into it: a term computed from zeros."""
-    found: list[str] = []
-    original = Function.__dict__["apply"]
+def _watching_zero_terms(gradients: list) -> Iterator[_ZeroTerms]:
+    """While backward runs: minigrad's operations (through Function.apply), numpy's (through the
+    arrays numpy creates and the gradients' own numbers) are told to the returned record."""
+    tracker = _ZeroTerms()
+    originals = {name: getattr(np, name) for name in _CREATORS}
+    kept = [(g, g._data) for g in gradients if isinstance(g, Tensor)]
+    original_apply = Function.__dict__["apply"]
 
     def apply(cls, *args, **kwargs):
-        if cls.__name__ not in _ACCUMULATING and any(
-                isinstance(arg, Tensor) and not arg._wrapped_number and tuple(arg.shape) == shape
-                and not np.any(np.asarray(arg._data)) for arg in args):
-            found.append(cls.__name__)
-        return original.__func__(cls, *args, **kwargs)
+        zero_operand = any(_all_zero(arg) for arg in args if isinstance(arg, Tensor))
+        if (cls.__name__ in _SCALING_ADDS and len(args) == 3 and not tracker.inside_operation
+                and args[2] != 1 and _all_zero(args[1])):
+            tracker.terms.append(cls.__name__)   # add(a, zeros, alpha=3) computes 3 * zeros
+        tracker.inside_operation += 1
+        try:
+            output = original_apply.__func__(cls, *args, **kwargs)
+        finally:
+            tracker.inside_operation -= 1
+        if not tracker.inside_operation:
+            tracker.note(cls.__name__, zero_operand, [t for t in outputs_of(output)])
+        return output
 
+    for name, create in originals.items():
+        setattr(np, name, _tracking_creator(create))
+    for g, data in kept:
+        g._data = data.view(_Tracked)
     Function.apply = classmethod(apply)
+    _ZeroTerms.active = tracker
     try:
-        yield found
+        yield tracker
     finally:
-        Function.apply = original
+        _ZeroTerms.active = None
+        Function.apply = original_apply
+        for g, data in kept:
+            g._data = data
+        for name, create in originals.items():
+            setattr(np, name, create)
 
 
 @exercise("Your turn 4: None for an unused output")
@@ -356,19 +599,24 @@ def your_turn_4(TwoScales) -> None:
                "return x * 2, x * 3: tensors computed from x")
         expect(out[0].grad_fn is not None, "the outputs have no grad_fn, so backward can never reach x",
                "return x * 2, x * 3, computed from the input x")
-        expect(out[0].grad_fn.materialize_grads is False,
+        materialize = out[0].grad_fn.materialize_grads
+        expect(materialize is not True,
                "ctx.materialize_grads is still True: backward receives zeros, not None, for an unused output",
                "the section on set_materialize_grads: forward can ask for None instead of zeros")
+        expect(materialize is False,
+               f"ctx.materialize_grads is {materialize!r}, not False: the flag is a bool, which "
+               "ctx.set_materialize_grads(False) sets (PyTorch refuses anything else with a TypeError)",
+               "call ctx.set_materialize_grads(False) in forward instead of assigning the attribute")
         if used is not None:
             grads = [None, None]
-            grads[used] = upstream
-            with _terms_from_zeros((3,)) as from_zeros:
+            grads[used] = torch.tensor(_UPSTREAM)
+            with _watching_zero_terms(grads) as from_zeros:
                 try:
                     with torch.no_grad():   # as the engine calls it
                         TwoScales.backward(out[0].grad_fn, *grads)
                 except TypeError:
                     pass   # the engine's run below reports it
-            expect(not from_zeros,
+            expect(not from_zeros.terms,
                    f"{case}: backward turned the None it received into zeros and computed that output's term "
                    "anyway: the work set_materialize_grads(False) is there to save",
                    "test `if grad_double is not None` (and the same for grad_triple), and compute only the "

@@ -27,6 +27,7 @@ from minigrad.autograd.function import Function
 from minigrad.tensor import Tensor
 
 from ._feedback import _, exercise, expect
+from ._observe import VIEWS, outputs_of
 
 # ---------------------------------------------------------------------------- Your turn 1
 FOUR_NODE_INDICES = [[0, 0, 1, 2, 3], [1, 2, 2, 3, 0]]
@@ -38,8 +39,9 @@ MEMORY_N, MEMORY_DEGREE, MEMORY_D = 4000, 4, 8
 
 WORK_PER_EDGE_FEATURE = 20
 """How many numbers an answer may compute per edge and feature: gathering, multiplying and summing
-computes about 3.4 (a loop over the edges 4.3); the N x N product computes N / (degree x d), about
-100 at N = 4,000, however it is cut into pieces."""
+computes 1 to 7 (counted twice where a minigrad operation computes in numpy on the counted arrays;
+a loop over the edges about 4); the N x N product computes N / (degree x d), about 100 at N = 4,000,
+however it is cut into pieces and whatever copies of the numbers it works on."""
 
 
 def random_graph(n: int, nnz: int, d: int, which: int) -> tuple:
@@ -94,49 +96,90 @@ def _peak_bytes(function: Callable, *args) -> int:
 
 
 class _Counted(np.ndarray):
-    """The numbers of grad_output and b, noting how many numbers numpy computes from them (for a
-    learner who takes ``.numpy()`` and multiplies in numpy)."""
+    """The numbers of grad_output and b, and every array computed or copied from them, noting how
+    many numbers numpy computes from them (for a learner who takes ``.numpy()``, or a copy, and
+    multiplies in numpy)."""
 
     computed = 0
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        plain = [np.asarray(value) if isinstance(value, _Counted) else value for value in inputs]
-        if "out" in kwargs:
-            kwargs["out"] = tuple(np.asarray(o) if isinstance(o, _Counted) else o for o in kwargs["out"])
+        plain = [value.view(np.ndarray) if isinstance(value, _Counted) else value for value in inputs]
+        out = kwargs.get("out")
+        if out is not None:
+            kwargs["out"] = tuple(o.view(np.ndarray) if isinstance(o, _Counted) else o for o in out)
         result = getattr(ufunc, method)(*plain, **kwargs)
-        _Counted.computed += int(np.size(result))
-        return result
+        _Counted.computed += sum(int(np.size(r)) for r in (result if isinstance(result, tuple) else (result,)))
+        if out is not None:
+            return out[0] if len(out) == 1 else out
+        return _counted(result)
 
     def __array_function__(self, func, types, args, kwargs):
         result = super().__array_function__(func, (np.ndarray,), args, kwargs)
         if isinstance(result, np.ndarray) and result.base is None and not isinstance(result, _Counted):
-            _Counted.computed += result.size   # a new array (np.dot, np.einsum), not a view
-        return result
+            _Counted.computed += result.size   # a new array (np.dot, np.einsum, np.copy), not a view
+        return _counted(result)
+
+
+def _counted(result):
+    """``result`` (an array, or a tuple of them) as _Counted arrays, so that what is computed from
+    it is counted too."""
+    if isinstance(result, tuple):
+        return tuple(_counted(r) for r in result)
+    return result.view(_Counted) if type(result) is np.ndarray else result
+
+
+def _holds_counted(value, depth: int = 3) -> bool:
+    if isinstance(value, _Counted):
+        return True
+    if isinstance(value, Tensor):
+        return isinstance(value._data, _Counted)
+    return bool(depth) and isinstance(value, (list, tuple)) and any(_holds_counted(v, depth - 1) for v in value)
+
+
+def _propagating(convert: Callable) -> Callable:
+    """np.array and friends: a copy of counted numbers is counted too."""
+    def copy(value, *args, **kwargs):
+        result = convert(value, *args, **kwargs)
+        return _counted(result) if _holds_counted(value) else result
+    return copy
+
+
+_CONVERTERS = ("array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "copy", "require")
 
 
 @contextlib.contextmanager
 def _counting_work(*tensors: Tensor) -> Iterator[list]:
     """How many numbers the block computes: the elements of every tensor an operation (each one a
-    Function) returns, plus what numpy computes from ``tensors``' own arrays. Blocks of rows or a
-    loop change nothing: forming grad_output @ b.T in any number of pieces computes N x N numbers."""
+    Function) returns, plus what numpy computes from ``tensors``' own arrays and from anything
+    copied or computed from them (``.double()``, ``np.array(...)``, ``.numpy()``). Blocks of rows or
+    a loop change nothing: forming grad_output @ b.T in any number of pieces computes N x N numbers."""
     count = [0]
     original = Function.__dict__["apply"]
 
     def apply(cls, *args, **kwargs):
         output = original.__func__(cls, *args, **kwargs)
-        count[0] += sum(t.numel() for t in (output if isinstance(output, tuple) else (output,))
-                        if isinstance(t, Tensor))
+        results = outputs_of(output)
+        if cls.__name__ not in VIEWS:   # a view computes no number
+            count[0] += sum(t.numel() for t in results)
+        if any(_holds_counted(arg) for arg in args):
+            for t in results:
+                t._data = _counted(t._data)
         return output
 
     arrays = [t._data for t in tensors]
+    converters = {name: getattr(np, name) for name in _CONVERTERS}
     for t in tensors:
         t._data = t._data.view(_Counted)
+    for name, convert in converters.items():
+        setattr(np, name, _propagating(convert))
     _Counted.computed = 0
     Function.apply = classmethod(apply)
     try:
         yield count
     finally:
         Function.apply = original
+        for name, convert in converters.items():
+            setattr(np, name, convert)
         for t, array in zip(tensors, arrays):
             t._data = array
         count[0] += _Counted.computed
@@ -264,14 +307,24 @@ def _is_flag(value: Any) -> bool:
     return isinstance(value, (bool, np.bool_)) or (isinstance(value, (int, np.integer)) and value in (0, 1))
 
 
+def _as_lists(value: Any) -> Any:
+    """A numpy array or a tensor as the nested lists of its values; anything else unchanged."""
+    if isinstance(value, Tensor):
+        value = value.detach()._data
+    return value.tolist() if isinstance(value, np.ndarray) else value
+
+
 @exercise("Your turn 2: predict needs_input_grad")
 def your_turn_2(predictions: Any) -> None:
-    """``predictions``: four tuples of four booleans, ``ctx.needs_input_grad`` for each call."""
+    """``predictions``: four tuples of four booleans, ``ctx.needs_input_grad`` for each call (lists,
+    numpy or torch bool arrays too)."""
+    predictions = _as_lists(predictions)
     expect(isinstance(predictions, (list, tuple)) and len(predictions) == 4,
            f"predictions should be a list of 4 tuples, one per call; got {predictions!r}",
            "predictions = [(..., ..., ..., ...), ...] with one tuple for each of the four calls")
     truth = observed_needs_input_grad()
     for number, (predicted, actual) in enumerate(zip(predictions, truth), start=1):
+        predicted = _as_lists(predicted)
         expect(predicted is not ..., f"call {number}: still ... (the starter's placeholder)",
                "write a tuple of four booleans, one per argument of forward: (indices, values, shape, b)")
         expect(isinstance(predicted, (tuple, list)) and len(predicted) == 4

@@ -27,10 +27,12 @@ from minigrad.autograd.function import Function
 from minigrad.autograd.gradcheck import gradcheck
 from minigrad.tensor import Tensor
 
-from ._feedback import exercise, expect
+from ._feedback import _, exercise, expect
+from ._observe import tensors_kept_on
 
 _GRAD_FORMULAS = {"a": "grad_a has the shape of a: which product of grad_output and b, transposed or not, has it?",
                   "b": "grad_b has the shape of b: which product of a and grad_output, transposed or not, has it?"}
+INPLACE_ERROR = "modified by an inplace operation"
 NUMBER_OF_GRADIENTS_HINT = "backward returns one gradient per input of forward, in order: return grad_a, grad_b"
 
 
@@ -49,13 +51,20 @@ def _matmul_inputs(shape_a: tuple, shape_b: tuple, needs: str) -> tuple:
     return a, b
 
 
-def _check_product_backward(product, shapes: list, forward_text: str, expected, sizes_text) -> None:
+def _check_product_backward(product, shapes: list, forward_text: str, expected, sizes_text, gradients) -> None:
     """``product.apply(a, b)`` computes ``expected(a, b)`` (numpy) and passes gradcheck for each input
-    alone and for both together, on every pair of ``shapes``."""
+    alone and for both together, on every pair of ``shapes``; three calls before any backward get
+    ``gradients(a, b, grad_output)`` (numpy) whatever the order of their backwards."""
     for shape_a, shape_b in shapes:
         a, b = _matmul_inputs(shape_a, shape_b, "")
+        given_a, given_b = np.array(a._data), np.array(b._data)
         out = product.apply(a, b)
-        expect(isinstance(out, Tensor) and np.allclose(_values(out), expected(np.asarray(a._data), b._data)),
+        changed = [name for name, t, given in (("a", a, given_a), ("b", b, given_b)) if not np.array_equal(t._data, given)]
+        expect(not changed,
+               f"{product.__name__}.apply(a, b) changed the caller's {changed[0] if changed else ''} in place: forward "
+               "must leave its inputs as they were (backward computes from them, and so does the caller)",
+               "compute a new tensor, a.t().mm(b), without in-place methods such as zero_ or mul_ on a or b")
+        expect(isinstance(out, Tensor) and np.allclose(_values(out), expected(given_a, given_b)),
                f"forward does not compute {forward_text} for a {list(shape_a)} and b {list(shape_b)}",
                "keep the forward of the starter")
         sizes = sizes_text(list(shape_a), list(shape_b))
@@ -65,8 +74,12 @@ def _check_product_backward(product, shapes: list, forward_text: str, expected, 
                 passed = gradcheck(product.apply, inputs, raise_exception=False)
             except RuntimeError as error:
                 expect("incorrect number of gradients" not in str(error),
-                       f"with {sizes}, backward failed: {error}", NUMBER_OF_GRADIENTS_HINT)
-                expect(False, f"with {sizes} and only {name} requiring grad, backward failed: {error}",
+                       f"with {sizes}, backward failed: RuntimeError: {error}", NUMBER_OF_GRADIENTS_HINT)
+                expect(INPLACE_ERROR not in str(error),
+                       f"with {sizes} and only {name} requiring grad, backward failed: RuntimeError: {error}",
+                       "a tensor saved with save_for_backward was changed in place after it was saved (in forward, "
+                       "or by backward itself): leave the saved inputs as they are and compute new tensors")
+                expect(False, f"with {sizes} and only {name} requiring grad, backward failed: RuntimeError: {error}",
                        _GRAD_FORMULAS[name])
             expect(passed, f"gradcheck finds grad_{name} wrong for {sizes}: backward's Jacobian differs from "
                    "the central differences", _GRAD_FORMULAS[name])
@@ -74,6 +87,30 @@ def _check_product_backward(product, shapes: list, forward_text: str, expected, 
     expect(gradcheck(product.apply, (a, b), raise_exception=False),
            "each gradient passes alone, but gradcheck fails with both a and b requiring grad",
            "return grad_a, grad_b in the order of forward's arguments")
+    _expect_each_call_its_own_inputs(product, *shapes[-1], gradients)
+
+
+def _expect_each_call_its_own_inputs(product, shape_a: tuple, shape_b: tuple, gradients) -> None:
+    """Three calls on different a and b before any backward, their backwards in the order second,
+    third, first: tensors kept outside ctx (on the class, in a module's list) are another call's."""
+    rng = np.random.default_rng(18)
+    calls = []
+    for _ in range(3):
+        a = torch.tensor(rng.standard_normal(shape_a), requires_grad=True)
+        b = torch.tensor(rng.standard_normal(shape_b), requires_grad=True)
+        out = product.apply(a, b)
+        calls.append((a, b, out, rng.standard_normal(tuple(out.shape))))
+    for i in (1, 2, 0):
+        calls[i][2].backward(torch.tensor(calls[i][3]))
+    for number, (a, b, out, upstream) in enumerate(calls, start=1):
+        want_a, want_b = gradients(np.asarray(a._data), np.asarray(b._data), upstream)
+        right = all(t.grad is not None and np.allclose(_values(t.grad), want) for t, want in ((a, want_a), (b, want_b)))
+        expect(right,
+               f"{product.__name__}.apply three times on different a and b before any backward, then their "
+               f"backwards in the order second, third, first: the gradients of call {number} are wrong, so "
+               "backward used the tensors of another call",
+               "keep each call's tensors on its own ctx, with ctx.save_for_backward(a, b), and read them back "
+               "from ctx.saved_tensors")
 
 
 # The backward of a.t() @ b, for a of shape (k, n) and b of shape (k, m): the notebook's worked
@@ -90,14 +127,20 @@ def your_turn_1(TransposedMatMul) -> None:
            f"{TransposedMatMul!r} is not a class derived from torch.autograd.Function",
            "pass the class itself: check.your_turn_1(TransposedMatMul)")
     _check_product_backward(TransposedMatMul, _TRANSPOSED_SHAPES, "a.t() @ b", lambda a, b: a.T @ b,
-                            lambda a, b: f"a {a}, b {b}")
+                            lambda a, b: _(f"a {a}, b {b}"), lambda a, b, g: (b @ g.T, a @ g))
 
 
 _POSITION_SHAPES = [(4, 4), (2, 3), (3, 5), (5, 2)]
 
 
 def _positions(positions, indices, shape) -> list:
+    given = np.array(indices._data)
     result = positions(indices, shape)
+    expect(np.array_equal(indices._data, given),
+           f"your function changed indices in place: they were {given.tolist()} and are now "
+           f"{np.asarray(indices._data).tolist()}; they are the sparse matrix's own coordinates, which the caller "
+           "still needs", "compute the positions as a new tensor, without in-place methods or assignments to indices")
+    returned = _returned(result)
     if isinstance(result, Tensor):
         result = result.detach()._data
     try:
@@ -105,13 +148,22 @@ def _positions(positions, indices, shape) -> list:
     except (TypeError, ValueError):
         array = np.asarray(None)
     expect(array.dtype.kind in "iuf",
-           f"your function returned {type(result).__name__}, not numbers",
+           f"your function returned {returned}, not numbers",
            "return one whole number per stored entry, an integer tensor")
     expect(array.dtype.kind != "f",
            f"your function returned positions of dtype {array.dtype}: a position is an index into the "
            "flattened matrix, and an index must be an integer (view(-1)[positions] refuses floats)",
            "keep the positions integers: compute them from indices (int64) with integer arithmetic only")
     return array.astype(np.int64).tolist()
+
+
+def _returned(result) -> str:
+    """What a function returned, for a message: ``'a tensor of dtype torch.bool'``, ``'str'``."""
+    if isinstance(result, Tensor):
+        return _(f"a tensor of dtype {result.dtype}")
+    if isinstance(result, np.ndarray):
+        return _(f"a numpy array of dtype {result.dtype}")
+    return type(result).__name__
 
 
 class _SpmmAtPositions(Function):
@@ -206,10 +258,10 @@ def your_turn_3(CustomFunction) -> None:
     expect(isinstance(y, Tensor) and _values(y) == [2.0, -4.0, 1.0],
            f"CustomFunction.apply([1, -2, 0.5]) gave {y!r}, expected 2 * input",
            "forward returns input * 2")
-    stashed = [key for key, value in node_info.ctx_attributes(y.grad_fn).items() if isinstance(value, Tensor)] \
+    stashed = [where for _, where in tensors_kept_on(y.grad_fn, node_info.ctx_attributes(y.grad_fn))] \
         if y.grad_fn is not None else []
     expect(not stashed,
-           f"forward keeps a tensor as a plain attribute, ctx.{stashed[0] if stashed else ''}: a tensor kept that "
+           f"forward keeps a tensor as a plain attribute, {stashed[0] if stashed else ''}: a tensor kept that "
            "way is never checked for in-place changes (notebook 05), and the gradient of 2 * input does not "
            "need it", "either save it with ctx.save_for_backward(input), or keep nothing at all")
     node_name = CustomFunction._backward_cls.__name__

@@ -77,8 +77,8 @@ def your_turn_1(normalized_adjacency) -> None:
 
 
 def _check_adjacency(result, edges, n: int, name: str) -> None:
-    expect(isinstance(result, tuple) and len(result) == 2,
-           f"for {name}, normalized_adjacency returned {type(result).__name__}, not a pair (indices, values)",
+    expect(isinstance(result, (tuple, list)) and len(result) == 2,
+           f"for {name}, normalized_adjacency returned {_what(result)}, not a pair (indices, values)",
            "end with: return indices, values")
     indices, values = result
     expect(isinstance(indices, Tensor) and isinstance(values, Tensor),
@@ -125,6 +125,13 @@ def _check_adjacency(result, edges, n: int, name: str) -> None:
     want = np.array([dense[i, j] for i, j in pairs])
     if not np.allclose(got, want, rtol=1e-5, atol=1e-6):
         _diagnose_values(got, want, pairs, edges, n, name)
+
+
+def _what(value) -> str:
+    """``'NoneType'``, ``'tuple of length 3'``: what was returned instead of a pair."""
+    if isinstance(value, (tuple, list)):
+        return _(f"{type(value).__name__} of length {len(value)}")
+    return type(value).__name__
 
 
 def _first_repeat(pairs: list) -> tuple:
@@ -224,3 +231,11 @@ def your_turn_2(layer_class) -> None:
     expect(h.grad is not None and np.allclose(_array(h.grad), dense.T @ upstream @ w.T, rtol=1e-4, atol=1e-5),
            "the gradient does not flow back to h correctly (the layer below would not learn)",
            "do not detach h; compute everything with tensor operations and spmm")
+    other = dense_normalized_adjacency(SMALL_EDGES[::2], SMALL_NODES)   # another graph, same members
+    rows, cols = np.nonzero(other)
+    again = layer(h, (Tensor._make(np.stack([rows, cols]).astype(np.int64)),
+                      Tensor._make(other[rows, cols].astype(np.float32)), (SMALL_NODES, SMALL_NODES)))
+    expect(isinstance(again, Tensor) and np.allclose(_array(again), other @ x @ w, rtol=1e-4, atol=1e-5),
+           "for a second adjacency (another graph on the same members), the output is not Â @ h @ W of that "
+           "graph: the layer keeps something of the first call (the adjacency, on self?)",
+           "use the adjacency passed to forward on every call; the layer keeps only its weight")

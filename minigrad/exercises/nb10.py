@@ -15,6 +15,7 @@ notebook, so the variable class is passed in.
 from __future__ import annotations
 
 import inspect
+import math
 import re
 import unicodedata
 from typing import Any
@@ -22,10 +23,13 @@ from typing import Any
 from ._feedback import exercise, expect
 
 
+_CHAIN = 100   # calls in one chain before any backward: more than any pool of instances would hold
+
+
 def _close(value: Any, expected: float) -> bool:
-    """``value`` is a number (or one-element array) equal to ``expected``."""
+    """``value`` is a number (or one-element array) equal to ``expected`` (up to rounding)."""
     try:
-        return abs(float(value) - expected) < 1e-9
+        return math.isclose(float(value), expected, rel_tol=1e-9, abs_tol=1e-9)
     except (TypeError, ValueError):
         return False
 
@@ -33,10 +37,16 @@ def _close(value: Any, expected: float) -> bool:
 def _returned(what: str, value: Any, variable_class: type) -> None:
     """``value``, returned by ``what``, is one of the learner's variables."""
     expect(value is not None, f"{what} returned None, not a {variable_class.__name__}",
-           "return what the fresh instance returns when you call it: `return cls()(x, w)`.")
+           "apply must end with a return statement that hands the output variable back to the caller.")
+    a_function = callable(getattr(value, "forward", None)) and callable(getattr(value, "backward", None))
+    expect(isinstance(value, variable_class) or not a_function,
+           f"{what} returned an object of type {type(value).__name__}, the Function instance itself, not the "
+           f"output {variable_class.__name__}",
+           "an instance is not the output: the output is what the instance returns when it is called on the "
+           "inputs (its __call__ runs forward and links the output to it).")
     expect(isinstance(value, variable_class),
            f"{what} returned an object of type {type(value).__name__}, not a {variable_class.__name__}",
-           "return what the fresh instance returns when you call it: `return cls()(x, w)`.")
+           "apply must return the output variable that the new instance produces for (x, w).")
 
 
 @exercise("Your turn 1: make design A re-entrant")
@@ -105,12 +115,29 @@ def your_turn_1(function_class: type, variable_class: type) -> None:
            "apply(apply(apply(x, w), w), w), then apply(x, v) and apply(x, w): two of these five calls share one "
            "Function instance (kept in a pool, or found again by its inputs), so one call overwrote the inputs "
            "of another",
-           "make a new instance on every call: `return cls()(x, w)`, nothing kept between calls.")
+           "make a new instance inside apply on every call, and keep no instance between calls.")
     chain.backward()
     expect(_close(x.grad, 27.0) and _close(w.grad, 54.0),
            f"for out = apply(apply(apply(x, w), w), w), then apply(x, v) and apply(x, w), out.backward() gives "
            f"x.grad={x.grad!r}, "
            f"w.grad={w.grad!r}; expected 27.0 (w*w*w) and 54.0 (3*x*w*w)",
+           "each call's instance must keep its own inputs.")
+
+    # A long chain: a pool of instances taken in turn, however large, is used again somewhere here.
+    x, w = variable_class(2.0), variable_class(1.01)
+    outputs = [x]
+    for _ in range(_CHAIN):
+        outputs.append(function_class.apply(outputs[-1], w))
+    creators = {id(getattr(output, "creator", None)) for output in outputs[1:]}
+    expect(len(creators) == _CHAIN,
+           f"in a chain of {_CHAIN} calls, apply(apply(... apply(x, w) ..., w), w), {_CHAIN - len(creators)} calls got "
+           "a Function instance that an earlier call of the chain already had (kept in a pool?), so they "
+           "overwrote the inputs of the earlier ones",
+           "make a new instance inside apply on every call, and keep no instance between calls.")
+    outputs[-1].backward()
+    expect(_close(x.grad, 1.01 ** _CHAIN) and _close(w.grad, _CHAIN * 2.0 * 1.01 ** (_CHAIN - 1)),
+           f"in a chain of {_CHAIN} calls, out.backward() gives x.grad={x.grad!r} and w.grad={w.grad!r}; expected "
+           f"{1.01 ** _CHAIN!r} and {_CHAIN * 2.0 * 1.01 ** (_CHAIN - 1)!r}",
            "each call's instance must keep its own inputs.")
 
 
@@ -130,14 +157,34 @@ _WHY_NOT = {
 }
 
 
+_STANDALONE = re.compile(r"(?<![A-Za-z0-9_])([ABCabc])(?![A-Za-z0-9_])")
+_CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+
+
 def _letter(answer: Any) -> str | None:
-    """The design letter an answer names ("A", "design a", "'A'", "A (the Function instance)"), or
-    None when it names none or more than one ("AB", "A or B")."""
+    """The design letter an answer names, read as a word, not as the article "a": "A", "design a",
+    "'A'", "A (the Function instance)", "it is design A", "答案是 A", "A, not B" give A; "a record
+    class ...", "A or B", "AB", "not A" name none (None).
+
+    >>> [_letter(a) for a in ("A", "b", "it is design A", "答案是a", "C, not A", "a guess", "a or c", "not A")]
+    ['A', 'B', 'A', 'A', 'C', None, None, None]
+    """
     text = unicodedata.normalize("NFKC", str(answer)).strip().strip("'\"“”‘’「」 ")
-    match = re.match(r"(?:design|设计)?\s*([abc])(?![a-z0-9])(.*)\Z", text, re.IGNORECASE | re.DOTALL)
-    if match is None or re.search(r"(?<![A-Za-z])[ABCbc](?![A-Za-z])", match.group(2)):   # a second letter
+    chinese = bool(_CJK.search(text))
+    named, maybe = set(), set()
+    for match in _STANDALONE.finditer(text):
+        letter, before, after = match.group(1), text[:match.start()], text[match.end():]
+        if re.search(r"(\bnot|n't|不是|不|非)\s*(design\s*|设计\s*)?\Z", before, re.IGNORECASE):
+            continue   # "not B": a letter it is not
+        if re.search(r"(design|option|设计|答案是|答案|是|选)\s*\Z", before, re.IGNORECASE) or text == letter:
+            named.add(letter.upper())
+        elif letter in "aA" and re.match(r"\s+[A-Za-z]", after) and not chinese:
+            maybe.add("A")            # "a guess", "A or B": the article, or the letter?
+        else:
+            named.add(letter.upper())
+    if len(named) != 1 or maybe - named:
         return None
-    return match.group(1).upper()
+    return named.pop()
 
 
 @exercise("Your turn 2: which design is it?")
