@@ -328,7 +328,6 @@ def _execute(task: GraphTask) -> None:
         grad_outputs = buffers.pop(node)             # one gradient per output, summed over its uses
         if exec_info is not None and not exec_info.should_run(task, node, grad_outputs):
             continue                                 # autograd.grad, backward(inputs=): leads to no input
-        _call_tensor_pre_hooks(task, node, grad_outputs)   # t.register_hook(fn), t.retain_grad()
         if type(node) is AccumulateGrad:             # a leaf: nothing to run, the gradient is for .grad
             _stage_leaf_gradient(task, node, grad_outputs[0])
             continue
@@ -391,7 +390,10 @@ def _checked_hook_result(hook, grad, result) -> Tensor:
 
 
 def _stage_leaf_gradient(task: GraphTask, node: AccumulateGrad, grad) -> None:
-    """A leaf's gradient: its AccumulateGrad pre-hooks run now, ``.grad`` changes at the end."""
+    """A leaf's gradient: its tensor hooks and AccumulateGrad pre-hooks run now, ``.grad`` changes
+    at the end."""
+    if node.variable._backward_hooks:
+        grad = _run_tensor_hooks(node.variable._backward_hooks, grad)
     if node._pre_hooks:
         grad = _call_pre_hooks(node, [grad])[0]
     if grad is None:
@@ -403,6 +405,8 @@ def _stage_leaf_gradient(task: GraphTask, node: AccumulateGrad, grad) -> None:
 
 def _run_node(task: GraphTask, node: BackwardCFunction, grad_outputs: list) -> tuple:
     """Call ``node``'s backward with PyTorch's rules around it; return one gradient per edge."""
+    if node._tensor_pre_hooks or node._retain_grad_tensors:   # t.register_hook(fn), t.retain_grad()
+        _call_tensor_pre_hooks(task, node, grad_outputs)
     if node._pre_hooks:
         grad_outputs = _call_pre_hooks(node, grad_outputs)
     if grad_outputs[0] is None and _received_no_gradient(node, grad_outputs):

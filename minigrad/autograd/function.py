@@ -454,6 +454,8 @@ class Function(metaclass=FunctionMeta):
                 outputs = cls.forward(ctx, *args, **kwargs)
         finally:
             _grad_state.enabled = True              # grad mode was on: the shortcut above took the rest
+        if type(outputs) is Tensor and ctx.dirty_tensors is None and ctx.non_differentiable is None:
+            return _wrap_single_output(ctx, args, outputs, is_recorded)   # the common case, quicker
         return _wrap_outputs(ctx, args, outputs, is_recorded)   # grad_fn = ctx, saved tensors checked
 
 
@@ -600,8 +602,6 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, is_recorded
     as a new tensor, an input marked dirty gets a new version (and, when recorded, a new history), an
     output marked non-differentiable or of an integer dtype gets no ``grad_fn``.
     """
-    if type(outputs) is Tensor and ctx.dirty_tensors is None and ctx.non_differentiable is None:
-        return _wrap_single_output(ctx, args, outputs, is_recorded)   # the common case, quicker
     raw = outputs if isinstance(outputs, tuple) else (outputs,)
     dirty, non_differentiable = ctx.dirty_tensors or (), ctx.non_differentiable or ()
     _check_marked_dirty(dirty, args, raw, is_recorded)
@@ -617,7 +617,7 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, is_recorded
 
 
 def _wrap_single_output(ctx: BackwardCFunction, args: tuple, output: Tensor, is_recorded: bool) -> Tensor:
-    """The common case of _wrap_outputs: one tensor output, nothing marked dirty or non-differentiable.
+    """_wrap_outputs for the common case: one tensor output, nothing marked dirty or non-differentiable.
     A new tensor, neither a view nor an input, only needs its grad_fn (``_wrap_output``'s last lines)."""
     if output._base is not None or _is_one_of(output, args):
         output = _wrap_output(ctx, args, output, 0, is_recorded)
