@@ -9,6 +9,7 @@ The names in the expressions: ``x`` a 0-dim tensor, ``v`` a vector of 3, ``w`` a
 2.5) and all requiring grad.
 """
 import math
+import re
 import warnings
 
 import pytest
@@ -388,3 +389,13 @@ def test_clamp_with_tensor_bounds_sends_each_gradient_where_its_value_came_from(
 def test_clamp_refuses_a_tensor_bound_with_a_number_bound():
     with pytest.raises(TypeError, match=r"^clamp\(\) received an invalid combination of arguments"):
         torch.clamp(torch.ones(3), min=torch.zeros(3), max=1.0)
+
+
+@pytest.mark.parametrize("shape", [(0, -1), (-1, 0), (2, 0, -1)])
+def test_reshaping_zero_elements_with_minus_one_next_to_a_zero_is_ambiguous(shape):
+    """Found by the fuzzer (seed 1000); PyTorch 2.13's text."""
+    dims = ", ".join(str(s) for s in shape)
+    with pytest.raises(RuntimeError, match=re.escape(f"cannot reshape tensor of 0 elements into shape [{dims}] because "
+                                                     "the unspecified dimension size -1 can be any value and is ambiguous")):
+        torch.ones(0).reshape(*shape)
+    assert torch.ones(0, 3).view(-1, 3).shape == (0, 3)

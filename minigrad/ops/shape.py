@@ -51,6 +51,9 @@ def _shape_arg(shape: tuple) -> tuple:
 def _infer_shape(shape: tuple, numel: int) -> tuple:
     if shape.count(-1) == 1:
         known = int(np.prod([s for s in shape if s != -1]))
+        if not known and not numel:   # 0 elements and another dimension 0: -1 could be anything
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape [{', '.join(str(s) for s in shape)}] "
+                               "because the unspecified dimension size -1 can be any value and is ambiguous")
         if known and numel % known == 0:
             shape = tuple(numel // known if s == -1 else s for s in shape)
     if int(np.prod(shape)) != numel or any(s < 0 for s in shape):

@@ -94,6 +94,8 @@ def compare(program: Program, torch, minigrad) -> list:
     expected, actual = run(program, torch), run(program, minigrad)
     found = []
     for number, (step, e, a) in enumerate(zip(program.steps, expected, actual), start=1):
+        if "INTERNAL ASSERT FAILED" in repr(e):
+            break   # a bug of PyTorch's own ("please report a bug to PyTorch"): nothing to match from here on
         warnings_e, warnings_a = e.get("warnings"), _counted(a.get("warnings"))
         # warnings are compared here only (a step that raises on both sides may warn on one)
         e, a = ({key: value for key, value in r.items() if key != "warnings"} for r in (e, a))
