@@ -399,3 +399,13 @@ def test_reshaping_zero_elements_with_minus_one_next_to_a_zero_is_ambiguous(shap
                                                      "the unspecified dimension size -1 can be any value and is ambiguous")):
         torch.ones(0).reshape(*shape)
     assert torch.ones(0, 3).view(-1, 3).shape == (0, 3)
+
+
+def test_clamp_in_place_with_a_tensor_bound_is_the_same_node():
+    """x.clamp_(min=lo) on PyTorch 2.13: ClampBackward0, and lo gets the gradient of what it clamped."""
+    x = torch.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+    lo = torch.zeros(3, requires_grad=True)
+    y = x * 1
+    assert y.clamp_(min=lo) is y and y.grad_fn.name() == "ClampBackward0" and y._version == 1
+    y.backward(torch.tensor([1.0, 10.0, 100.0]))
+    assert x.grad.tolist() == [0.0, 10.0, 100.0] and lo.grad.tolist() == [1.0, 0.0, 0.0]

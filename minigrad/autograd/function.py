@@ -565,8 +565,7 @@ def _connect_to_inputs(ctx: BackwardCFunction, args: tuple) -> bool:
             needs_input_grad.append(True)
         else:
             edges.append((None, 0))                      # no gradient goes anywhere from here...
-            base = arg._base                             # ...though a view made under no_grad of a tensor
-            needs_input_grad.append(base is not None and base.requires_grad)   # that requires grad does too
+            needs_input_grad.append(_tensor_requires_grad(arg))   # ...though a view made under no_grad may require grad
         positions.append(i)
         input_info.append((arg._data.shape, arg._data.dtype))
     ctx.needs_input_grad = tuple(needs_input_grad)

@@ -32,8 +32,8 @@ from .scans import (Cumsum, Embedding, LinalgVectorNorm, ScatterAddInto, Topk, c
 from .pieces import StdMean, Unbind, VarMean, split_with_sizes, std_mean, unbind, var_mean
 from .products import AddmmScaled, addmm, einsum
 from .hardtanh import Hardtanh, hardtanh
-from .inplace_unary import (AbsInplace, ClampInplace, CosInplace, ExpInplace, HardtanhInplace, LogInplace,
-                            MaskedFillInplace,
+from .inplace_unary import (AbsInplace, ClampInplace, ClampTensorInplace, CosInplace, ExpInplace,
+                            HardtanhInplace, LogInplace, MaskedFillInplace,
                             MaskedFillTensorInplace, NegInplace, NormalInplace, ReluInplace, ScatterAddInplace,
                             SigmoidInplace, SignInplace, SinInplace, SqrtInplace, TanhInplace, UniformInplace, clamp_,
                             masked_fill_, normal_, unary_, uniform_)

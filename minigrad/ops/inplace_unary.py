@@ -33,7 +33,8 @@ from .arithmetic import Neg
 from .comparison import Signum
 from .hardtanh import Hardtanh
 from .masking import MaskedFill, MaskedFillTensor, _check_mask, _is_tensor_value
-from .pointwise import Abs, Clamp, Cos, Exp, Log, Relu, Sigmoid, Sin, Sqrt, Tanh
+from .pointwise import (Abs, Clamp, ClampTensor, Cos, Exp, Log, Relu, Sigmoid, Sin, Sqrt, Tanh,
+                        has_tensor_bound, tensor_bounds)
 from .scans import ScatterAddInto
 
 
@@ -75,6 +76,7 @@ TanhInplace, SigmoidInplace, ReluInplace, SqrtInplace = (_in_place(f, m) for f, 
     (Tanh, "tanh_"), (Sigmoid, "sigmoid_"), (Relu, "relu_"), (Sqrt, "sqrt_")])
 AbsInplace, NegInplace, SignInplace, ClampInplace, HardtanhInplace = (_in_place(f, m) for f, m in [
     (Abs, "abs_"), (Neg, "neg_"), (Signum, "sign_"), (Clamp, "clamp_"), (Hardtanh, "hardtanh_")])
+ClampTensorInplace = _in_place(ClampTensor, "clamp_")
 MaskedFillInplace, MaskedFillTensorInplace = (_in_place(f, "masked_fill_") for f in (MaskedFill, MaskedFillTensor))
 ScatterAddInplace = _in_place(ScatterAddInto, "scatter_add_")
 
@@ -90,6 +92,8 @@ def clamp_(a: Tensor, min=None, max=None) -> Tensor:
     """``a.clamp_(min, max)``; PyTorch names the C++ type when float bounds meet an integer tensor."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if has_tensor_bound(min, max):
+        return unary_(ClampTensorInplace, a, *tensor_bounds(min, max))
     if a._data.dtype.kind in "biu" and any(isinstance(v, float) for v in (min, max)):
         from .linalg import _CPP_NAMES
         raise RuntimeError(f"result type Float can't be cast to the desired output type {_CPP_NAMES[a.dtype.name]}")

@@ -364,16 +364,25 @@ class ClampTensor(Builtin):
 def clamp(a: Tensor, min=None, max=None) -> Tensor:
     """``torch.clamp(a, min, max)``: number bounds make a ``ClampBackward1``, tensor bounds a
     ``ClampBackward0`` (PyTorch's two overloads); a tensor and a number together are refused, as there."""
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
-        if not all(b is None or isinstance(b, Tensor) for b in (min, max)):
-            got = ", ".join(["Tensor"] + [type(b).__name__ if not isinstance(b, Tensor) else "Tensor"
-                                          for b in (min, max) if b is not None])
-            raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}), but expected one of:\n"
-                            " * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
-                            " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
-        # A missing bound is still an argument of PyTorch's node: it has an edge (None, 0).
-        return ClampTensor.apply(a, _NO_BOUND if min is None else min, _NO_BOUND if max is None else max)
+    if has_tensor_bound(min, max):
+        return ClampTensor.apply(a, *tensor_bounds(min, max))
     return Clamp.apply(a, min, max)
+
+
+def has_tensor_bound(min, max) -> bool:
+    return isinstance(min, Tensor) or isinstance(max, Tensor)
+
+
+def tensor_bounds(min, max) -> tuple:
+    """ClampTensor's bounds: both tensors, a missing one as ``_NO_BOUND`` (PyTorch's node has an edge
+    ``(None, 0)`` for it too). A number next to a tensor is refused with PyTorch's TypeError."""
+    if not all(b is None or isinstance(b, Tensor) for b in (min, max)):
+        got = ", ".join(["Tensor"] + [type(b).__name__ if not isinstance(b, Tensor) else "Tensor"
+                                      for b in (min, max) if b is not None])
+        raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                        " * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+                        " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
+    return (_NO_BOUND if min is None else min), (_NO_BOUND if max is None else max)
 
 
 _NO_BOUND = Tensor._make(np.zeros((), np.float32))   # stands for None: a tensor that needs no gradient

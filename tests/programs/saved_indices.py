@@ -19,10 +19,6 @@ def rounded(t):
     return [[round(v, 4) for v in row] for row in t.tolist()]
 
 
-def text(error):
-    return str(error)
-
-
 def show(title, operation, make_index, saved):
     x = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
     index = make_index()
@@ -39,7 +35,7 @@ def show(title, operation, make_index, saved):
         y.backward(torch.ones(y.shape))
         print("  changed in place: no error")
     except RuntimeError as error:
-        print("  changed in place:", text(error))
+        print("  changed in place:", error)
     print("  x.grad kept:", rounded(x.grad))
 
 
@@ -144,7 +140,7 @@ base[1, 0] = True
 try:
     y.sum().backward()
 except RuntimeError as error:
-    print("  ", text(error))
+    print("  ", error)
 
 print("saved, so freed by backward:")
 index = torch.tensor([[0, 1], [2, 0]])
@@ -182,7 +178,7 @@ for name, operation, make_index in [
         (g * torch.arange(6.0).reshape(2, 3)).sum().backward()
         print(f"  {name}: no error, w.grad", w.grad.tolist())
     except RuntimeError as error:
-        print(f"  {name}:", text(error)[:140])
+        print(f"  {name}:", str(error)[:140])
 
 print("where and nll_loss check their arguments:")
 for condition in [torch.tensor([1, 0]), torch.tensor([1.0, 0.0])]:
