@@ -51,12 +51,12 @@ matmul, mm, t, transpose, reshape, flatten, squeeze, unsqueeze, permute = map(
 softmax, log_softmax, clone, detach, numel, pow, add, sub, mul = map(
     _unary, ["softmax", "log_softmax", "clone", "detach", "numel", "pow", "add", "sub", "mul"])
 prod, var, std = map(_unary, ["prod", "var", "std"])
-# What students and real programs reach for (ops/everyday.py); div, remainder and floor_divide take a number first too
+# What students and real programs reach for; div, remainder and floor_divide take a number first too
 argsort, scatter, amax, amin, median = map(_unary, ["argsort", "scatter", "amax", "amin", "median"])
 from .ops import div, floor_divide, remainder  # noqa: E402
 from .grad_mode import inference_mode, is_inference_mode_enabled  # noqa: E402
 clip = clamp
-# What real programs by other authors reach for (issue 21): in-place functions, selection, scans...
+# What real programs by other authors reach for: in-place functions, selection, scans...
 exp_, log_, sin_, cos_, tanh_, sigmoid_, relu_, sqrt_, abs_, neg_, clamp_ = map(_unary, [  # noqa: A001
     "exp_", "log_", "sin_", "cos_", "tanh_", "sigmoid_", "relu_", "sqrt_", "abs_", "neg_", "clamp_"])
 clip_ = clamp_

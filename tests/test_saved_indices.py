@@ -413,7 +413,7 @@ def test_no_edge_hands_forward_the_tensor_without_an_edge():
     """gather's Function applied by hand: NoEdge(index) gives no next_functions entry, False in
     needs_input_grad, and forward saves the tensor inside under PyTorch's name."""
     from minigrad.autograd import node_info
-    from minigrad.ops.scans import GatherPart
+    from minigrad.ops.gather_scatter import GatherPart
     x, index = leaf(), torch.tensor([[0, 1], [2, 0]])
     node = GatherPart.apply(x, 1, NoEdge(index)).grad_fn
     assert len(node.next_functions) == 1 and node.needs_input_grad == (True, False, False)
