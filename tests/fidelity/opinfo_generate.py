@@ -22,7 +22,7 @@ from torch.testing._internal.common_methods_invocations import op_db
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-from minigrad.inventory import classify  # noqa: E402
+from minigrad.inventory import classify, torch_names  # noqa: E402
 
 DATA = ROOT / "tests" / "opinfo" / "data"
 
@@ -72,7 +72,8 @@ def variants(op) -> dict:
     """The callables minigrad implements, by OpInfo variant: the function, the method, the in-place method."""
     namespace, _, name = ("torch." + op.name).rpartition(".")
     found = {}
-    if not name.startswith("__") and implemented(namespace, name):
+    kind = torch_names()["namespaces"].get(namespace, {}).get(name, "")
+    if kind.startswith("function") and implemented(namespace, name):   # torch.float is a dtype, not the op
         found["function"] = f"{namespace}.{name}"
     method = name if namespace == "torch" else None   # "__rsub__": a method only
     if name.startswith("__") and implemented("torch.Tensor", name):
