@@ -360,7 +360,8 @@ def test_course_server_restores_the_metadata_and_has_no_news():
     notebook_metadata.pre_save_hook(model=model, path=NOTEBOOK_PATHS[0].name, contents_manager=None)
     assert nbformat.writes(model["content"]) + "\n" == NOTEBOOK_PATHS[0].read_text(encoding="utf-8")
     page_config = json.loads((ROOT / "jupyter-config" / "labconfig" / "page_config.json").read_text())
-    assert page_config["disabledExtensions"] == {"@jupyterlab/apputils-extension:announcements": True}
+    assert page_config["disabledExtensions"] == {"@jupyterlab/apputils-extension:announcements": True,
+                                                 "nbdime-jupyterlab": True}
 
 
 def test_make_lab_runs_tools_lab_with_the_course_config():
