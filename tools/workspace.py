@@ -34,14 +34,8 @@ Usage, from the repository's root (``make lab``, ``make lab-student`` and ``make
 'zh/00_start_here.zh.ipynb'
 >>> workspace_name("00_start_here.ipynb"), workspace_name("zh/GLOSSARY.md")
 ('00_start_here.ipynb', 'zh/GLOSSARY.md')
->>> print(relabel_conflicts("a\\n<<<<<<< local\\nmine\\n=======\\ntheirs\\n>>>>>>> remote\\n"))
-a
-<<<<<<< your version
-mine
-=======
-theirs
->>>>>>> the course's new version
-<BLANKLINE>
+>>> relabel_conflicts("<<<<<<< local\\nmine\\n=======\\ntheirs\\n>>>>>>> remote").split("\\n")
+['<<<<<<< your version', 'mine', '=======', 'theirs', ">>>>>>> the course's new version"]
 """
 from __future__ import annotations
 
