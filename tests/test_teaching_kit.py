@@ -368,9 +368,9 @@ def test_make_lab_runs_tools_lab_with_the_course_config():
     from tools import lab
 
     makefile = (ROOT / "Makefile").read_text()
-    assert re.search(r"^lab: .*\n\t\$\(VENV_BIN\)/python -m tools\.lab notebooks ", makefile, re.M)
-    assert re.search(r"^lab-student: student .*\n\t\$\(VENV_BIN\)/python -m tools\.lab \$\(BUILD\)/student ",
-                     makefile, re.M)
+    # make lab serves the learner's workspace, make lab-student the student edition's (tools/workspace.py).
+    assert re.search(r"^lab: .*\n\t\$\(VENV_BIN\)/python -m tools\.lab --port ", makefile, re.M)
+    assert re.search(r"^lab-student: .*\n\t\$\(VENV_BIN\)/python -m tools\.lab --student --port ", makefile, re.M)
     env = lab.lab_environment({"JUPYTER_CONFIG_PATH": "/elsewhere"})
     assert env["JUPYTER_CONFIG_PATH"].split(os.pathsep) == [str(ROOT / "jupyter-config"), "/elsewhere"]
     assert "--allow-root" in lab.lab_command(Path("notebooks"), 8888, [], as_root=True)
