@@ -64,6 +64,7 @@ help: ## list the targets (the default)
 	@echo "           BINDER_REPO=owner/name (make site: the GitHub repository its Binder links open; default: origin's)"
 	@echo "           FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_SEED=$(FUZZ_SEED) FUZZ_VIEWS_INPLACE=1 TORCH_VERSION=$(TORCH_VERSION)"
 	@echo "           TORCH_INDEX=$(TORCH_INDEX) (make fidelity: where torch comes from; empty: pip's own indexes)"
+	@echo "           OPS='add nn.functional.relu' (make fidelity: regenerate only these OpInfo entries)"
 
 venv: ## create .venv and install minigrad with its course and test tools (PYTHON=python3.12 rebuilds it with that Python)
 	@$(VENV_SH) ensure
@@ -72,7 +73,7 @@ lock: venv ## refresh the pinned versions in constraints.txt and constraints-cla
 	$(VENV_BIN)/python -m pip install -q $(if $(wildcard $(CONSTRAINTS)),-c $(CONSTRAINTS)) uv
 	@mkdir -p $(BUILD)
 	@header="# The versions make installs (tools/venv.sh, make fidelity, make classroom-venv). Made by \`make lock\`\n# with uv pip compile from pyproject.toml; run it again to take newer releases, then make test."; \
-	set -x; printf 'torch==$(TORCH_VERSION)\nuv\n' | $(VENV_BIN)/uv pip compile -q pyproject.toml - --extra course --extra test \
+	set -x; printf 'torch==$(TORCH_VERSION)\nexpecttest\nuv\n' | $(VENV_BIN)/uv pip compile -q pyproject.toml - --extra course --extra test \
 		--universal --python-version 3.10 --no-emit-package torch --no-annotate --no-header -o $(BUILD)/constraints.txt; \
 	printf 'uv\n' | $(VENV_BIN)/uv pip compile -q pyproject.toml - --extra course --extra test --extra classroom \
 		--override classroom/uv-overrides.txt --universal --python-version 3.11 --no-annotate --no-header -o $(BUILD)/constraints-classroom.txt; \
@@ -130,7 +131,11 @@ update: venv ## update the course (git pull), then bring its changes into your w
 test: venv dot ## check your set-up and the course: the unit tests, then every notebook's stored outputs with nbval (notebooks/ and notebooks/zh/); ends with one plain line
 	@$(VENV_BIN)/python -m tools.check
 
-fidelity: $(FIDELITY_STAMP) ## compare minigrad with real PyTorch (in .venv-fidelity): tests/fidelity/ and the fuzzer
+fidelity: $(FIDELITY_STAMP) ## compare minigrad with real PyTorch (in .venv-fidelity): regenerate the API inventory and the OpInfo samples, replay them, tests/fidelity/ and the fuzzer
+	$(FIDELITY_VENV)/bin/python -W ignore -m tools.inventory names
+	$(FIDELITY_VENV)/bin/python -m tools.inventory write
+	$(FIDELITY_VENV)/bin/python -W ignore tests/fidelity/opinfo_generate.py $(OPS)
+	$(FIDELITY_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/opinfo/
 	MINIGRAD_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) MINIGRAD_FUZZ_VIEWS_INPLACE=$(FUZZ_VIEWS_INPLACE) $(FIDELITY_VENV)/bin/python -m pytest -q -p no:cacheprovider \
 		$(if $(FUZZ_SEED),--hypothesis-seed=$(FUZZ_SEED)) tests/fidelity/
 
@@ -145,7 +150,7 @@ $(FIDELITY_STAMP): pyproject.toml $(CONSTRAINTS)
 	@! $(FIDELITY_VENV)/bin/python -m pip list 2>/dev/null | grep -i '^nvidia-' || { \
 		echo "pip installed PyTorch's CUDA build (the nvidia-* packages above, several GB): make fidelity needs only the CPU build." >&2; \
 		echo "Remove $(FIDELITY_VENV) and run again with TORCH_INDEX=https://download.pytorch.org/whl/cpu reachable." >&2; exit 1; }
-	$(FIDELITY_VENV)/bin/python -m pip install -q -c $(CONSTRAINTS) -e '.[test]'
+	$(FIDELITY_VENV)/bin/python -m pip install -q -c $(CONSTRAINTS) -e '.[test]' expecttest
 	@touch $@
 
 execute: venv dot ## re-run every notebook in place (English, then the Chinese edition rebuilt from its catalogs); FRESH=1 also stores outputs nbval ignores
