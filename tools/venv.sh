@@ -112,8 +112,10 @@ install() {
         echo "Creating $VENV with $PYTHON (Python ${found%% *})"
         "$PYTHON" -m venv "$VENV" || { rm -rf "$VENV"
             say "Could not create a virtual environment. On Debian/Ubuntu: sudo apt-get install python3-venv"; exit 1; }
+        echo "Installing minigrad and its tools into $VENV, at the versions of $CONSTRAINTS: $ABOUT"
+    else
+        echo "Updating $VENV to pyproject.toml and $CONSTRAINTS (changed since it was installed)"
     fi
-    echo "Installing minigrad and its tools into $VENV, at the versions of $CONSTRAINTS: $ABOUT"
     local pins=(); [ -e "$CONSTRAINTS" ] && pins=(-c "$CONSTRAINTS")
     "$VENV/bin/python" -m pip install --progress-bar off "${pins[@]}" -e '.[course,test]' | \
         awk '/^(Collecting|Processing) /{n++; sub(".*/", "", $2); printf "  %3d %s\n", n, $2; fflush()} /^Successfully installed/{print "  installed " NF - 2 " packages"}'
