@@ -44,12 +44,21 @@ IS_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo yes)
 # Where make can install Chromium itself (root with apt-get), the browser test must run, not skip.
 CAN_APT := $(if $(IS_ROOT),$(shell command -v apt-get >/dev/null && echo 1))
 BUILD := build
+# Lecturing (make slides, make lecture, make site) uses the course environment this machine
+# already has: .venv, or a hub's .venv-classroom; with neither, `make venv` creates .venv.
+COURSE_PYTHON = for v in $(VENV) $(CLASSROOM_VENV); do [ -x $$v/bin/python ] && { echo $$v/bin/python; exit; }; done; echo $(VENV)/bin/python
+TRANSLATIONS := zh
+# reveal.js and MathJax for the decks, from npm (tools/reveal/package-lock.json); CDN=1 instead:
+REVEAL := tools/reveal/node_modules
+REVEAL_STAMP := $(REVEAL)/.installed
+REVEAL_CDN := https://cdn.jsdelivr.net/npm/reveal.js@5.2.1
+MATHJAX_CDN := https://cdn.jsdelivr.net/npm/mathjax@3.2.2/es5/tex-chtml.js
 # LAB_TOKEN unset: Jupyter makes a random token. `make lab LAB_TOKEN=` turns it off.
 ifneq ($(origin LAB_TOKEN),undefined)
 TOKEN_ARG := --IdentityProvider.token='$(LAB_TOKEN)'
 endif
 
-.PHONY: help venv dot doctor chromium lab lab-student test fidelity execute bench student slides site browser clean distclean
+.PHONY: help venv course-env dot doctor chromium lab lab-student test fidelity execute bench student slides lecture site browser clean distclean
 
 help: ## list the targets (the default)
 	@echo "minigrad course: make TARGET"
@@ -75,6 +84,16 @@ $(STAMP): pyproject.toml
 	@echo "Installing minigrad and its tools into $(VENV): about 110 packages, 420 MB (about 5 minutes measured on a busy 2-core machine)"
 	@$(VENV)/bin/python -m pip install --progress-bar off -e '.[course,test]' | \
 		awk '/^(Collecting|Processing) /{n++; sub(".*/", "", $$2); printf "  %3d %s\n", n, $$2; fflush()} /^Successfully installed/{print "  installed " NF - 2 " packages"}'
+	@touch $@
+
+course-env: ## the course environment for make slides, lecture and site: .venv or .venv-classroom if either exists, else make venv
+	@[ -x $(VENV)/bin/python ] || [ -x $(CLASSROOM_VENV)/bin/python ] || $(MAKE) --no-print-directory venv
+
+$(REVEAL_STAMP): tools/reveal/package.json tools/reveal/package-lock.json
+	@command -v npm >/dev/null || { echo "make slides copies reveal.js from npm: install Node.js and npm (Debian: apt-get install npm)," \
+		"or run make slides CDN=1 for decks that load it from a CDN" >&2; exit 1; }
+	@echo "Installing reveal.js and MathJax into $(REVEAL) with npm ci (about 8 MB to download, 30 MB on disk)"
+	cd tools/reveal && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
 dot: ## check for Graphviz's dot program (as root on Debian/Ubuntu: install it with apt-get)
@@ -156,11 +175,29 @@ bench: venv ## run every bench/*.py script
 student: venv ## build the student edition in build/student/ (and build/student/zh/): solutions become folded hints
 	$(VENV_BIN)/python -m tools.student_edition notebooks $(BUILD)/student
 
-slides: venv ## build a reveal.js deck per notebook in build/slides/, working offline (CDN=1: reveal.js from a CDN)
-	$(VENV_BIN)/python -m tools.slides notebooks $(BUILD)/slides --reveal-dir $(BUILD)/reveal.js $(if $(filter 1,$(CDN)),--cdn)
+slides: course-env $(if $(filter 1,$(CDN)),,$(REVEAL_STAMP)) ## build a deck per notebook and language in build/slides/ for a lecture hall, working offline (CDN=1: reveal.js from a CDN)
+	@rm -rf $(BUILD)/slides && mkdir -p $(BUILD)/slides/lib/reveal.js $(BUILD)/slides/lib/mathjax/output/chtml/fonts
+	@if [ "$(CDN)" != 1 ]; then cp -R $(REVEAL)/reveal.js/dist $(REVEAL)/reveal.js/plugin $(BUILD)/slides/lib/reveal.js/ && \
+		cp $(REVEAL)/mathjax/es5/tex-chtml.js $(BUILD)/slides/lib/mathjax/ && \
+		cp -R $(REVEAL)/mathjax/es5/output/chtml/fonts/woff-v2 $(BUILD)/slides/lib/mathjax/output/chtml/fonts/; fi
+	@py=$$($(COURSE_PYTHON)); start=$$SECONDS; for edition in . $(TRANSLATIONS); do \
+		lib=$$([ $$edition = . ] && echo lib || echo ../lib); \
+		urls="--SlidesExporter.reveal_url_prefix=$$lib/reveal.js --SlidesExporter.mathjax_url=$$lib/mathjax/tex-chtml.js"; \
+		[ "$(CDN)" != 1 ] || urls="--SlidesExporter.reveal_url_prefix=$(REVEAL_CDN) --SlidesExporter.mathjax_url=$(MATHJAX_CDN)"; \
+		$$py -m nbconvert --config tools/slides_config.py $$urls --output-dir $(BUILD)/slides/$$edition notebooks/$$edition/[0-9][0-9]_*.ipynb \
+			2>&1 | grep -v -e '^\[NbConvertApp\] Writing' -e 'Alternative text' || true; \
+	done; echo "Slides: build/slides/NN_name.slides.html (Chinese: build/slides/zh/), in $$((SECONDS - start)) s; keys in TEACHING.md"
 
-site: venv ## build the course as a static HTML site in build/site/ (open build/site/index.html)
-	$(VENV_BIN)/python -m tools.site notebooks $(BUILD)/site $(if $(BINDER_REPO),--binder-repo $(BINDER_REPO))
+lecture: course-env ## live slides: JupyterLab with RISE on copies of the notebooks cut as make slides cuts them (build/lecture/)
+	@py=$$($(COURSE_PYTHON)); $$py -c 'import jupyterlab_rise' 2>/dev/null || { \
+		echo "Installing jupyterlab-rise into $$(dirname $$(dirname $$py)) (about 16 MB to download, 60 MB on disk)"; \
+		$$py -m pip install -q -e '.[lecture]'; }
+	@py=$$($(COURSE_PYTHON)); for edition in . $(TRANSLATIONS); do \
+		$$py -m nbconvert --config tools/slides_config.py --to notebook --LectureSlides.live=True \
+			--output-dir $(BUILD)/lecture/$$edition notebooks/$$edition/[0-9][0-9]_*.ipynb 2>&1 | grep -v -e '^\[NbConvertApp\] Writing' || true; \
+	done
+	@echo "Open a notebook, run it (Run > Run All Cells), then press Alt+R (or the RISE button) for slides; Shift+Enter runs a cell on a slide."
+	$$($(COURSE_PYTHON)) -m tools.lab $(BUILD)/lecture --port $(PORT) -- $(LAB_ARGS) $(TOKEN_ARG)
 
 browser: venv chromium ## check in headless Chromium what a learner sees in JupyterLab, on the site and in the slides (build/screenshots/)
 	@start=$$SECONDS; set -x; MINIGRAD_REQUIRE_BROWSER=$(CAN_APT) $(VENV_BIN)/python -m pytest -v -p no:cacheprovider \

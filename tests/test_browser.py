@@ -39,7 +39,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from course_server import course_lab, free_port, stop_group  # noqa: E402
-from tools import notebook_metadata, site, slides  # noqa: E402
+from tools import notebook_metadata, site  # noqa: E402
 from tools.course import editions, has_math, notebook_paths, read_notebook  # noqa: E402
 
 NOTEBOOKS = ROOT / "notebooks"
@@ -565,70 +565,112 @@ def test_chinese_site_page_draws_chinese_text(chromium, chinese_notebook, tmp_pa
 
 # --- the slide decks (make slides) ----------------------------------------------------------
 
-# Decks to open: one without formulas that had headings in the middle of cells (07), one with
-# formulas (09), one with the longest output lines (08), and a Chinese one.
-DECKS = ("07_tracing_special_spmm", "08_gradcheck", "09_capstone_sparse_gcn", "zh/07_tracing_special_spmm")
+SLIDES = ROOT / "build" / "slides"
+SCREENS = ((1280, 720), (1920, 1080))
+CANVAS = (1280, 720)        # reveal.js's canvas (tools/templates/lecture), scaled to the screen
 
-# In a deck: go to every slide with reveal.js's API and list each code or output line with a word
-# past the slide's right edge (cut off on the screen; spaces at a line break do not count).
-WALK_DECK = r"""(async () => {
-  const script = [...document.scripts].map(s => s.textContent).join('\n');
-  const url = script.match(/"([^"]*dist\/reveal\.js)"/)[1];
-  const Reveal = await new Promise(resolve => require([url], resolve));
-  const cut = [];
-  for (const slide of Reveal.getSlides()) {
-    const {h, v} = Reveal.getIndices(slide);
-    Reveal.slide(h, v);
-    await new Promise(resolve => setTimeout(resolve, 30));
-    const right = slide.getBoundingClientRect().right;
-    for (const pre of slide.querySelectorAll('pre')) {
-      const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
-      let past = null;
-      for (let node = walker.nextNode(); node && !past; node = walker.nextNode()) {
-        for (const word of node.textContent.matchAll(/\S+/g)) {
-          const range = document.createRange();
-          range.setStart(node, word.index);
-          range.setEnd(node, word.index + word[0].length);
-          if (range.getBoundingClientRect().right > right + 1) { past = word[0]; break; }
-        }
-      }
-      if (past) cut.push(`slide ${h}/${v}: '${past}' in ${pre.textContent.slice(0, 60)}`);
+# In a deck: press the right arrow (a keydown event, as the keyboard sends it to reveal.js) until
+# the last slide, measuring each slide reached on reveal.js's canvas: how far its content reaches
+# down and right, and its smallest code font.
+WALK_DECK = r"""(() => {
+  const canvas = document.querySelector('.reveal .slides'), slides = Reveal.getSlides();
+  const reached = [], overflowing = [];
+  let code = 1000;
+  Reveal.slide(0, 0);
+  for (let step = 0; step <= slides.length; step++) {
+    const slide = Reveal.getCurrentSlide(), index = slides.indexOf(slide);
+    if (reached.includes(index)) break;
+    reached.push(index);
+    const box = canvas.getBoundingClientRect(), scale = Reveal.getScale();
+    let bottom = 0, right = 0;
+    for (const element of slide.querySelectorAll('*')) {
+      if (element.closest('aside.notes')) continue;
+      const r = element.getBoundingClientRect();
+      if (!r.width && !r.height) continue;
+      bottom = Math.max(bottom, (r.bottom - box.top) / scale);
+      right = Math.max(right, (r.right - box.left) / scale);
+      if (element.tagName === 'PRE' && element.textContent.trim())
+        code = Math.min(code, parseFloat(getComputedStyle(element).fontSize));
     }
+    if (bottom > %(height)d + 0.5 || right > %(width)d + 0.5) {
+      const heading = slide.querySelector('h1, h2, h3');
+      overflowing.push(`slide ${index + 1} (${heading ? heading.textContent.replace('¶', '').trim().slice(0, 40) : ''}):`
+                       + ` content reaches ${Math.round(bottom)}px down, ${Math.round(right)}px right`);
+    }
+    if (Reveal.isLastSlide()) break;
+    document.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight', code: 'ArrowRight', keyCode: 39, bubbles: true}));
   }
-  return JSON.stringify({slides: Reveal.getTotalSlides(), cut});
+  const unreachable = slides.map((_, i) => i).filter(i => !reached.includes(i)).map(i => i + 1);
+  return JSON.stringify({slides: slides.length, order: reached.every((i, n) => i === n), overflowing, unreachable, code});
 })()"""
 
 
-@pytest.fixture(scope="module")
-def built_decks(tmp_path_factory, chromium) -> dict[str, Path]:
-    """The decks of DECKS, built as `make slides` builds them (offline, with build/reveal.js)."""
-    offline = ROOT / "build" / "reveal.js"
-    try:
-        slides.fetch_offline_copy(offline)
-    except slides.NoOfflineCopy as reason:
-        pytest.skip(f"no offline copy of reveal.js ({reason}): `make slides` would use a CDN")
-    source = tmp_path_factory.mktemp("notebooks")
-    for name in DECKS:
-        (source / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(NOTEBOOKS / f"{name}.ipynb", source / f"{name}.ipynb")
-    written = slides.build(source, tmp_path_factory.mktemp("slides"), offline)
-    return {name: next(deck for deck in written if deck.as_posix().endswith(f"/{name}.slides.html"))
-            for name in DECKS}
+def deck_paths() -> list[Path]:
+    """Every deck `make slides` writes, both editions, failing when one is missing or older than
+    its notebook."""
+    decks = []
+    for language, folder in editions(NOTEBOOKS).items():
+        for notebook in notebook_paths(folder):
+            deck = SLIDES / ("" if language == "en" else language) / f"{notebook.stem}.slides.html"
+            assert deck.exists() and deck.stat().st_mtime >= notebook.stat().st_mtime, \
+                f"{deck.relative_to(ROOT)} is missing or older than its notebook: run `make slides` (make browser does)"
+            decks.append(deck)
+    return decks
 
 
-@pytest.mark.parametrize("name", DECKS)
-def test_deck_works_offline_without_errors_and_shows_whole_lines(chromium, built_decks, name, tmp_path):
-    deck = built_decks[name]
+def walk_deck(page: Page, deck: Path, size: tuple[int, int]) -> dict:
+    """Open ``deck`` on a screen of ``size`` and walk it with the right arrow (WALK_DECK)."""
+    width, height = size
+    page.call("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1, mobile=False)
+    page.call("Page.navigate", url=deck.as_uri())
+    assert page.wait_for("document.querySelector('.reveal.ready') !== null", 60), f"{deck.name}: reveal.js did not start"
+    if page.evaluate("!!window.MathJax"):
+        assert page.wait_for("!!(MathJax.startup && MathJax.startup.promise)", 30), f"{deck.name}: MathJax did not start"
+        page.evaluate("MathJax.startup.promise.then(() => true)", await_promise=True)
+    return json.loads(page.evaluate(WALK_DECK % {"width": CANVAS[0], "height": CANVAS[1]}))
+
+
+def test_every_slide_of_every_deck_fits_the_screen_and_the_arrow_reaches_it(chromium, tmp_path, progress):
+    """Every deck of both editions, at 1280x720 and at 1920x1080: the right arrow alone walks
+    every slide in order, no slide's content runs past the screen, code is at least 20px on the
+    1280x720 canvas, and the deck loads nothing from the network and logs no error."""
+    decks = deck_paths()
+    counts = {"decks": len(decks), "slides": 0, "overflowing": 0, "unreachable": 0, "per_deck": {}}
+    problems = []
+    with devtools_page(chromium, tmp_path / "profile") as page:
+        for deck in decks:
+            name = deck.relative_to(SLIDES).as_posix()
+            for size in SCREENS:
+                walked = walk_deck(page, deck, size)
+                label = f"{name} at {size[0]}x{size[1]}"
+                problems += [f"{label}: {text}" for text in walked["overflowing"]]
+                if walked["unreachable"] or not walked["order"]:
+                    problems.append(f"{label}: the right arrow never reaches slides {walked['unreachable']}"
+                                    f"{'' if walked['order'] else ', or not in order'}")
+                if walked["code"] < 20:
+                    problems.append(f"{label}: code at {walked['code']}px (at least 20px on the canvas)")
+                counts["overflowing"] += len(walked["overflowing"])
+                counts["unreachable"] += len(walked["unreachable"])
+            counts["slides"] += walked["slides"]
+            counts["per_deck"][name] = walked["slides"]
+            progress(f"{name}: {walked['slides']} slides walked at {' and '.join(f'{w}x{h}' for w, h in SCREENS)}")
+        page.evaluate("1")
+        online = [url for url in page.requested() if not url.startswith(("file:", "data:"))]
+        logged = page.problems()
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    (SCREENSHOTS / "slides.json").write_text(json.dumps(counts, indent=1) + "\n", encoding="utf-8")
+    progress(f"decks {counts['decks']}, slides {counts['slides']}, overflowing {counts['overflowing']}, "
+             f"unreachable {counts['unreachable']} (build/screenshots/slides.json)")
+    assert not online, f"the decks ask the network for {online[:5]}"
+    assert not logged, f"the decks' console shows {logged[:5]}"
+    assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:40])
+
+
+def test_a_deck_with_formulas_typesets_them_offline(chromium, tmp_path):
+    deck = next(path for path in deck_paths() if has_math(read_notebook(NOTEBOOKS / f"{path.name[:-len('.slides.html')]}.ipynb")))
     with devtools_page(chromium, tmp_path / "profile", deck.as_uri()) as page:
-        assert page.wait_for("document.querySelector('.reveal.ready') !== null", 60), f"{name}: reveal.js did not start"
-        walked = json.loads(page.evaluate(WALK_DECK, await_promise=True))
-        time.sleep(1)
-        page.evaluate("1")   # collect what the page logged meanwhile
-        requested, problems = page.requested(), page.problems()
-    online = [url for url in requested if not url.startswith(("file:", "data:"))]
-    assert not online, f"{name}: the offline deck asks the network for {online}"
-    assert not problems, f"{name}: the deck's console shows {problems}"
-    assert walked["slides"] >= 8
-    assert not walked["cut"], f"{name}: code lines cut off at the right edge: {walked['cut']}"
-    if has_math(read_notebook(NOTEBOOKS / f"{name}.ipynb")):
-        assert any("mathjax" in url.lower() for url in requested), f"{name}: formulas but no MathJax"
+        typeset = page.wait_for("document.querySelectorAll('mjx-container').length || null", 60)
+        requested = page.requested()
+    assert typeset, f"{deck.name}: no formula typeset by MathJax"
+    assert any("mathjax" in url for url in requested) and all(url.startswith(("file:", "data:")) for url in requested)
+    screenshot(chromium, deck.as_uri() + "#/0", tmp_path / "shot", f"slides_{deck.stem}.png", "1280,720")
