@@ -58,7 +58,7 @@ ifneq ($(origin LAB_TOKEN),undefined)
 TOKEN_ARG := --IdentityProvider.token='$(LAB_TOKEN)'
 endif
 
-.PHONY: help venv course-env dot doctor chromium lab lab-student test fidelity execute bench student slides lecture site browser clean distclean
+.PHONY: help venv course-env lecture-env dot doctor chromium lab lab-student test fidelity execute bench student slides lecture site browser clean distclean
 
 help: ## list the targets (the default)
 	@echo "minigrad course: make TARGET"
@@ -88,6 +88,11 @@ $(STAMP): pyproject.toml
 
 course-env: ## the course environment for make slides, lecture and site: .venv or .venv-classroom if either exists, else make venv
 	@[ -x $(VENV)/bin/python ] || [ -x $(CLASSROOM_VENV)/bin/python ] || $(MAKE) --no-print-directory venv
+
+lecture-env: course-env ## install jupyterlab-rise (live slides) into the course environment, if it is missing
+	@py=$$($(COURSE_PYTHON)); $$py -c 'import jupyterlab_rise' 2>/dev/null || { \
+		echo "Installing jupyterlab-rise into $$(dirname $$(dirname $$py)) (about 16 MB to download, 60 MB on disk)"; \
+		$$py -m pip install -q -e '.[lecture]'; }
 
 $(REVEAL_STAMP): tools/reveal/package.json tools/reveal/package-lock.json
 	@command -v npm >/dev/null || { echo "make slides copies reveal.js from npm: install Node.js and npm (Debian: apt-get install npm)," \
@@ -188,18 +193,16 @@ slides: course-env $(if $(filter 1,$(CDN)),,$(REVEAL_STAMP)) ## build a deck per
 			2>&1 | grep -v -e '^\[NbConvertApp\] Writing' -e 'Alternative text' || true; \
 	done; echo "Slides: build/slides/NN_name.slides.html (Chinese: build/slides/zh/), in $$((SECONDS - start)) s; keys in TEACHING.md"
 
-lecture: course-env ## live slides: JupyterLab with RISE on copies of the notebooks cut as make slides cuts them (build/lecture/)
-	@py=$$($(COURSE_PYTHON)); $$py -c 'import jupyterlab_rise' 2>/dev/null || { \
-		echo "Installing jupyterlab-rise into $$(dirname $$(dirname $$py)) (about 16 MB to download, 60 MB on disk)"; \
-		$$py -m pip install -q -e '.[lecture]'; }
+lecture: lecture-env ## live slides: JupyterLab with RISE on copies of the notebooks, cut as make slides cuts them (build/lecture/)
 	@py=$$($(COURSE_PYTHON)); for edition in . $(TRANSLATIONS); do \
 		$$py -m nbconvert --config tools/slides_config.py --to notebook --LectureSlides.live=True \
 			--output-dir $(BUILD)/lecture/$$edition notebooks/$$edition/[0-9][0-9]_*.ipynb 2>&1 | grep -v -e '^\[NbConvertApp\] Writing' || true; \
+		cp tools/templates/lecture/static/rise.css $(BUILD)/lecture/$$edition/; \
 	done
-	@echo "Open a notebook, run it (Run > Run All Cells), then press Alt+R (or the RISE button) for slides; Shift+Enter runs a cell on a slide."
+	@echo "Open a notebook, press Alt+R (or the RISE button): Space moves on, Ctrl+Enter runs the selected cell (TEACHING.md)."
 	$$($(COURSE_PYTHON)) -m tools.lab $(BUILD)/lecture --port $(PORT) -- $(LAB_ARGS) $(TOKEN_ARG)
 
-browser: venv chromium ## check in headless Chromium what a learner sees in JupyterLab, on the site and in the slides (build/screenshots/)
+browser: venv chromium lecture-env slides ## check in headless Chromium what a learner sees in JupyterLab, on the site and in the slides (build/screenshots/)
 	@start=$$SECONDS; set -x; MINIGRAD_REQUIRE_BROWSER=$(CAN_APT) $(VENV_BIN)/python -m pytest -v -p no:cacheprovider \
 		--durations=5 tests/test_browser.py; { set +x; } 2>/dev/null; echo "::: browser tests took $$((SECONDS - start)) s"
 

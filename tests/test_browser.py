@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import importlib.util
 import io
 import json
 import os
@@ -674,3 +675,71 @@ def test_a_deck_with_formulas_typesets_them_offline(chromium, tmp_path):
     assert typeset, f"{deck.name}: no formula typeset by MathJax"
     assert any("mathjax" in url for url in requested) and all(url.startswith(("file:", "data:")) for url in requested)
     screenshot(chromium, deck.as_uri() + "#/0", tmp_path / "shot", f"slides_{deck.stem}.png", "1280,720")
+
+
+# --- live slides in JupyterLab (make lecture: RISE) ------------------------------------------
+
+def press(page: Page, key: str, code: str, key_code: int, modifiers: int = 0) -> None:
+    for kind in ("keyDown", "keyUp"):
+        page.call("Input.dispatchKeyEvent", type=kind, key=key, code=code, windowsVirtualKeyCode=key_code,
+                  nativeVirtualKeyCode=key_code, modifiers=modifiers)
+
+
+PRESENT = "document.querySelector('.reveal .slides > section.present')"
+PROMPTS = f"[...{PRESENT}.querySelectorAll('.jp-CodeCell .jp-InputPrompt')].map(e => e.innerText.trim())"
+
+
+def test_live_slides_in_jupyterlab_run_the_cells_on_the_slide(chromium, tmp_path, progress):
+    """`make lecture`'s copy of 00 (outputs cleared here, so that only a run can show them) opened
+    as live slides (RISE) in the course's JupyterLab: Space walks the slides, Ctrl+Enter runs the
+    set-up cell on its slide, and then the selected cell of a later slide, whose output appears."""
+    if importlib.util.find_spec("jupyterlab_rise") is None:
+        reason = "jupyterlab-rise is not installed (make lecture-env installs it)"
+        if os.environ.get("MINIGRAD_REQUIRE_BROWSER") == "1":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    import nbformat
+
+    from tools import slides
+
+    notebook = NOTEBOOKS / PREFERRED_NOTEBOOK
+    nb = read_notebook(notebook)
+    live = slides.live_notebook(nb, slides.lecture_deck(nb)[0])
+    for cell in live.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    root = tmp_path / "lecture"
+    root.mkdir()
+    nbformat.write(live, str(root / notebook.name))
+    shutil.copy(ROOT / "tools" / "templates" / "lecture" / "static" / "rise.css", root)
+    target = next(i for i, cell in enumerate(live.cells) if i > 1 and cell.cell_type == "code"
+                  and cell.metadata.slideshow["slide_type"] != "skip" and "print(x)" in cell.source)
+    slide = sum(cell.metadata.slideshow["slide_type"] == "slide" for cell in live.cells[:target + 1]) - 1
+    with course_lab(tmp_path / "home", root) as (base_url, _log), \
+            devtools_page(chromium, tmp_path / "profile", f"{base_url}/rise/{notebook.name}") as page:
+        page.call("Emulation.setDeviceMetricsOverride", width=1280, height=720, deviceScaleFactor=1, mobile=False)
+        assert page.wait_for(f"{PRESENT} !== null && document.querySelector('.jp-CodeCell') !== null", 120), \
+            "RISE did not show the notebook as slides"
+        time.sleep(3)
+        press(page, " ", "Space", 32)
+        assert page.wait_for(f"{PRESENT}.innerText.includes('import minigrad as torch') || null", 20)
+        time.sleep(1)                                         # RISE selects the slide's code cell
+        press(page, "Enter", "Enter", 13, modifiers=2)        # Ctrl+Enter
+        assert page.wait_for(f"{PROMPTS}.includes('[1]:') || null", 60), "the set-up cell did not run"
+        progress(f"live slides: set-up cell run; Space to slide {slide + 1}")
+        for _ in range(slide - 1):
+            press(page, " ", "Space", 32)
+            time.sleep(0.3)
+        assert page.wait_for(f"[...document.querySelectorAll('.reveal .slides > section')].indexOf({PRESENT}) === {slide}", 20)
+        box = json.loads(page.evaluate(f"JSON.stringify({PRESENT}.querySelector('.jp-CodeCell .jp-InputPrompt').getBoundingClientRect())"))
+        for kind in ("mousePressed", "mouseReleased"):
+            page.call("Input.dispatchMouseEvent", type=kind, x=box["x"] + 5, y=box["y"] + 5, button="left", clickCount=1)
+        time.sleep(0.5)
+        press(page, "Enter", "Enter", 13, modifiers=2)
+        output = page.wait_for(f"[...{PRESENT}.querySelectorAll('.jp-OutputArea-output')].map(e => e.innerText).join('') || null", 60)
+        code_px = page.evaluate(f"parseFloat(getComputedStyle({PRESENT}.querySelector('.cm-content')).fontSize)")
+        shot = page.call("Page.captureScreenshot", format="png")["data"]
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    (SCREENSHOTS / "live_slides_00.png").write_bytes(base64.b64decode(shot))
+    assert output and "tensor([1., 2., 3.])" in output, f"the cell on slide {slide + 1} printed {output!r}"
+    assert code_px >= 20, f"code on the live slides is {code_px}px (rise.css)"

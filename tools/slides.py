@@ -465,11 +465,14 @@ def lecture_deck(nb, language: str = "en") -> tuple[nbformat.NotebookNode, int]:
 
 def live_notebook(nb, deck) -> nbformat.NotebookNode:
     """A copy of ``nb`` whose cells carry the deck's cut as slide metadata, for RISE: a cell
-    starts a slide when its first piece does in ``deck``; a cell is never split."""
+    starts a slide when its first piece does in ``deck``; a cell is never split; the set-up
+    cell gets a slide of its own, to be run first."""
     kinds: dict[int, str] = {}
     for cell in deck.cells:
         kinds.setdefault(cell.metadata["origin"], cell.metadata["slideshow"]["slide_type"])
     live = copy.deepcopy(nb)
+    setup = next((i for i, cell in enumerate(nb.cells) if cell.cell_type == "code"), None)
+    kinds[setup] = "slide"                # the lecturer runs it first, on the slide after the title
     for index, cell in enumerate(live.cells):
         cell.metadata["slideshow"] = {"slide_type": kinds.get(index, "skip")}
     live.metadata["rise"] = {"scroll": True, "center": False, "slideNumber": "c/t", "transition": "none",
