@@ -58,7 +58,7 @@ ifneq ($(origin LAB_TOKEN),undefined)
 TOKEN_ARG := --IdentityProvider.token='$(LAB_TOKEN)'
 endif
 
-.PHONY: help venv course-env lecture-env dot doctor chromium lab lab-student test fidelity execute bench student slides lecture site browser clean distclean
+.PHONY: help venv course-env lecture-env site-env dot doctor chromium lab lab-student test fidelity execute bench student slides lecture site browser clean distclean
 
 help: ## list the targets (the default)
 	@echo "minigrad course: make TARGET"
@@ -93,6 +93,11 @@ lecture-env: course-env ## install jupyterlab-rise (live slides) into the course
 	@py=$$($(COURSE_PYTHON)); $$py -c 'import jupyterlab_rise' 2>/dev/null || { \
 		echo "Installing jupyterlab-rise into $$(dirname $$(dirname $$py)) (about 16 MB to download, 60 MB on disk)"; \
 		$$py -m pip install -q -e '.[lecture]'; }
+
+site-env: course-env ## install Sphinx, MyST-NB and the book theme (make site) into the course environment, if missing
+	@py=$$($(COURSE_PYTHON)); $$py -c 'import myst_nb, sphinx_book_theme' 2>/dev/null || { \
+		echo "Installing Sphinx, MyST-NB and sphinx-book-theme into $$(dirname $$(dirname $$py)) (27 packages, about 80 MB)"; \
+		$$py -m pip install -q -e '.[site]'; }
 
 $(REVEAL_STAMP): tools/reveal/package.json tools/reveal/package-lock.json
 	@command -v npm >/dev/null || { echo "make slides copies reveal.js from npm: install Node.js and npm (Debian: apt-get install npm)," \
@@ -193,6 +198,10 @@ slides: course-env $(if $(filter 1,$(CDN)),,$(REVEAL_STAMP)) ## build a deck per
 			2>&1 | grep -v -e '^\[NbConvertApp\] Writing' -e 'Alternative text' || true; \
 	done; echo "Slides: build/slides/NN_name.slides.html (Chinese: build/slides/zh/), in $$((SECONDS - start)) s; keys in TEACHING.md"
 
+site: site-env ## build the course as a web site in build/site/, both editions (Sphinx, MyST-NB, the book theme)
+	@start=$$SECONDS; $$($(COURSE_PYTHON)) -m tools.site notebooks $(BUILD)/site $(if $(BINDER_REPO),--binder-repo $(BINDER_REPO)); \
+		echo "::: make site took $$((SECONDS - start)) s"
+
 lecture: lecture-env ## live slides: JupyterLab with RISE on copies of the notebooks, cut as make slides cuts them (build/lecture/)
 	@py=$$($(COURSE_PYTHON)); for edition in . $(TRANSLATIONS); do \
 		$$py -m nbconvert --config tools/slides_config.py --to notebook --LectureSlides.live=True \
@@ -202,7 +211,7 @@ lecture: lecture-env ## live slides: JupyterLab with RISE on copies of the noteb
 	@echo "Open a notebook, press Alt+R (or the RISE button): Space moves on, Ctrl+Enter runs the selected cell (TEACHING.md)."
 	$$($(COURSE_PYTHON)) -m tools.lab $(BUILD)/lecture --port $(PORT) -- $(LAB_ARGS) $(TOKEN_ARG)
 
-browser: venv chromium lecture-env slides ## check in headless Chromium what a learner sees in JupyterLab, on the site and in the slides (build/screenshots/)
+browser: venv chromium lecture-env slides site ## check in headless Chromium what a learner sees in JupyterLab, on the site and in the slides (build/screenshots/)
 	@start=$$SECONDS; set -x; MINIGRAD_REQUIRE_BROWSER=$(CAN_APT) $(VENV_BIN)/python -m pytest -v -p no:cacheprovider \
 		--durations=5 tests/test_browser.py; { set +x; } 2>/dev/null; echo "::: browser tests took $$((SECONDS - start)) s"
 

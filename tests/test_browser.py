@@ -3,12 +3,18 @@
 1. A stored notebook opened in JupyterLab, before anything is run: the backward-graph picture
    stored in the notebook is rendered in an output area (checked in the page's DOM) and painted
    on screen (its exact pixels are found in a screenshot).
-2. The same for the notebook's page of the HTML site (``make site``).
+2. The notebook's page of the site (``make site``): the stored graph is painted, the worked
+   solutions and "Under the hood" listings are folded, nothing comes from the network, and the
+   language switch leads to the Chinese page and back.
 3. No "Jupyter news" pop-up; every notebook opened in the course's JupyterLab, with a kernel whose
    Python version the file does not name, is not marked modified, and git sees no change.
 4. Chinese text is drawn with a CJK font, in JupyterLab and on the site.
-5. The slide decks (``make slides``) load nothing from the network, log no error, start a slide
-   at every heading and show every code line whole.
+5. Every slide deck of both editions (``make slides``) at 1280x720 and 1920x1080: the right
+   arrow reaches every slide in order, no slide overflows, code is at least 20px, nothing comes
+   from the network, no error is logged; formulas are typeset offline. The counts go to
+   ``build/screenshots/slides.json``.
+6. Live slides (``make lecture``): 00 opened with RISE in the course's JupyterLab, cells run on
+   their slides.
 
 Screenshots, and close-ups of the graph in them (``*_graph.png``), are kept in
 ``build/screenshots/`` for a person to look at. Without a ``chromium``
@@ -40,7 +46,6 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from course_server import course_lab, free_port, stop_group  # noqa: E402
-from tools import notebook_metadata, site  # noqa: E402
 from tools.course import editions, has_math, notebook_paths, read_notebook  # noqa: E402
 
 NOTEBOOKS = ROOT / "notebooks"
@@ -250,25 +255,67 @@ def test_jupyterlab_shows_the_stored_graph_before_anything_runs(chromium, jupyte
     save_close_up(shot, found, graph)
 
 
-def test_site_page_shows_the_graph_without_scripts_or_network(chromium, notebook, tmp_path):
+SITE = ROOT / "build" / "site"
+
+
+def site_page(relative: str) -> Path:
+    """A page of the site `make site` built (make browser builds it), failing when it is missing
+    or older than its notebook."""
+    page = SITE / relative
+    notebook = NOTEBOOKS / relative.replace(".html", ".ipynb")
+    assert page.exists() and (not notebook.exists() or page.stat().st_mtime >= notebook.stat().st_mtime), \
+        f"{page.relative_to(ROOT)} is missing or older than its notebook: run `make site` (make browser does)"
+    return page
+
+
+# In a site page: the pictures of the article; then one of them scrolled into view, whether it
+# was painted (decoded, with a size), and how many folded cells are closed.
+SITE_IMAGES = "JSON.stringify([...document.querySelectorAll('article img')].map(image => image.src))"
+SITE_PROBE = r"""(() => {
+  const image = document.querySelectorAll('article img')[%d];
+  image.scrollIntoView();
+  return JSON.stringify({painted: image.complete && image.naturalWidth > 0 && image.getBoundingClientRect().height > 0,
+                         folded: [...document.querySelectorAll('details.hide')].filter(d => !d.open).length});
+})()"""
+
+
+def test_site_page_shows_the_stored_graph_and_folds_solutions(chromium, notebook, tmp_path):
     graph, heading = stored_graph(notebook)
-    (tmp_path / "notebooks").mkdir()
-    shutil.copy(notebook, tmp_path / "notebooks")
-    pages = site.build(tmp_path / "notebooks", tmp_path / "site")
-    page = next(path for path in pages if path.stem == notebook.stem)
-    url = page.as_uri()
+    page = site_page(f"{notebook.stem}.html")
+    with devtools_page(chromium, tmp_path / "profile", page.as_uri()) as tab:
+        assert tab.wait_for("document.readyState === 'complete'", 60)
+        sources = json.loads(tab.evaluate(SITE_IMAGES))
+        files = [Path(urllib.request.url2pathname(src[len("file://"):])) for src in sources if src.startswith("file://")]
+        index = next((i for i, path in enumerate(files) if base64.b64encode(path.read_bytes()).decode() == graph), None)
+        assert index is not None, f"the stored graph under '{heading}' is not a picture of {page.name} ({sources})"
+        found = json.loads(tab.evaluate(SITE_PROBE % index))
+        tab.evaluate("1")
+        requested = tab.requested()
+    assert found["painted"], f"the graph of {page.name} is not painted"
+    folded = sum(bool({"solution", "under-the-hood"} & set(cell.metadata.get("tags", [])))
+                 for cell in read_notebook(notebook).cells)
+    assert found["folded"] == folded, f"{page.name}: {found['folded']} folded cells, the notebook has {folded}"
+    assert all(url.startswith(("file:", "data:")) for url in requested), \
+        f"{page.name} asks the network for {[u for u in requested if not u.startswith(('file:', 'data:'))]}"
+    screenshot(chromium, page.as_uri(), tmp_path / "shot", f"site_{notebook.stem}.png", "1280,1600")
 
-    dom = run_chromium(chromium, url, tmp_path / "profile", "--window-size=1200,6000", "--dump-dom")
-    rendered = [classes for src, classes in images_in(dom) if src == f"data:image/png;base64,{graph}"]
-    assert rendered and any("jp-OutputArea-output" in classes for classes in rendered), \
-        f"the stored graph of {notebook.name} is not in an output area of {page.name}"
 
-    # A tall window instead of scrolling: headless Chromium paints a scrolled-to anchor blank.
-    shot = screenshot(chromium, url, tmp_path / "profile", f"site_{notebook.stem}.png", "1200,6000")
-    assert_not_blank(shot)
-    found = find_picture(shot, graph)
-    assert found is not None, f"the graph under '{heading}' is not visible in {shot.relative_to(ROOT)}"
-    save_close_up(shot, found, graph)
+def test_site_language_switch_leads_to_the_same_page_in_the_other_edition_and_back(chromium, notebook, tmp_path):
+    english = site_page(f"{notebook.stem}.html")
+    with devtools_page(chromium, tmp_path / "profile", english.as_uri()) as tab:
+        visited = []
+        for _ in range(2):
+            assert tab.wait_for("document.readyState === 'complete' && document.querySelector('a.language-switch') !== null", 60)
+            visited.append((tab.evaluate("location.href"), tab.evaluate("document.documentElement.lang"),
+                            tab.evaluate("document.querySelector('article h1').textContent")))
+            tab.evaluate("document.querySelector('a.language-switch').click()")
+            time.sleep(2)
+        assert tab.wait_for("document.readyState === 'complete'", 60)
+        visited.append((tab.evaluate("location.href"), tab.evaluate("document.documentElement.lang"), ""))
+    (en_url, en_lang, en_title), (zh_url, zh_lang, zh_title), (back_url, _, _) = visited
+    assert en_lang == "en" and zh_lang == "zh", visited
+    assert zh_url == (SITE / "zh" / english.name).as_uri() and back_url == english.as_uri(), visited
+    assert en_title[:2] == zh_title[:2] == notebook.name[:2] and re.search(r"[\u4e00-\u9fff]", zh_title), visited
 
 
 def test_course_server_shows_no_jupyter_news_pop_up(chromium, jupyterlab, notebook, tmp_path):
@@ -554,14 +601,10 @@ def test_chinese_notebook_in_jupyterlab_draws_chinese_text(chromium, chinese_not
 
 
 def test_chinese_site_page_draws_chinese_text(chromium, chinese_notebook, tmp_path):
-    source = tmp_path / "notebooks"
-    shutil.copytree(chinese_notebook.parent, source / "zh", ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
-    shutil.copy(NOTEBOOKS / chinese_notebook.name, source)
-    pages = site.build(source, tmp_path / "site")
-    page = next(path for path in pages if path.parent.name == "zh" and path.stem == chinese_notebook.stem)
+    page = site_page(f"zh/{chinese_notebook.stem}.html")
     probe = evaluate_when_ready(chromium, page.as_uri(), CJK_PROBE, tmp_path / "profile")
     assert_chinese_is_drawn(probe, f"the site's zh/{page.name}")
-    screenshot(chromium, page.as_uri(), tmp_path / "profile", f"site_zh_{chinese_notebook.stem}.png", "1200,1600")
+    screenshot(chromium, page.as_uri(), tmp_path / "profile", f"site_zh_{chinese_notebook.stem}.png", "1280,1600")
 
 
 # --- the slide decks (make slides) ----------------------------------------------------------

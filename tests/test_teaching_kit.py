@@ -588,146 +588,32 @@ def test_course_env_reuses_the_classroom_environment(tmp_path):
         == ".venv/bin/python"
 
 
-# --- 4. The HTML site -----------------------------------------------------------------------
+# --- 4. The site (tools/site.py: Sphinx with MyST-NB; make browser builds and opens it) -----------
 
-class PageReader(HTMLParser):
-    """Scripts, style sheets, pictures and folded solutions of a page."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.scripts, self.stylesheets, self.images, self.links = [], [], [], []
-        self.details = 0
-
-    def handle_starttag(self, tag, attrs):
-        attributes = dict(attrs)
-        if tag == "script":
-            self.scripts.append(attributes)
-        elif tag == "link" and attributes.get("rel") == "stylesheet":
-            self.stylesheets.append(attributes.get("href", ""))
-        elif tag == "img":
-            self.images.append(attributes)
-        elif tag == "a":
-            self.links.append(attributes.get("href", ""))
-        elif tag == "details":
-            self.details += 1
-
-
-@pytest.fixture(scope="module")
-def site_pages(tmp_path_factory):
-    target = tmp_path_factory.mktemp("site")
-    return site.build(NOTEBOOKS, target, repository="someone/minigrad")
-
-
-def read_page(path: Path) -> PageReader:
-    reader = PageReader()
-    reader.feed(path.read_text(encoding="utf-8"))
-    return reader
-
-
-def test_index_is_the_course_map(site_pages):
-    index = site_pages[0]
-    assert index.name == "index.html"
-    page = index.read_text(encoding="utf-8")
-    links = read_page(index).links
-    for path in NOTEBOOK_PATHS:
-        intro = notebook_intro(read_notebook(path), path.stem)
-        assert f"{path.stem}.html" in links
-        assert intro.question and re.sub(r"`([^`]*)`", r"<code>\1</code>", intro.question)[:40] in page
-        assert intro.learn, f"{path.name}: no 'You will learn' bullets in the first cell"
-    assert not read_page(index).scripts
-
-
-@by_name(NOTEBOOK_PATHS)
-def test_site_page_embeds_pictures_and_reads_without_network(path, site_pages):
-    page = next(out for out in site_pages if out.stem == path.stem)
-    reader = read_page(page)
-    nb = read_notebook(path)
-    stored_pngs = ["".join(output["data"]["image/png"].split()) for cell in nb.cells
-                   for output in cell.get("outputs", []) if "image/png" in output.get("data", {})]
-    embedded = [image.get("src", "") for image in reader.images]
-    assert len(embedded) == len(stored_pngs)
-    assert all(f"data:image/png;base64,{png}" in embedded for png in stored_pngs)
-    graphs = [image for image in reader.images if image.get("alt", "").startswith("Backward graph")]
-    if any(o.get("data", {}).get("text/plain", "").startswith("Backward graph")
-           for cell in nb.cells for o in cell.get("outputs", [])):
-        assert graphs, "a graph picture lost its description (alt text)"
-
-    external = [s.get("src") for s in reader.scripts if s.get("src")]
-    # Only MathJax, loaded without blocking and only where there is math; nothing else.
-    assert all("mathjax" in src.lower() and "async" in s for s in reader.scripts
-               if (src := s.get("src"))), external
-    assert not [href for href in reader.stylesheets if "://" in href]
-    assert reader.details == sum(bool({"solution", "under-the-hood"} & set(tags(cell))) for cell in nb.cells)
-    assert "index.html" in reader.links
-
-
-def test_site_has_every_markdown_page_and_a_language_switch_on_every_page(tmp_path):
+def test_site_sources_fold_solutions_and_listings_and_map_the_course(tmp_path):
     source = tmp_path / "notebooks"
     source.mkdir()
     for path in NOTEBOOK_PATHS[:2]:
-        (source / path.name).write_bytes(path.read_bytes())
-    (source / "ctx_cheatsheet.md").write_text("# ctx on one page\n\n| member | what |\n|---|---|\n"
-                                              "| `ctx.saved_tensors` | see [05](05_save_for_backward.ipynb) |\n")
-    fake_translation(source, {NOTEBOOK_PATHS[0].name})
-    (source / "zh" / "ctx_cheatsheet.md").write_text("# ctx 一页纸\n\n上下文。\n", encoding="utf-8")
-    pages = site.build(source, tmp_path / "site")
-    names = {page.relative_to(tmp_path / "site").as_posix() for page in pages}
-    first, second = NOTEBOOK_PATHS[0].stem, NOTEBOOK_PATHS[1].stem
-    assert names == {"index.html", f"{first}.html", f"{second}.html", "ctx_cheatsheet.html",
-                     "zh/index.html", f"zh/{first}.html", "zh/ctx_cheatsheet.html"}
-
-    cheatsheet = (tmp_path / "site" / "ctx_cheatsheet.html").read_text(encoding="utf-8")
-    assert "<table>" in cheatsheet and 'href="05_save_for_backward.html"' in cheatsheet
-    assert 'href="ctx_cheatsheet.html"' in (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
-    assert 'href="ctx_cheatsheet.html"' in (tmp_path / "site" / "zh" / "index.html").read_text(encoding="utf-8")
-
-    def language_links(name):
-        return sorted({href for href, lang in re.findall(r'<a class="language" href="([^"]+)" hreflang="(\w+)"',
-                                                  re.sub(r'(<a class="language") (hreflang="\w+") (href="[^"]+")',
-                                                         r"\1 \3 \2", (tmp_path / "site" / name).read_text("utf-8")))})
-
-    for name in ("index.html", f"{first}.html", "ctx_cheatsheet.html"):
-        assert language_links(name) == [f"zh/{name}"], name
-        assert language_links(f"zh/{name}") == [f"../{name}"], name
-        assert (tmp_path / "site" / "zh" / name).exists()
-    assert language_links(f"{second}.html") == [], "a page without a translation links to none"
-    assert '<html lang="zh">' in (tmp_path / "site" / "zh" / f"{first}.html").read_text(encoding="utf-8")
+        shutil.copy(path, source)
+    (source / "ctx_cheatsheet.md").write_text("# ctx on one page\n", encoding="utf-8")
+    site.prepare(source, tmp_path / "src", "en")
+    for path in NOTEBOOK_PATHS[:2]:
+        original, prepared = read_notebook(path), read_notebook(tmp_path / "src" / path.name)
+        for before, after in zip(original.cells, prepared.cells):
+            folded = bool({"solution", "under-the-hood"} & set(tags(before)))
+            assert ("hide-cell" in tags(after)) == folded and after.source == before.source
+    index = (tmp_path / "src" / "index.md").read_text(encoding="utf-8")
+    for path in NOTEBOOK_PATHS[:2]:
+        intro = notebook_intro(read_notebook(path), path.stem)
+        assert f"## [{intro.number} · {intro.title}]({path.name})" in index and intro.question in index
+        assert all(f"- {item}" in index for item in intro.learn) and intro.time.capitalize() in index
+    toctree = index.split("```{toctree}")[1]
+    assert [line for line in toctree.splitlines()[3:] if line and line != "```"] == \
+        [path.stem for path in NOTEBOOK_PATHS[:2]] + ["ctx_cheatsheet"]
+    assert (tmp_path / "src" / "ctx_cheatsheet.md").exists()
 
 
-def test_every_markdown_page_of_the_course_is_on_the_site(site_pages):
-    index = site_pages[0].read_text(encoding="utf-8")
-    for folder in editions(NOTEBOOKS).values():
-        for path in folder.glob("*.md"):
-            page = site_pages[0].parent / path.relative_to(NOTEBOOKS).with_suffix(".html")
-            assert page in site_pages
-            course_map = page.parent / "index.html"
-            assert f'href="{path.stem}.html"' in course_map.read_text(encoding="utf-8"), path
-    assert 'class="binder" href="https://mybinder.org/v2/gh/someone/minigrad/HEAD?urlpath=lab/tree/notebooks/00_' in index
-    zh_index = (site_pages[0].parent / "zh" / "index.html").read_text(encoding="utf-8")
-    assert 'href="https://mybinder.org/v2/gh/someone/minigrad/HEAD?urlpath=lab/tree/notebooks/zh/00_' in zh_index
-
-
-def test_site_without_a_github_repository_has_no_dead_binder_link_and_warns(tmp_path, monkeypatch, capsys):
-    (tmp_path / "notebooks").mkdir()
-    shutil.copy(NOTEBOOK_PATHS[0], tmp_path / "notebooks")
-    monkeypatch.setattr(site, "github_repository", lambda: None)
-    assert site.main([str(tmp_path / "notebooks"), str(tmp_path / "site")]) == 0
-    assert "make site BINDER_REPO=owner/name" in capsys.readouterr().err
-    index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
-    assert "mybinder.org" not in index and site.BINDER_PLACEHOLDER not in index
-    assert "needs the course's GitHub repository" in index
-    assert site.main([str(tmp_path / "notebooks"), str(tmp_path / "site"), "--binder-repo", "a/b"]) == 0
-    assert "mybinder.org/v2/gh/a/b/HEAD" in (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
-
-
-def test_markdown_pages_show_heading_anchors_only_on_hover(site_pages):
-    cheatsheet = next(page for page in site_pages if page.name == "ctx_cheatsheet.html").read_text(encoding="utf-8")
-    assert 'class="anchor-link"' in cheatsheet      # the "¶" links are there, for copying a link
-    assert re.search(r"a\.anchor-link \{[^}]*visibility: hidden", cheatsheet), "a '¶' after every heading"
-    assert re.search(r"h2:hover > a\.anchor-link[^{]*\{ visibility: visible", cheatsheet)
-
-
-def test_the_chinese_first_cells_are_read_like_the_english_ones():
+def test_the_chinese_course_map_reads_the_chinese_first_cells(tmp_path):
     """The zh course map shows each notebook's goals and time, read from the Chinese headings."""
     for path in notebook_paths(NOTEBOOKS / "zh"):
         english = notebook_intro(read_notebook(NOTEBOOKS / path.name), path.stem)
@@ -735,3 +621,25 @@ def test_the_chinese_first_cells_are_read_like_the_english_ones():
         assert intro.question and intro.number == english.number, path.name
         assert len(intro.learn) == len(english.learn), f"{path.name}: the 你将学到 bullets were not found"
         assert re.fullmatch(r"约 \d+ 分钟", intro.time), f"{path.name}: time {intro.time!r}"
+    index = site.course_map(NOTEBOOKS / "zh", "zh")
+    assert index.startswith(f"# {site.WORDS['zh']['title']}") and "你将学到：" in index
+
+
+def test_site_configuration_switches_language_and_launches_binder(monkeypatch):
+    config = (ROOT / "tools" / "templates" / "site" / "conf.py").read_text(encoding="utf-8")
+    assert 'nb_execution_mode = "off"' in config and '"language-switch.html"' in config
+    switch = (ROOT / "tools" / "templates" / "site" / "_templates" / "language-switch.html").read_text()
+    assert 'href="{{ language_switch_href }}{{ pagename }}.html"' in switch
+    calls = []
+    monkeypatch.setattr(site, "prepare", lambda *args: None)
+    monkeypatch.setattr(site, "sphinx_build", lambda argv: calls.append(json.loads(os.environ["MINIGRAD_SITE_EDITION"])) or 0)
+    site.build(NOTEBOOKS, Path("/nonexistent/site"), repository="someone/minigrad")
+    english, chinese = calls
+    assert english["context"]["language_switch_href"] == "zh/" and chinese["context"]["language_switch_href"] == "../"
+    assert english["theme_options"]["launch_buttons"]["binderhub_url"] == "https://mybinder.org"
+    assert chinese["theme_options"]["path_to_docs"] == "notebooks/zh" and chinese["language"] == "zh"
+
+
+def test_binder_link_opens_the_notebook_in_jupyterlab():
+    assert site.binder_url("someone/minigrad", "notebooks/zh/00_start_here.ipynb") == \
+        "https://mybinder.org/v2/gh/someone/minigrad/HEAD?urlpath=lab/tree/notebooks/zh/00_start_here.ipynb"

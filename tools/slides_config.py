@@ -10,7 +10,12 @@ with slide metadata instead, for live slides (RISE).
 """
 from pathlib import Path
 
-c = get_config()  # noqa: F821 (traitlets' config loader defines it)
+try:
+    c = get_config()  # noqa: F821 (nbconvert's config loader defines it)
+except NameError:     # imported as a module (pytest --doctest-modules)
+    from traitlets.config import Config
+
+    c = Config()
 c.NbConvertApp.export_format = "slides"
 c.SlidesExporter.extra_template_basedirs = [str(Path(__file__).resolve().parent / "templates")]
 c.SlidesExporter.template_name = "lecture"
