@@ -462,7 +462,8 @@ def test_every_slide_fits_by_the_estimate_and_shows_at_most_12_code_lines(path, 
 def lecture_column(plan: Path, column: str) -> dict[str, int]:
     """Notebook number -> minutes, from the lecture-plan table's ``column`` in ``plan``."""
     lines = plan.read_text(encoding="utf-8").splitlines()
-    header = next(i for i, line in enumerate(lines) if line.startswith("|") and f" {column} " in line)
+    header = next(i for i, line in enumerate(lines)
+                  if column in [cell.strip() for cell in line.strip().strip("|").split("|")])
     cells = [cell.strip() for cell in lines[header].strip("|").split("|")]
     rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in lines[header + 2:]]
     found = {}
@@ -507,9 +508,10 @@ def test_slide_rules_on_a_small_notebook():
 
 def test_a_long_paragraph_is_cut_at_a_sentence_and_the_rest_goes_to_the_notes():
     sentence = "This sentence is about the graph and it is long enough to fill a line. "
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("## Idea\n\n" + sentence * 40)])
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# 01 · Title"),
+                                         nbformat.v4.new_markdown_cell("## Idea\n\n" + sentence * 40)])
     deck, _ = slides.lecture_deck(nb)
-    shown, notes = deck.cells[0].source, deck.cells[-1].source
+    shown, notes = deck.cells[1].source, deck.cells[-1].source
     assert deck.cells[-1].metadata.slideshow["slide_type"] == "notes"
     assert shown.endswith("line.") and notes.startswith("This sentence")
     assert squashed(shown + notes) == squashed("## Idea" + sentence * 40)
