@@ -211,7 +211,8 @@ lecture: lecture-env ## live slides: JupyterLab with RISE on copies of the noteb
 	@echo "Open a notebook, press Alt+R (or the RISE button): Space moves on, Ctrl+Enter runs the selected cell (TEACHING.md)."
 	$$($(COURSE_PYTHON)) -m tools.lab $(BUILD)/lecture --port $(PORT) -- $(LAB_ARGS) $(TOKEN_ARG)
 
-browser: venv chromium lecture-env slides site ## check in headless Chromium what a learner sees in JupyterLab, on the site and in the slides (build/screenshots/)
+browser: venv chromium ## build the slides and the site, then check in headless Chromium what a learner and a lecture hall see: JupyterLab, the site, every deck, live slides (build/screenshots/)
+	@$(MAKE) --no-print-directory lecture-env slides site
 	@start=$$SECONDS; set -x; MINIGRAD_REQUIRE_BROWSER=$(CAN_APT) $(VENV_BIN)/python -m pytest -v -p no:cacheprovider \
 		--durations=5 tests/test_browser.py; { set +x; } 2>/dev/null; echo "::: browser tests took $$((SECONDS - start)) s"
 

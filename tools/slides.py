@@ -56,7 +56,7 @@ from traitlets import Bool
 from tools.course import TRANSLATIONS, has_math, tags
 
 SLIDE_WIDTH, SLIDE_HEIGHT = 1280, 720
-ROOM = 640              # pixels of a slide's height that content may fill (the rest: margins, number)
+ROOM = SLIDE_HEIGHT - 80  # pixels of a slide's height that content may fill (the rest: margins, number)
 CODE_LINES = 12         # at most this many code lines on a slide
 PICTURE = 420           # pictures are scaled to at most this height (lecture.css says the same)
 MINUTES_PER_SLIDE = 1
