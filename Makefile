@@ -49,12 +49,21 @@ IS_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo yes)
 # Where make can install Chromium itself (root with apt-get), the browser test must run, not skip.
 CAN_APT := $(if $(IS_ROOT),$(shell command -v apt-get >/dev/null && echo 1))
 BUILD := build
+# Lecturing (make slides, make lecture, make site) uses the course environment this machine
+# already has: .venv, or a hub's .venv-classroom; with neither, `make venv` creates .venv.
+COURSE_PYTHON = for v in $(VENV) $(CLASSROOM_VENV); do [ -x $$v/bin/python ] && { echo $$v/bin/python; exit; }; done; echo $(VENV)/bin/python
+TRANSLATIONS := zh
+# reveal.js and MathJax for the decks, from npm (tools/reveal/package-lock.json); CDN=1 instead:
+REVEAL := tools/reveal/node_modules
+REVEAL_STAMP := $(REVEAL)/.installed
+REVEAL_CDN := https://cdn.jsdelivr.net/npm/reveal.js@5.2.1
+MATHJAX_CDN := https://cdn.jsdelivr.net/npm/mathjax@3.2.2/es5/tex-chtml.js
 # LAB_TOKEN unset: Jupyter makes a random token. `make lab LAB_TOKEN=` turns it off.
 ifneq ($(origin LAB_TOKEN),undefined)
 TOKEN_ARG := --IdentityProvider.token='$(LAB_TOKEN)'
 endif
 
-.PHONY: help venv lock dot doctor chromium lab lab-student lab-course update workspace test fidelity execute bench student slides site browser clean distclean
+.PHONY: help venv lock course-env lecture-env site-env dot doctor chromium lab lab-student lab-course update workspace test fidelity execute bench student slides lecture site browser clean distclean
 
 help: ## list the targets (the default)
 	@echo "minigrad course: make TARGET"
@@ -82,6 +91,26 @@ lock: venv ## refresh the pinned versions in constraints.txt and constraints-cla
 		grep -v -E '^(nvidia-|triton==)' $(BUILD)/constraints.txt; } > $(CONSTRAINTS); \
 	{ echo -e "$$header\n# For .venv-classroom, whose nbgrader needs Python >= 3.11."; cat $(BUILD)/constraints-classroom.txt; } > $(CLASSROOM_CONSTRAINTS); \
 	echo "Wrote $(CONSTRAINTS) ($$(grep -c '==' $(CONSTRAINTS)) pins) and $(CLASSROOM_CONSTRAINTS) ($$(grep -c '==' $(CLASSROOM_CONSTRAINTS)) pins)"
+
+course-env: ## the course environment for make slides, lecture and site: .venv or .venv-classroom if either exists, else make venv
+	@[ -x $(VENV)/bin/python ] || [ -x $(CLASSROOM_VENV)/bin/python ] || $(MAKE) --no-print-directory venv
+
+lecture-env: course-env ## install jupyterlab-rise (live slides) into the course environment, if it is missing
+	@py=$$($(COURSE_PYTHON)); $$py -c 'import jupyterlab_rise' 2>/dev/null || { \
+		echo "Installing jupyterlab-rise into $$(dirname $$(dirname $$py)) (about 16 MB to download, 60 MB on disk)"; \
+		$$py -m pip install -q -e '.[lecture]'; }
+
+site-env: course-env ## install Sphinx, MyST-NB and the book theme (make site) into the course environment, if missing
+	@py=$$($(COURSE_PYTHON)); $$py -c 'import myst_nb, sphinx_book_theme' 2>/dev/null || { \
+		echo "Installing Sphinx, MyST-NB and sphinx-book-theme into $$(dirname $$(dirname $$py)) (27 packages, about 80 MB)"; \
+		$$py -m pip install -q -e '.[site]'; }
+
+$(REVEAL_STAMP): tools/reveal/package.json tools/reveal/package-lock.json
+	@command -v npm >/dev/null || { echo "make slides copies reveal.js from npm: install Node.js and npm (Debian: apt-get install npm)," \
+		"or run make slides CDN=1 for decks that load it from a CDN" >&2; exit 1; }
+	@echo "Installing reveal.js and MathJax into $(REVEAL) with npm ci (about 8 MB to download, 30 MB on disk)"
+	cd tools/reveal && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
 
 dot: ## check for Graphviz's dot program (as root on Debian/Ubuntu: install it with apt-get)
 	@if ! command -v dot >/dev/null && [ -n "$(IS_ROOT)" ] && command -v apt-get >/dev/null; then \
@@ -173,13 +202,34 @@ bench: venv ## run every bench/*.py script
 student: venv ## build the student edition in build/student/ (and build/student/zh/): solutions become folded hints
 	$(VENV_BIN)/python -m tools.student_edition notebooks $(BUILD)/student
 
-slides: venv ## build a reveal.js deck per notebook in build/slides/, working offline (CDN=1: reveal.js from a CDN)
-	$(VENV_BIN)/python -m tools.slides notebooks $(BUILD)/slides --reveal-dir $(BUILD)/reveal.js $(if $(filter 1,$(CDN)),--cdn)
+slides: course-env $(if $(filter 1,$(CDN)),,$(REVEAL_STAMP)) ## build a deck per notebook and language in build/slides/ for a lecture hall, working offline (CDN=1: reveal.js from a CDN)
+	@rm -rf $(BUILD)/slides && mkdir -p $(BUILD)/slides/lib/reveal.js $(BUILD)/slides/lib/mathjax/output/chtml/fonts
+	@if [ "$(CDN)" != 1 ]; then cp -R $(REVEAL)/reveal.js/dist $(REVEAL)/reveal.js/plugin $(BUILD)/slides/lib/reveal.js/ && \
+		cp $(REVEAL)/mathjax/es5/tex-chtml.js $(BUILD)/slides/lib/mathjax/ && \
+		cp -R $(REVEAL)/mathjax/es5/output/chtml/fonts/woff-v2 $(BUILD)/slides/lib/mathjax/output/chtml/fonts/; fi
+	@py=$$($(COURSE_PYTHON)); start=$$SECONDS; for edition in . $(TRANSLATIONS); do \
+		lib=$$([ $$edition = . ] && echo lib || echo ../lib); \
+		urls="--SlidesExporter.reveal_url_prefix=$$lib/reveal.js --SlidesExporter.mathjax_url=$$lib/mathjax/tex-chtml.js"; \
+		[ "$(CDN)" != 1 ] || urls="--SlidesExporter.reveal_url_prefix=$(REVEAL_CDN) --SlidesExporter.mathjax_url=$(MATHJAX_CDN)"; \
+		$$py -m nbconvert --config tools/slides_config.py $$urls --output-dir $(BUILD)/slides/$$edition notebooks/$$edition/[0-9][0-9]_*.ipynb \
+			2>&1 | grep -v -e '^\[NbConvertApp\] Writing' -e 'Alternative text' || true; \
+	done; echo "Slides: build/slides/NN_name.slides.html (Chinese: build/slides/zh/), in $$((SECONDS - start)) s; keys in TEACHING.md"
 
-site: venv ## build the course as a static HTML site in build/site/ (open build/site/index.html)
-	$(VENV_BIN)/python -m tools.site notebooks $(BUILD)/site $(if $(BINDER_REPO),--binder-repo $(BINDER_REPO))
+site: site-env ## build the course as a web site in build/site/, both editions (Sphinx, MyST-NB, the book theme)
+	@start=$$SECONDS; $$($(COURSE_PYTHON)) -m tools.site notebooks $(BUILD)/site $(if $(BINDER_REPO),--binder-repo $(BINDER_REPO)); \
+		echo "::: make site took $$((SECONDS - start)) s"
 
-browser: venv chromium ## check in headless Chromium what a learner sees in JupyterLab, on the site and in the slides (build/screenshots/)
+lecture: lecture-env ## live slides: JupyterLab with RISE on copies of the notebooks, cut as make slides cuts them (build/lecture/)
+	@py=$$($(COURSE_PYTHON)); for edition in . $(TRANSLATIONS); do \
+		$$py -m nbconvert --config tools/slides_config.py --to notebook --LectureSlides.live=True \
+			--output-dir $(BUILD)/lecture/$$edition notebooks/$$edition/[0-9][0-9]_*.ipynb 2>&1 | grep -v -e '^\[NbConvertApp\] Writing' || true; \
+		cp tools/templates/lecture/static/rise.css $(BUILD)/lecture/$$edition/; \
+	done
+	@echo "Open a notebook, press Alt+R (or the RISE button): Space moves on, Ctrl+Enter runs the selected cell (TEACHING.md)."
+	$$($(COURSE_PYTHON)) -m tools.lab $(BUILD)/lecture --port $(PORT) -- $(LAB_ARGS) $(TOKEN_ARG)
+
+browser: venv chromium ## build the slides and the site, then check in headless Chromium what a learner and a lecture hall see: JupyterLab, the site, every deck, live slides (build/screenshots/)
+	@$(MAKE) --no-print-directory lecture-env slides site
 	@start=$$SECONDS; set -x; MINIGRAD_REQUIRE_BROWSER=$(CAN_APT) $(VENV_BIN)/python -m pytest -v -p no:cacheprovider \
 		--durations=5 tests/test_browser.py tests/test_workspace_browser.py; { set +x; } 2>/dev/null; echo "::: browser tests took $$((SECONDS - start)) s"
 
