@@ -52,6 +52,8 @@ BUILD := build
 # Lecturing (make slides, make lecture, make site) uses the course environment this machine
 # already has: .venv, or a hub's .venv-classroom; with neither, `make venv` creates .venv.
 COURSE_PYTHON = for v in $(VENV) $(CLASSROOM_VENV); do [ -x $$v/bin/python ] && { echo $$v/bin/python; exit; }; done; echo $(VENV)/bin/python
+# The pins of that environment: .venv-classroom has its own (nbgrader needs Python >= 3.11).
+COURSE_CONSTRAINTS = case "$$($(COURSE_PYTHON))" in $(CLASSROOM_VENV)/*) echo $(CLASSROOM_CONSTRAINTS);; *) echo $(CONSTRAINTS);; esac
 TRANSLATIONS := zh
 # reveal.js and MathJax for the decks, from npm (tools/reveal/package-lock.json); CDN=1 instead:
 REVEAL := tools/reveal/node_modules
@@ -82,9 +84,9 @@ lock: venv ## refresh the pinned versions in constraints.txt and constraints-cla
 	$(VENV_BIN)/python -m pip install -q $(if $(wildcard $(CONSTRAINTS)),-c $(CONSTRAINTS)) uv
 	@mkdir -p $(BUILD)
 	@header="# The versions make installs (tools/venv.sh, make fidelity, make classroom-venv). Made by \`make lock\`\n# with uv pip compile from pyproject.toml; run it again to take newer releases, then make test."; \
-	set -x; printf 'torch==$(TORCH_VERSION)\nexpecttest\nuv\n' | $(VENV_BIN)/uv pip compile -q pyproject.toml - --extra course --extra test \
+	set -x; printf 'torch==$(TORCH_VERSION)\nexpecttest\nuv\n' | $(VENV_BIN)/uv pip compile -q pyproject.toml - --extra course --extra test --extra lecture --extra site \
 		--universal --python-version 3.10 --no-emit-package torch --no-annotate --no-header -o $(BUILD)/constraints.txt; \
-	printf 'uv\n' | $(VENV_BIN)/uv pip compile -q pyproject.toml - --extra course --extra test --extra classroom \
+	printf 'uv\n' | $(VENV_BIN)/uv pip compile -q pyproject.toml - --extra course --extra test --extra lecture --extra site --extra classroom \
 		--override classroom/uv-overrides.txt --universal --python-version 3.11 --no-annotate --no-header -o $(BUILD)/constraints-classroom.txt; \
 	{ set +x; } 2>/dev/null; \
 	{ echo -e "$$header\n# PyTorch's CUDA packages are left out: make fidelity installs the CPU build."; \
@@ -98,12 +100,12 @@ course-env: ## the course environment for make slides, lecture and site: .venv o
 lecture-env: course-env ## install jupyterlab-rise (live slides) into the course environment, if it is missing
 	@py=$$($(COURSE_PYTHON)); $$py -c 'import jupyterlab_rise' 2>/dev/null || { \
 		echo "Installing jupyterlab-rise into $$(dirname $$(dirname $$py)) (about 16 MB to download, 60 MB on disk)"; \
-		$$py -m pip install -q -e '.[lecture]'; }
+		$$py -m pip install -q -c $$($(COURSE_CONSTRAINTS)) -e '.[lecture]'; }
 
 site-env: course-env ## install Sphinx, MyST-NB and the book theme (make site) into the course environment, if missing
 	@py=$$($(COURSE_PYTHON)); $$py -c 'import myst_nb, sphinx_book_theme' 2>/dev/null || { \
 		echo "Installing Sphinx, MyST-NB and sphinx-book-theme into $$(dirname $$(dirname $$py)) (27 packages, about 80 MB)"; \
-		$$py -m pip install -q -e '.[site]'; }
+		$$py -m pip install -q -c $$($(COURSE_CONSTRAINTS)) -e '.[site]'; }
 
 $(REVEAL_STAMP): tools/reveal/package.json tools/reveal/package-lock.json
 	@command -v npm >/dev/null || { echo "make slides copies reveal.js from npm: install Node.js and npm (Debian: apt-get install npm)," \
