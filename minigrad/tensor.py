@@ -762,6 +762,11 @@ class Tensor:
     def to_sparse_coo(self):
         return self.to_sparse()
 
+    def sparse_mask(self, mask):
+        """This tensor kept where the sparse ``mask`` stores entries: a sparse tensor."""
+        from .sparse.functions import sparse_mask
+        return sparse_mask(self, mask)
+
     def sparse_dim(self) -> int:
         return 0
 

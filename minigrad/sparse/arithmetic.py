@@ -130,6 +130,8 @@ class SubDenseSparse(AddDenseSparse):
 def mul(x: Tensor, y) -> SparseTensor:
     """``x * y`` where one or both are sparse: sparse, on the sparse factor's coordinates."""
     y = _operand(y)
+    if x.is_sparse and y.is_sparse and (x.ndim == 0) != (y.ndim == 0):   # a 0-dim sparse factor is a number
+        x, y = (x.to_dense(), y) if x.ndim == 0 else (x, y.to_dense())
     s, other = (x, y) if x.is_sparse else (y, x)
     if other.is_sparse:
         if s.ndim != other.ndim or s.sparse_dim() != other.sparse_dim() or \

@@ -128,12 +128,11 @@ class SparseTensor(Tensor):
     @classmethod
     def _from_arrays(cls, indices: np.ndarray, values: np.ndarray, size: tuple,
                      coalesced: bool = False) -> "SparseTensor":
-        """Wrap already checked arrays without copying them (internal constructor). At most one
-        entry is always coalesced, as in PyTorch."""
+        """Wrap already checked arrays without copying them (internal constructor)."""
         t = object.__new__(cls)
         t._index_array = indices
         t._value_array = values
-        t._coalesced = bool(coalesced) or values.shape[0] < 2
+        t._coalesced = bool(coalesced)
         t._data = ShapeOnly(tuple(int(n) for n in size), values.dtype, indices.nbytes + values.nbytes)
         t._version_counter = VersionCounter()
         return t
@@ -255,6 +254,10 @@ class SparseTensor(Tensor):
     def to_sparse_coo(self) -> "SparseTensor":
         return self
 
+    def sparse_mask(self, mask: "SparseTensor") -> "SparseTensor":
+        """This tensor kept where ``mask`` stores entries (``SparseMaskBackward0``)."""
+        return _functions.sparse_mask(self, mask)
+
     def clone(self, *, memory_format=None) -> "SparseTensor":
         """A copy of the two parts; the coalesced flag is kept (``CloneBackward0``)."""
         return _functions.Clone.apply(self)
@@ -283,11 +286,17 @@ class SparseTensor(Tensor):
         check_device(device)
         if args and isinstance(args[0], Tensor):
             if len(args) < 2 or not isinstance(args[1], Tensor) or args[0].is_sparse:
-                raise TypeError("new(): invalid arguments: a sparse tensor's new() takes (indices, values, size), "
-                                "(size) or nothing")
-            return sparse_coo_tensor(args[0], args[1], tuple(args[2]) if len(args) > 2 else None, dtype=self.dtype)
-        size = tuple(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
-        if size and not all(isinstance(n, (int, np.integer)) for n in size):
+                got = ", ".join(type(a).__name__ for a in args)
+                raise TypeError(f"new() received an invalid combination of arguments - got ({got}), but expected one "
+                                "of:\n * (torch.device device = None)\n * (Tensor indices, Tensor values, *, "
+                                "torch.device device = None)\n * (Tensor indices, Tensor values, tuple of ints size, *, "
+                                "torch.device device = None)\n * (tuple of ints size, *, torch.device device = None)")
+            return sparse_coo_tensor(args[0], args[1], tuple(args[2]) if len(args) > 2 else None)
+        if len(args) == 1 and isinstance(args[0], list):
+            raise TypeError("SparseTensor.new(sequence) only accepts sizes.  Please use torch.sparse_coo_tensor() or "
+                            "construct a strided tensor and convert it to sparse via to_sparse.")
+        size = tuple(args[0]) if len(args) == 1 and isinstance(args[0], tuple) else args
+        if not all(isinstance(n, (int, np.integer)) for n in size):
             raise TypeError(f"new(): invalid data type '{type(size[0]).__name__}'")
         return sparse_coo_tensor(size or (0,), dtype=self.dtype)
 
@@ -380,7 +389,11 @@ class SparseTensor(Tensor):
         return Tensor._make(np.asarray(bool(self._value_array.any())))
 
     def mul_(self, other) -> "SparseTensor":
-        return self._in_place(self * other)
+        result = self * other
+        if result.dtype is not self.dtype:
+            raise RuntimeError(f"dtype of values ({result.dtype.legacy_name[:-6]}) must match dtype of sparse tensor "
+                               f"({self.dtype.legacy_name[:-6]})")
+        return self._in_place(result)
 
     def div_(self, other, *, rounding_mode=None) -> "SparseTensor":
         return self._in_place(self.div(other, rounding_mode=rounding_mode))

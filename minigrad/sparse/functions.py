@@ -10,6 +10,7 @@ operation                           node (``grad_fn``)                          
 ``s.values()``                      ``ValuesBackward0``                             dense
 ``s.clone()``, ``s.to(dtype)``      ``CloneBackward0``, ``ToCopyBackward0``         sparse
 ``s.t()``, ``s.transpose(i, j)``    ``TBackward0``, ``TransposeBackward0``          sparse
+``x.sparse_mask(mask)``             ``SparseMaskBackward0``                         sparse
 ==================================  ==============================================  ==============
 
 **The gradient of a sparse tensor may be sparse or dense**, as in PyTorch: each backward returns
@@ -31,10 +32,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import types
-from ..ops._util import Builtin, wrap, wrap_dim
+from ..ops._util import Builtin, NoEdge, wrap, wrap_dim
 from ..tensor import Tensor
 from . import arrays
-from .coo import CSR_AND_FRIENDS, SparseTensor
+from .coo import CSR_AND_FRIENDS, SparseTensor, not_for_sparse
 
 
 # ---------------------------------------------------------------------- gradients of sparse inputs
@@ -67,7 +68,8 @@ class SparseCooTensorWithDimsAndTensors(Builtin):
 
     @staticmethod
     def forward(ctx, values, indices, size, is_coalesced):
-        result = SparseTensor._from_arrays(indices, values._data, size, is_coalesced)
+        # at most one entry: coalesced from the start, as in PyTorch
+        result = SparseTensor._from_arrays(indices, values._data, size, is_coalesced or values.shape[0] < 2)
         ctx.save_for_backward(result)
         return result
 
@@ -230,12 +232,53 @@ def target_dtype(args: tuple, kwargs: dict):
     return target
 
 
+class SparseMask(Builtin):
+    """f(x) = x read at each entry of the sparse ``mask``: a sparse tensor with mask's coordinates (as
+    given, repeats included) and flag, and x's (summed) value there (``x.sparse_mask(mask)``)
+
+    ∂L/∂x = grad.sparse_mask(mask): a coordinate the mask repeats k times holds k copies of x's
+    value, so it gets k times the gradient (sparse; made dense for a dense x)
+    Saves the mask (its coordinates), which gets no gradient (no next_functions entry).
+    """
+
+    _saved_names = ("mask",)
+
+    @staticmethod
+    def forward(ctx, x, box):
+        mask = box.tensor
+        ctx.dense_input = not x.is_sparse
+        ctx.save_for_backward(mask)
+        return _read_at(x, mask)
+
+    @staticmethod
+    def backward(ctx, grad):
+        mask, = ctx.saved_tensors
+        grad = _read_at(grad, mask)
+        return (grad.to_dense() if ctx.dense_input else grad), None
+
+
+def _read_at(x: Tensor, mask: SparseTensor) -> SparseTensor:
+    values = values_at(x, mask._index_array, tuple(mask.shape))
+    return mask._like(values=values.astype(x.dtype.numpy, copy=False))
+
+
+def sparse_mask(x: Tensor, mask) -> SparseTensor:
+    """``x.sparse_mask(mask)``: x (dense or sparse) kept where the sparse ``mask`` stores entries."""
+    if not getattr(mask, "is_sparse", False):
+        raise not_for_sparse("sparse_mask() with a dense mask")
+    if x.shape != mask.shape:
+        raise RuntimeError(f"sparse_mask(): operands have incompatible sizes; self has size {list(x.shape)} but mask "
+                           f"has size {list(mask.shape)}")
+    return SparseMask.apply(x, NoEdge(mask))
+
+
 # ---------------------------------------------------------------------- transposing
 class SparseTranspose(Builtin):
     """f(a) = a with sparse dimensions dim0 and dim1 swapped: two index rows exchanged
 
     ∂L/∂a = grad.transpose(dim0, dim1)
-    Saves nothing. The result is not flagged coalesced (its coordinates are no longer sorted).
+    Saves nothing. The result is not flagged coalesced (its coordinates are no longer sorted) unless
+    it has no entries.
     """
 
     _node_name = "TransposeBackward0"
@@ -249,7 +292,8 @@ class SparseTranspose(Builtin):
         order[dim0], order[dim1] = dim1, dim0
         size = list(a.shape)
         size[dim0], size[dim1] = size[dim1], size[dim0]
-        return a._like(np.ascontiguousarray(a._index_array[order]), a._value_array.copy(), False, tuple(size))
+        return a._like(np.ascontiguousarray(a._index_array[order]), a._value_array.copy(),
+                       a._coalesced and not a._nnz(), tuple(size))
 
     @staticmethod
     def backward(ctx, grad):

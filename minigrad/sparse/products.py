@@ -305,11 +305,11 @@ def sparse_matmul(a: SparseTensor, other, matrix_only: bool = False) -> Tensor:
 def mv(a: SparseTensor, vec) -> Tensor:
     """``a.mv(vec)``: a sparse matrix times a dense vector (dense)."""
     vec = _operand(vec)
-    if vec.is_sparse:
-        raise not_for_sparse("mv() with a sparse vector")
     if a.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"mv: two tensor dim should be 2 and 1, but got SparseTensor Dim: {a.ndim}Tensor Dim: "
                            f"{vec.ndim}")
+    if vec.is_sparse:
+        raise not_for_sparse("mv() with a sparse vector")
     _check_matrix(a)
     _check_dtypes(a, vec)
     if vec.shape[0] != a.shape[1]:
