@@ -29,26 +29,15 @@ tensor([[20.],
 tensor([[20.],
         [ 3.]])
 """
-from .coo import CSR_AND_FRIENDS, SparseTensor, sparse_coo_tensor
+from .coo import SparseTensor, sparse_coo_tensor
 from .arithmetic import sparse_sum as sum  # noqa: A001  (torch.sparse.sum)
 from .products import addmm, mm
 from .legacy import DoubleTensor, FloatTensor, LongTensor
 from .spmm import Spmm, spmm
 
-
-def _refused(name: str, why: str):
-    def refused(*args, **kwargs):
-        raise NotImplementedError(f"minigrad: torch.sparse.{name} is not implemented ({why})")
-    refused.__name__ = name
-    refused.__doc__ = f"Not implemented: raises NotImplementedError ({why})."
-    return refused
-
-
-softmax = _refused("softmax", "softmax over the stored entries of a sparse tensor; use torch.softmax on "
-                              "s.to_dense() with -inf where nothing is stored")
-log_softmax = _refused("log_softmax", "see torch.sparse.softmax")
-sampled_addmm = _refused("sampled_addmm", CSR_AND_FRIENDS)
-spdiags = _refused("spdiags", "building a sparse tensor from diagonals; use sparse_coo_tensor")
-
 __all__ = ["SparseTensor", "sparse_coo_tensor", "sum", "mm", "addmm", "Spmm", "spmm", "FloatTensor",
-           "DoubleTensor", "LongTensor", "softmax", "log_softmax", "sampled_addmm", "spdiags"]
+           "DoubleTensor", "LongTensor"]
+
+from ..inventory import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("torch.sparse")   # a PyTorch name minigrad lacks: NotImplementedError with the reason
