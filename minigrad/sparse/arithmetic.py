@@ -93,7 +93,10 @@ class SparseAdd(Builtin):
 
 
 class SparseSub(SparseAdd):
-    """f(a, b) = a - b (SparseAdd with alpha = -1). Node: SubBackward0."""
+    """f(a, b) = a - alpha * b (SparseAdd with the sign of alpha turned)
+
+    ∂L/∂a = grad,  ∂L/∂b = -alpha * grad. Node: SubBackward0.
+    """
 
     _node_name = "SubBackward0"
 
@@ -121,7 +124,10 @@ class AddDenseSparse(Builtin):
 
 
 class SubDenseSparse(AddDenseSparse):
-    """f(a, s) = a - s (AddDenseSparse with alpha = -1). Node: SubBackward0."""
+    """f(a, s) = a - alpha * s (AddDenseSparse with the sign of alpha turned)
+
+    ∂L/∂a = grad,  ∂L/∂s = -alpha * grad. Node: SubBackward0.
+    """
 
     _node_name = "SubBackward0"
 

@@ -638,12 +638,10 @@ _INHERITED = {
 }
 
 
-def _refusal(name: str):
+def _refusal(what: str):
     def refused(self, *args, **kwargs):
-        raise not_for_sparse(f"{name}()")
-    refused.__name__ = name
-    refused.__qualname__ = f"SparseTensor.{name}"
-    refused.__doc__ = f"Not implemented for sparse tensors: raises NotImplementedError naming ``{name}``."
+        raise not_for_sparse(what)
+    refused.__doc__ = f"Not implemented for sparse tensors: raises NotImplementedError naming ``{what}``."
     return refused
 
 
@@ -656,13 +654,17 @@ def _refuse_the_rest() -> None:
         if name.startswith("_") or name in _INHERITED or name in SparseTensor.__dict__:
             continue
         if inspect.isfunction(inspect.getattr_static(Tensor, name)):
-            setattr(SparseTensor, name, _refusal(name))
-    for name in ("__getitem__", "__setitem__", "__pow__", "__rpow__", "__mod__", "__rmod__", "__rfloordiv__",
-                 "__iter__", "__float__", "__int__", "__index__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__",
-                 "__ge__", "__and__", "__or__", "__invert__", "__abs__", "__iadd__", "__isub__", "__imul__",
-                 "__itruediv__"):
+            setattr(SparseTensor, name, _refusal(f"{name}()"))
+    for name, label in _OPERATORS.items():
         if hasattr(Tensor, name) and name not in SparseTensor.__dict__:
-            setattr(SparseTensor, name, _refusal(name))
+            setattr(SparseTensor, name, _refusal(label))
+
+
+_OPERATORS = {"__getitem__": "indexing (s[...])", "__rpow__": "x ** s", "__mod__": "s % x", "__rmod__": "x % s",
+              "__rfloordiv__": "x // s", "__iter__": "iterating over s", "__float__": "float(s)", "__int__": "int(s)",
+              "__index__": "s as an index", "__and__": "s & x", "__or__": "s | x", "__invert__": "~s",
+              "__abs__": "abs(s)", **{f"__{op}__": f"comparison (s {sign} ...)" for op, sign in (
+                  ("eq", "=="), ("ne", "!="), ("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">="))}}
 
 
 _refuse_the_rest()

@@ -125,7 +125,10 @@ class ToSparse(Builtin):
 
 
 class ToSparseAll(ToSparse):
-    """f(d) = ``d.to_sparse()``: every dimension sparse (see ToSparse). Node: ToSparseBackward1."""
+    """f(d) = ``d.to_sparse()``: every dimension sparse (see ToSparse)
+
+    ∂L/∂d = grad as a dense tensor. Node: ToSparseBackward1.
+    """
 
     _node_name = "ToSparseBackward1"
 
@@ -301,7 +304,10 @@ class SparseTranspose(Builtin):
 
 
 class SparseT(SparseTranspose):
-    """f(a) = a.t(): the transpose of a sparse matrix (see SparseTranspose). Node: TBackward0."""
+    """f(a) = a.t(): the transpose of a sparse matrix (see SparseTranspose)
+
+    ∂L/∂a = grad.t(). Node: TBackward0.
+    """
 
     _node_name = "TBackward0"
 
