@@ -758,6 +758,8 @@ class Tensor:
 
     # ------------------------------------------------------------------ sparse (dense tensors say no)
     def to_dense(self, dtype=None, *, masked_grad=None):
+        if self.is_sparse:   # called as torch.Tensor.to_dense(s), as PyTorch's own tests do
+            return type(self).to_dense(self, dtype, masked_grad=masked_grad)
         return self if dtype is None else self.to(dtype)
 
     def to_sparse(self, *args, **kwargs):

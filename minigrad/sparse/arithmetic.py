@@ -38,7 +38,7 @@ from ..ops.linalg import _save_each_for_the_other
 from ..tensor import Tensor, _operand
 from . import arrays
 from .coo import SparseTensor, not_for_sparse
-from .functions import values_at
+from .functions import SparseCooTensorWithDimsAndTensors, ValuesAt
 
 
 # ---------------------------------------------------------------------- sums of two tensors
@@ -388,16 +388,16 @@ def _sum_gradient(grad: Tensor, a: SparseTensor, dims: tuple) -> SparseTensor:
     gradient of the slice it was summed into, repeated along the summed dense dimensions."""
     sparse_dim, shape = a.sparse_dim(), tuple(a.shape)
     indices = arrays.unique_coordinates(a._index_array, shape)
-    kept = [r for r in range(sparse_dim) if r not in dims]
+    n, kept = indices.shape[1], [r for r in range(sparse_dim) if r not in dims]
     if kept:
-        read = values_at(grad, indices[kept], tuple(grad.shape))
+        read = ValuesAt.apply(grad, np.ascontiguousarray(indices[kept]), tuple(grad.shape))
     else:
-        read = np.broadcast_to(grad.to_dense()._data, (indices.shape[1],) + tuple(grad.shape))
+        read = grad.to_dense().unsqueeze(0).expand(n, *grad.shape)
     for d in dims:
         if d >= sparse_dim:
-            read = np.expand_dims(read, 1 + d - sparse_dim)
-    values = np.ascontiguousarray(np.broadcast_to(read, (indices.shape[1],) + shape[sparse_dim:]))
-    return SparseTensor._from_arrays(indices, values, shape, coalesced=True)
+            read = read.unsqueeze(1 + d - sparse_dim)
+    values = read.expand(n, *shape[sparse_dim:]).contiguous()
+    return SparseCooTensorWithDimsAndTensors.apply(values, indices, shape, True)
 
 
 class SparseSumAll(Builtin):

@@ -119,5 +119,14 @@ def intersect(a_indices: np.ndarray, b_indices: np.ndarray, shape: tuple) -> tup
 
 def all_positions(shape: tuple, sparse_dim: int) -> np.ndarray:
     """The coordinates of every element of the sparse dimensions, in row-major order."""
-    grid = np.indices(shape[:sparse_dim], dtype=np.int64)
-    return grid.reshape(sparse_dim, -1)
+    if sparse_dim == 0:   # a 0-dim tensor has one element
+        return np.zeros((0, 1), np.int64)
+    return np.indices(shape[:sparse_dim], dtype=np.int64).reshape(sparse_dim, -1)
+
+
+def element_positions(indices: np.ndarray, values_shape: tuple, shape: tuple) -> np.ndarray:
+    """For each number of ``values`` (flattened), the row-major position in the whole tensor of the
+    element it adds to: what gradcheck needs to place a stored value's derivative."""
+    dense_numel = int(np.prod(values_shape[1:], dtype=np.int64))
+    starts = flat_positions(indices, shape) * dense_numel
+    return (starts[:, None] + np.arange(dense_numel, dtype=np.int64)[None, :]).reshape(-1)

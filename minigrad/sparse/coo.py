@@ -382,6 +382,15 @@ class SparseTensor(Tensor):
     def __setitem__(self, key, value):
         raise TypeError("Cannot assign to a sparse tensor")
 
+    def abs(self): return _pointwise.Abs.apply(self)
+    def sign(self): return _pointwise.Sign.apply(self)
+    def sin(self): return _pointwise.Sin.apply(self)
+    def sqrt(self): return _pointwise.Sqrt.apply(self)
+    def tanh(self): return _pointwise.Tanh.apply(self)
+    def relu(self): return _pointwise.Relu.apply(self)
+    def isnan(self): return _pointwise.test(self, np.isnan)
+    def isinf(self): return _pointwise.test(self, np.isinf)
+
     def any(self, dim=None, keepdim: bool = False) -> Tensor:
         """True if any stored value is nonzero (the elements not stored are zeros)."""
         if dim is not None:
@@ -624,7 +633,8 @@ def sparse_coo_tensor(indices=None, values=None, size=None, *, dtype=None, devic
     return result
 
 
-from . import arithmetic as _arithmetic, functions as _functions, products as _products  # noqa: E402,I001
+from . import arithmetic as _arithmetic, functions as _functions, pointwise as _pointwise  # noqa: E402,I001
+from . import products as _products  # noqa: E402
 
 
 # ---------------------------------------------------------------------- everything else says so

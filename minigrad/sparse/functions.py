@@ -39,19 +39,49 @@ from .coo import CSR_AND_FRIENDS, SparseTensor, not_for_sparse
 
 
 # ---------------------------------------------------------------------- gradients of sparse inputs
-def values_at(grad: Tensor, indices: np.ndarray, shape: tuple) -> np.ndarray:
-    """``grad`` (dense or sparse) read at each coordinate of ``indices``: ``(n, *dense_shape)``."""
-    if grad.is_sparse:
-        return arrays.lookup(grad._index_array, grad._value_array, shape, indices)
-    return arrays.gather(grad._data, indices)
+def read_at(x: Tensor, indices: np.ndarray) -> np.ndarray:
+    """``x`` (dense or sparse) read at each coordinate of ``indices``: ``(n, *dense_shape)``."""
+    if x.is_sparse:
+        return arrays.lookup(x._index_array, x._value_array, tuple(x.shape), indices)
+    return arrays.gather(x._data, indices)
+
+
+class ValuesAt(Builtin):
+    """f(x) = x read at each coordinate of ``indices``: ``(n, *dense_shape)`` (a sparse x gives its
+    summed value there, 0 where it stores none). The step every masked gradient starts with.
+
+    ∂L/∂x = the sparse tensor with grad[k] at indices[:, k] (repeats add up); dense for a dense x
+    Saves nothing (the coordinates are an array). A minigrad node (PyTorch's backward does the
+    same inside its C++ kernels).
+    """
+
+    @staticmethod
+    def forward(ctx, x, indices, shape):
+        ctx.indices, ctx.shape, ctx.sparse_input = indices, shape, x.is_sparse
+        return wrap(read_at(x, indices))
+
+    @staticmethod
+    def backward(ctx, grad):
+        scattered = SparseCooTensorWithDimsAndTensors.apply(grad, ctx.indices, ctx.shape, False)
+        return (scattered if ctx.sparse_input else scattered.to_dense()), None, None
 
 
 def masked_gradient(grad: Tensor, a: SparseTensor) -> SparseTensor:
     """``grad`` kept at the coordinates ``a`` stores (each once, sorted, so coalesced), dropped
-    elsewhere: PyTorch's ``grad.sparse_mask(a)``, the masked gradient of a sparse input."""
+    elsewhere: PyTorch's ``grad.sparse_mask(a)``, the masked gradient of a sparse input. Built from
+    Functions, so that it can be differentiated again."""
     shape = tuple(a.shape)
     indices = arrays.unique_coordinates(a._index_array, shape)
-    return SparseTensor._from_arrays(indices, values_at(grad, indices, shape), shape, coalesced=True)
+    return SparseCooTensorWithDimsAndTensors.apply(ValuesAt.apply(grad, indices, shape), indices, shape, True)
+
+
+def densified(a: SparseTensor) -> SparseTensor:
+    """``a`` with every element stored (zeros included), coalesced: the input gradcheck perturbs
+    element by element when it checks a sparse input's gradient everywhere (``masked=False``)."""
+    shape = tuple(a.shape)
+    indices = arrays.all_positions(shape, a.sparse_dim())
+    values = arrays.gather(arrays.to_dense(a._index_array, a._value_array, shape), indices)
+    return SparseTensor._from_arrays(indices, values, shape, coalesced=True).requires_grad_(a.requires_grad)
 
 
 # ---------------------------------------------------------------------- building and converting
@@ -76,7 +106,7 @@ class SparseCooTensorWithDimsAndTensors(Builtin):
     @staticmethod
     def backward(ctx, grad):
         result, = ctx.saved_tensors
-        return wrap(values_at(grad, result._index_array, tuple(result.shape))), None, None, None
+        return ValuesAt.apply(grad, result._index_array, tuple(result.shape)), None, None, None
 
 
 class ToDense(Builtin):
@@ -100,7 +130,7 @@ class ToDense(Builtin):
         if ctx.masked:
             a, = ctx.saved_tensors
             return masked_gradient(grad, a), None
-        return to_sparse_array(grad.to_dense()._data, ctx.sparse_dim), None
+        return ToSparse.apply(grad.to_dense(), ctx.sparse_dim), None
 
 
 def to_sparse_array(dense: np.ndarray, sparse_dim: int) -> SparseTensor:
@@ -186,7 +216,7 @@ class Values(Builtin):
     @staticmethod
     def backward(ctx, grad):
         a, = ctx.saved_tensors
-        return SparseTensor._from_arrays(a._index_array, grad._data, a.shape, coalesced=True)
+        return SparseCooTensorWithDimsAndTensors.apply(grad, a._index_array, tuple(a.shape), True)
 
 
 class Clone(Builtin):
@@ -251,18 +281,15 @@ class SparseMask(Builtin):
         mask = box.tensor
         ctx.dense_input = not x.is_sparse
         ctx.save_for_backward(mask)
-        return _read_at(x, mask)
+        return mask._like(values=read_at(x, mask._index_array).astype(x.dtype.numpy, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
         mask, = ctx.saved_tensors
-        grad = _read_at(grad, mask)
+        shape = tuple(mask.shape)
+        grad = SparseCooTensorWithDimsAndTensors.apply(ValuesAt.apply(grad, mask._index_array, shape),
+                                                       mask._index_array, shape, mask._coalesced)
         return (grad.to_dense() if ctx.dense_input else grad), None
-
-
-def _read_at(x: Tensor, mask: SparseTensor) -> SparseTensor:
-    values = values_at(x, mask._index_array, tuple(mask.shape))
-    return mask._like(values=values.astype(x.dtype.numpy, copy=False))
 
 
 def sparse_mask(x: Tensor, mask) -> SparseTensor:

@@ -39,7 +39,7 @@ from ..ops.linalg import _save_each_for_the_other
 from ..tensor import Tensor, _operand
 from . import arrays, kernels
 from .coo import SparseTensor, not_for_sparse
-from .functions import masked_gradient
+from .functions import SparseCooTensorWithDimsAndTensors, masked_gradient
 
 
 # ---------------------------------------------------------------------- the arrays
@@ -49,12 +49,36 @@ def _product(a: SparseTensor, dense: np.ndarray) -> np.ndarray:
     return kernels.scatter_add(rows, cols, a._value_array, dense, n_out=a.shape[0])
 
 
-def _sampled_gradient(grad: np.ndarray, b: np.ndarray, a: SparseTensor, alpha) -> SparseTensor:
+def _sampled_gradient(grad: Tensor, b: Tensor, a: SparseTensor, alpha) -> SparseTensor:
     """The masked gradient of ``a`` in ``alpha * a @ b``: ``alpha * (grad @ b.T)`` read at a's
     coordinates (each once), computed as one dot product per coordinate."""
-    indices = arrays.unique_coordinates(a._index_array, tuple(a.shape))
-    values = kernels.sampled_dot(indices[0], indices[1], grad, b)
-    return SparseTensor._from_arrays(indices, values * alpha if alpha != 1 else values, a.shape, coalesced=True)
+    shape = tuple(a.shape)
+    indices = arrays.unique_coordinates(a._index_array, shape)
+    values = SampledDot.apply(grad, b, indices, shape)
+    return SparseCooTensorWithDimsAndTensors.apply(values * alpha if alpha != 1 else values, indices, shape, True)
+
+
+class SampledDot(Builtin):
+    """f(g, b) = (g @ b.T) read at the coordinates (i, j) of ``indices``: one dot product
+    <g[i], b[j]> per coordinate, never the whole matrix (``kernels.sampled_dot``)
+
+    ∂L/∂g = S @ b,  ∂L/∂b = S.T @ g, with S the sparse matrix holding grad at those coordinates
+    Saves g only when b needs a gradient, and b only when g does. A minigrad node: the masked
+    gradient of ``torch.sparse.mm``, which PyTorch computes from the dense ``g @ b.T``.
+    """
+
+    @staticmethod
+    def forward(ctx, g, b, indices, shape):
+        _save_each_for_the_other(ctx, g, b)
+        ctx.indices, ctx.shape = indices, shape
+        return wrap(kernels.sampled_dot(indices[0], indices[1], g._data, b._data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        g, b = ctx.saved_tensors
+        s = SparseCooTensorWithDimsAndTensors.apply(grad, ctx.indices, ctx.shape, True)
+        return (s.mm(b) if ctx.needs_input_grad[0] else None,
+                s.t().mm(g) if ctx.needs_input_grad[1] else None, None, None)
 
 
 def _sparse_sparse(a: SparseTensor, b: SparseTensor) -> SparseTensor:
@@ -62,11 +86,10 @@ def _sparse_sparse(a: SparseTensor, b: SparseTensor) -> SparseTensor:
     a_index, a_values = arrays.coalesce(a._index_array, a._value_array, tuple(a.shape))
     b_index, b_values = arrays.coalesce(b._index_array, b._value_array, tuple(b.shape))
     per_row = np.bincount(b_index[0], minlength=b.shape[0])   # b is sorted by rows
-    row_start = np.concatenate(([0], np.cumsum(per_row)[:-1]))
+    row_start = np.cumsum(per_row) - per_row
     meets = per_row[a_index[1]]                               # how many entries of b each entry of a meets
     left = np.repeat(np.arange(a_index.shape[1]), meets)
-    first = np.concatenate(([0], np.cumsum(meets)[:-1]))
-    right = row_start[a_index[1]][left] + np.arange(left.size) - np.repeat(first, meets)
+    right = row_start[a_index[1]][left] + np.arange(left.size) - np.repeat(np.cumsum(meets) - meets, meets)
     indices = np.stack([a_index[0][left], b_index[1][right]]).reshape(2, -1)
     values = (a_values[left] * b_values[right]).astype(a._value_array.dtype, copy=False)
     shape = (a.shape[0], b.shape[1])
@@ -132,7 +155,7 @@ class SparseAddmm(Builtin):
         if ctx.needs_input_grad[0]:
             grad_x = (grad * ctx.beta).sum_to_size(ctx.x_shape)
         return (grad_x,
-                _sampled_gradient(grad.to_dense()._data, b._data, a, ctx.alpha) if ctx.needs_input_grad[1] else None,
+                _sampled_gradient(grad.to_dense(), b, a, ctx.alpha) if ctx.needs_input_grad[1] else None,
                 (a.t().mm(grad) * ctx.alpha) if ctx.needs_input_grad[2] else None, None, None)
 
 
@@ -235,10 +258,17 @@ class SparseSparseMatmul(SparseSparseMm):
     """f(a, b) = a @ b, both sparse (``torch.sparse.mm``), as SparseSparseMm
 
     ∂L/∂a = (grad @ b.T) on a's pattern,  ∂L/∂b = (a.T @ grad) on b's pattern (masked, sparse).
-    Node: SparseSparseMatmulBackward0.
+    Saves a and b when either needs a gradient (each one's pattern masks its own). Node:
+    SparseSparseMatmulBackward0.
     """
 
     _node_name = "SparseSparseMatmulBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        if ctx.needs_input_grad[0] or ctx.needs_input_grad[1]:
+            ctx.save_for_backward(a, b)
+        return _sparse_sparse(a, b)
 
     @staticmethod
     def backward(ctx, grad):
