@@ -98,9 +98,10 @@ def _numerical_jacobian(func, inputs, output_index: int, input_index: int, eps: 
 def _numerical_jvp(func, inputs, input_index: int, u: np.ndarray, eps: float) -> list:
     """Fast mode's central difference along a direction: ``(f(x + eps u) - f(x - eps u)) / (2 eps)``,
     flattened, for every output (``u`` has one number per element of x; a sparse x moves its stored
-    values by the numbers of u at their elements)."""
+    values so that each element moves by u's number, shared out among the values stored there)."""
     data, rows = _elements(inputs[input_index])
-    original, step = data.copy(), u[rows].reshape(data.shape)
+    shares = np.bincount(rows, minlength=u.size)[rows]
+    original, step = data.copy(), (u[rows] / np.maximum(shares, 1)).reshape(data.shape)
     data[...] = original - eps * step   # written in place: the input is the same object
     minus = _outputs(func, inputs)
     minus_values = [o._data.reshape(-1).copy() for o in minus]
