@@ -67,7 +67,7 @@ def add(a: Tensor, b, alpha=1, subtract: bool = False) -> Tensor:
 
 class SparseAdd(Builtin):
     """f(a, b) = a + alpha * b, for two sparse tensors of the same shape: the two lists of entries
-    one after the other (merged and summed only when both are coalesced, as PyTorch does)
+    merged as PyTorch merges them (``arrays.merge``), coalesced when both are
 
     ∂L/∂a = grad,  ∂L/∂b = alpha * grad (each as it arrives: dense or sparse)
     Saves nothing (alpha). Node: AddBackward0.
@@ -79,13 +79,11 @@ class SparseAdd(Builtin):
     def forward(ctx, a, b, alpha):
         ctx.alpha = alpha
         dtype = result_dtype(a, b).numpy
-        indices = np.concatenate([a._index_array, b._index_array], axis=1)
-        values = np.concatenate([a._value_array.astype(dtype, copy=False),
-                                 (b._value_array * alpha if alpha != 1 else b._value_array).astype(dtype, copy=False)])
+        scaled = (b._value_array * alpha if alpha != 1 else b._value_array).astype(dtype, copy=False)
         shape = tuple(a.shape)
-        if a._coalesced and b._coalesced:
-            return SparseTensor._from_arrays(*arrays.coalesce(indices, values, shape), shape, coalesced=True)
-        return SparseTensor._from_arrays(indices, values, shape)
+        merged = arrays.merge(a._index_array, a._value_array.astype(dtype, copy=False), b._index_array, scaled, shape,
+                              sorted_unique=a._coalesced and b._coalesced)
+        return SparseTensor._from_arrays(*merged, shape, coalesced=a._coalesced and b._coalesced)
 
     @staticmethod
     def backward(ctx, grad):
@@ -147,7 +145,7 @@ def mul(x: Tensor, y) -> SparseTensor:
         if s.shape != other.shape:
             raise not_for_sparse("sparse * sparse with dense dimensions that broadcast")
         return SparseMulSparse.apply(x, y)
-    if other.ndim and check_broadcast(tuple(s.shape), tuple(other.shape)) != tuple(s.shape):
+    if other.ndim and check_broadcast(tuple(other.shape), tuple(s.shape)) != tuple(s.shape):
         raise not_for_sparse("sparse * dense where the sparse tensor would broadcast to the dense one's larger shape")
     return SparseDenseMul.apply(x, y)
 
@@ -358,7 +356,8 @@ def _summed(a: SparseTensor, dims: tuple, keepdim: bool, dtype) -> Tensor | Spar
         indices = a._index_array[kept]
     shape = tuple(1 if d in dims else n for d, n in enumerate(a.shape)) if keepdim else \
         tuple(n for d, n in enumerate(a.shape) if d not in dims)
-    return SparseTensor._from_arrays(*arrays.coalesce(indices, values, shape), shape, coalesced=True)
+    # sorted and unique either way; PyTorch flags the keepdim result uncoalesced
+    return SparseTensor._from_arrays(*arrays.coalesce(indices, values, shape), shape, coalesced=not keepdim)
 
 
 class SparseSum(Builtin):
@@ -433,8 +432,10 @@ def sparse_sum(a: SparseTensor, dim=None, dtype=None) -> Tensor:
     (tensor(12., grad_fn=<SumBackward0>), tensor([[0., 0., 1.],
             [1., 0., 1.]]))
     """
-    if not a.is_sparse:
-        return a.sum(dtype=dtype) if dim is None else a.sum(dim, dtype=dtype)
+    if not a.is_sparse:   # PyTorch's answers: the first thing each path asks of a sparse tensor
+        if dim is None:
+            raise RuntimeError("coalesce expected sparse coordinate tensor layout but got Strided")
+        raise NotImplementedError("minigrad: torch.sparse.sum(x, dim) needs a sparse x; use x.sum(dim) for a dense one")
     if dim is None:
         return SparseSumAll.apply(a, dtype)
     return SparseSum.apply(a, normalize_dims(dim, a.ndim), dtype)

@@ -130,3 +130,32 @@ def element_positions(indices: np.ndarray, values_shape: tuple, shape: tuple) ->
     dense_numel = int(np.prod(values_shape[1:], dtype=np.int64))
     starts = flat_positions(indices, shape) * dense_numel
     return (starts[:, None] + np.arange(dense_numel, dtype=np.int64)[None, :]).reshape(-1)
+
+
+def merge(a_indices: np.ndarray, a_values: np.ndarray, b_indices: np.ndarray, b_values: np.ndarray, shape: tuple,
+          sorted_unique: bool) -> tuple:
+    """The entries of a and b in one list, as PyTorch's sparse addition walks them: two cursors, the
+    entry with the smaller coordinates first, the two summed into one when their coordinates are
+    equal. For two coalesced inputs that is their sorted union (computed at once); otherwise the
+    order and the repeats follow the walk entry by entry, so that the result is PyTorch's own."""
+    indices = np.concatenate([a_indices, b_indices], axis=1)
+    values = np.concatenate([a_values, b_values])
+    if sorted_unique:
+        return coalesce(indices, values, shape)
+    a_keys, b_keys = flat_positions(a_indices, shape).tolist(), flat_positions(b_indices, shape).tolist()
+    taken, summed_with, i, j = [], [], 0, 0
+    while i < len(a_keys) or j < len(b_keys):
+        if j == len(b_keys) or (i < len(a_keys) and a_keys[i] < b_keys[j]):
+            taken.append(i), summed_with.append(-1)
+            i += 1
+        elif i == len(a_keys) or b_keys[j] < a_keys[i]:
+            taken.append(len(a_keys) + j), summed_with.append(-1)
+            j += 1
+        else:   # equal coordinates: one entry, the two values summed
+            taken.append(i), summed_with.append(len(a_keys) + j)
+            i, j = i + 1, j + 1
+    taken, summed_with = np.array(taken, np.int64), np.array(summed_with, np.int64)
+    merged = values[taken]
+    both = summed_with >= 0
+    merged[both] = merged[both] + values[summed_with[both]]
+    return np.ascontiguousarray(indices[:, taken]), merged

@@ -288,9 +288,9 @@ class SparseTensor(Tensor):
             if len(args) < 2 or not isinstance(args[1], Tensor) or args[0].is_sparse:
                 got = ", ".join(type(a).__name__ for a in args)
                 raise TypeError(f"new() received an invalid combination of arguments - got ({got}), but expected one "
-                                "of:\n * (torch.device device = None)\n * (Tensor indices, Tensor values, *, "
+                                "of:\n * (*, torch.device device = None)\n * (Tensor indices, Tensor values, *, "
                                 "torch.device device = None)\n * (Tensor indices, Tensor values, tuple of ints size, *, "
-                                "torch.device device = None)\n * (tuple of ints size, *, torch.device device = None)")
+                                "torch.device device = None)\n * (tuple of ints size, *, torch.device device = None)\n")
             return sparse_coo_tensor(args[0], args[1], tuple(args[2]) if len(args) > 2 else None)
         if len(args) == 1 and isinstance(args[0], list):
             raise TypeError("SparseTensor.new(sequence) only accepts sizes.  Please use torch.sparse_coo_tensor() or "

@@ -36,7 +36,8 @@ import numpy as np
 
 from ..ops._util import Builtin, wrap
 from ..ops.linalg import _save_each_for_the_other
-from ..tensor import Tensor, _operand
+from ..ops.shape import SqueezeInplaceDim, UnsafeView
+from ..tensor import Tensor, _operand, _warn_once
 from . import arrays, kernels
 from .coo import SparseTensor, not_for_sparse
 from .functions import SparseCooTensorWithDimsAndTensors, masked_gradient
@@ -82,7 +83,10 @@ class SampledDot(Builtin):
 
 
 def _sparse_sparse(a: SparseTensor, b: SparseTensor) -> SparseTensor:
-    """``a @ b`` for two sparse matrices: every entry (i, j) of a meets every entry (j, k) of b."""
+    """``a @ b`` for two sparse matrices: every entry (i, j) of a meets every entry (j, k) of b.
+    (PyTorch computes it through its CSR layout, and warns once that CSR is in beta: so does minigrad.)"""
+    _warn_once("Sparse CSR tensor support is in beta state. If you miss a functionality in the sparse tensor support, "
+               "please submit a feature request to https://github.com/pytorch/pytorch/issues.")
     a_index, a_values = arrays.coalesce(a._index_array, a._value_array, tuple(a.shape))
     b_index, b_values = arrays.coalesce(b._index_array, b._value_array, tuple(b.shape))
     per_row = np.bincount(b_index[0], minlength=b.shape[0])   # b is sorted by rows
@@ -301,9 +305,9 @@ def _check_sparse_dense(a: SparseTensor, b: Tensor) -> None:
     _check_matrix(a)
     if b.ndim != 2:
         raise RuntimeError(f"addmm: matrices expected, got {b.ndim}D tensor")
-    _check_dtypes(a, b)
     if b.shape[0] != a.shape[1]:
         raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {a.shape[1]}, got {b.shape[0]}")
+    _check_dtypes(a, b)
 
 
 def _check_sparse_sparse(a: SparseTensor, b: SparseTensor) -> None:
@@ -327,9 +331,24 @@ def sparse_matmul(a: SparseTensor, other, matrix_only: bool = False) -> Tensor:
     if not matrix_only and other.ndim == 1 and a.ndim == 2:
         return mv(a, other)
     if other.ndim > 2:
-        raise RuntimeError("expand is unsupported for Sparse tensors")
+        return _folded(a, other)
     _check_sparse_dense(a, other)
     return SparseMm.apply(a, other)
+
+
+def _folded(a: SparseTensor, batch: Tensor) -> Tensor:
+    """``a @ batch`` for a batch of matrices: PyTorch folds it into one product, ``(batch.mT @ a.T).mT``
+    with the batch's matrices stacked, when ``a`` requires grad; otherwise it would expand ``a``,
+    which a sparse tensor cannot do."""
+    if not a.requires_grad:
+        raise RuntimeError("expand is unsupported for Sparse tensors")
+    _check_matrix(a)
+    if batch.shape[-2] != a.shape[1]:
+        raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {a.shape[1]}, got {batch.shape[-2]}")
+    rows = batch.transpose(-1, -2).reshape(-1, batch.shape[-2])
+    product = dense_sparse_matmul(rows, a.t())
+    return UnsafeView.apply(product, tuple(batch.shape[:-2]) + (batch.shape[-1], a.shape[0])).transpose(-1, -2) \
+        .contiguous()
 
 
 def mv(a: SparseTensor, vec) -> Tensor:
@@ -341,9 +360,9 @@ def mv(a: SparseTensor, vec) -> Tensor:
     if vec.is_sparse:
         raise not_for_sparse("mv() with a sparse vector")
     _check_matrix(a)
-    _check_dtypes(a, vec)
     if vec.shape[0] != a.shape[1]:
         raise RuntimeError("mv: expected self.size(-1) == vec.size(-1)")
+    _check_dtypes(a, vec)
     return SparseMv.apply(a, vec)
 
 
@@ -358,8 +377,10 @@ def dense_sparse_matmul(d, a: SparseTensor) -> Tensor:
     _check_dtypes(a, d)
     if d.ndim == 2:
         return DenseSparseMm.apply(d, a)
-    rows = d.reshape(-1, d.shape[-1])   # a vector is one row; a batch, its matrices' rows one after the other
-    return DenseSparseMm.apply(rows, a).reshape(tuple(d.shape[:-1]) + (a.shape[1],))
+    if d.ndim == 1:   # a vector is one row (PyTorch's nodes: unsqueeze, mm, squeeze)
+        return SqueezeInplaceDim.apply(DenseSparseMm.apply(d.unsqueeze(0), a), (0,))
+    rows = d.reshape(-1, d.shape[-1])   # a batch: its matrices' rows one after the other
+    return UnsafeView.apply(DenseSparseMm.apply(rows, a), tuple(d.shape[:-1]) + (a.shape[1],))
 
 
 def mm(a: Tensor, b: Tensor) -> Tensor:
@@ -396,7 +417,7 @@ def addmm(x: Tensor, a: Tensor, b: Tensor, *, beta=1, alpha=1, masked: bool = Tr
     b = _operand(b)
     if b.is_sparse:
         raise not_for_sparse("addmm with two sparse matrices")
-    _check_dtypes(a, b, x)
     _check_sparse_dense(a, b)
+    _check_dtypes(a, x)
     x.detach().expand(a.shape[0], b.shape[1])   # PyTorch's errors for an input that does not broadcast
     return (SparseAddmm if masked else AddmmSparse).apply(x, a, b, beta, alpha)

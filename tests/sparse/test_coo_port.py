@@ -778,6 +778,7 @@ def test_sparse_to_numpy():
 
 
 @coalescedonoff
+@pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta state")   # PyTorch's, once per process
 def test_sparse_matmul(coalesced):
     for n, m, p in [(2, 3, 4), (4, 2, 7), (3, 7, 2)]:
         a = gen_sparse(2, 10, [n, m], coalesced, seed=11)[0]
