@@ -58,7 +58,8 @@ def add(a: Tensor, b, alpha=1, subtract: bool = False) -> Tensor:
                                "support broadcasting)")
         return (SubDenseSparse if subtract else AddDenseSparse).apply(a, b, alpha)
     if a.shape != b.shape:
-        raise RuntimeError(f"add: expected sizes of 'self' and 'other' to match, but {list(a.shape)} != {list(b.shape)}")
+        raise RuntimeError(f"add: expected sizes of 'self' and 'other' to match, but {list(a.shape)} != "
+                           f"{list(b.shape)}")
     if a.sparse_dim() != b.sparse_dim():
         raise RuntimeError(f"add: expected 'self' and 'other' to have same density, but 'self' has {a.sparse_dim()} "
                            f"sparse dimensions while 'other' has {b.sparse_dim()} sparse dimensions")

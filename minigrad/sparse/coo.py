@@ -247,8 +247,8 @@ class SparseTensor(Tensor):
     def to_sparse(self, *args, layout=None, blocksize=None, dense_dim=None) -> "SparseTensor":
         _functions.check_to_sparse_layout(layout, blocksize)
         if args and args[0] != self.sparse_dim():
-            raise RuntimeError("to_sparse: conversion from Sparse to Sparse with sparse_dim argument !=self.sparse_dim() "
-                               "is not supported")
+            raise RuntimeError("to_sparse: conversion from Sparse to Sparse with sparse_dim argument "
+                               "!=self.sparse_dim() is not supported")
         return self
 
     def to_sparse_coo(self) -> "SparseTensor":
@@ -281,16 +281,16 @@ class SparseTensor(Tensor):
     def bool(self): return self.to(types.bool_)   # noqa: A003
 
     def new(self, *args, device=None, **kwargs) -> "SparseTensor":
-        """PyTorch's legacy constructor of this type: ``s.new(indices, values[, size])``, ``s.new(size)``,
-        ``s.new()`` (the dtype is this tensor's; the values are converted to it)."""
+        """PyTorch's legacy constructor of this type: ``s.new(indices, values[, size])`` (the values keep
+        their dtype), ``s.new(size)`` and ``s.new()`` (empty, of this tensor's dtype)."""
         check_device(device)
         if args and isinstance(args[0], Tensor):
             if len(args) < 2 or not isinstance(args[1], Tensor) or args[0].is_sparse:
                 got = ", ".join(type(a).__name__ for a in args)
                 raise TypeError(f"new() received an invalid combination of arguments - got ({got}), but expected one "
                                 "of:\n * (*, torch.device device = None)\n * (Tensor indices, Tensor values, *, "
-                                "torch.device device = None)\n * (Tensor indices, Tensor values, tuple of ints size, *, "
-                                "torch.device device = None)\n * (tuple of ints size, *, torch.device device = None)\n")
+                                "torch.device device = None)\n * (Tensor indices, Tensor values, tuple of ints size, "
+                                "*, torch.device device = None)\n * (tuple of ints size, *, torch.device device = None)\n")
             return sparse_coo_tensor(args[0], args[1], tuple(args[2]) if len(args) > 2 else None)
         if len(args) == 1 and isinstance(args[0], list):
             raise TypeError("SparseTensor.new(sequence) only accepts sizes.  Please use torch.sparse_coo_tensor() or "
@@ -418,8 +418,8 @@ class SparseTensor(Tensor):
 
     def zero_(self) -> "SparseTensor":
         """No entries left (the shape stays)."""
-        empty = np.zeros((self.sparse_dim(), 0), np.int64), np.zeros((0,) + self._value_array.shape[1:], self.dtype.numpy)
-        return self._in_place(self._like(*empty, coalesced=True))
+        values = np.zeros((0,) + self._value_array.shape[1:], self.dtype.numpy)
+        return self._in_place(self._like(np.zeros((self.sparse_dim(), 0), np.int64), values, coalesced=True))
 
     __iadd__, __isub__, __imul__, __itruediv__ = add_, sub_, mul_, div_
 
@@ -434,8 +434,8 @@ class SparseTensor(Tensor):
         if result.dtype is not self.dtype:
             raise RuntimeError(f"result type {result.dtype.legacy_name[:-6]} can't be cast to the desired output "
                                f"type {self.dtype.legacy_name[:-6]}")
-        self._index_array, self._value_array, self._coalesced = result._index_array, result._value_array, result._coalesced
-        self._data = result._data
+        self._index_array, self._value_array = result._index_array, result._value_array
+        self._coalesced, self._data = result._coalesced, result._data
         self._version_counter.value += 1
         return self
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pickle
 
-import numpy as np
 import pytest
 
 import minigrad as torch
