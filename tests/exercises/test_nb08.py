@@ -214,7 +214,7 @@ class KeepsInputOnCtx(NothingSaved):
      "either save it with ctx.save_for_backward(input), or keep nothing at all"),
     (nb08.your_turn_3, ClassMethods, "forward is a class method", "@staticmethod, not @classmethod"),
 ])
-def test_nb08_round_two_wrong_answers_get_the_right_message(checker, answer, problem, hint, capsys):
+def test_nb08_more_wrong_answers_get_the_right_message(checker, answer, problem, hint, capsys):
     result, out = run(checker, answer, capsys)
     assert not result
     assert problem in out and hint in out, out
