@@ -495,10 +495,14 @@ class Tensor:
     def __abs__(self): return _ops.Abs.apply(self)
 
     def add(self, other, *, alpha=1):
-        return _ops.Add.apply(self, _operand(other), alpha) if alpha != 1 else self + other
+        if alpha == 1 or getattr(other, "is_sparse", False):   # dense + alpha * sparse: the sparse one knows how
+            return self + other if alpha == 1 else other.__radd__(self, alpha)
+        return _ops.Add.apply(self, _operand(other), alpha)
 
     def sub(self, other, *, alpha=1):
-        return _ops.Sub.apply(self, _operand(other), alpha) if alpha != 1 else self - other
+        if alpha == 1 or getattr(other, "is_sparse", False):
+            return self - other if alpha == 1 else other.__rsub__(self, alpha)
+        return _ops.Sub.apply(self, _operand(other), alpha)
 
     def mul(self, other): return self * other
     def div(self, other, *, rounding_mode=None): return _ops.arithmetic.div(self, other, rounding_mode)
@@ -753,11 +757,41 @@ class Tensor:
         return reduce_tensor(self)
 
     # ------------------------------------------------------------------ sparse (dense tensors say no)
-    def to_dense(self):
-        return self
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        if self.is_sparse:   # called as torch.Tensor.to_dense(s), as PyTorch's own tests do
+            return type(self).to_dense(self, dtype, masked_grad=masked_grad)
+        return self if dtype is None else self.to(dtype)
+
+    def to_sparse(self, *args, **kwargs):
+        """The sparse COO form (``minigrad/sparse/functions.py``): ``x.to_sparse()``, ``x.to_sparse(sparse_dim)``."""
+        from .sparse.functions import to_sparse
+        return to_sparse(self, *args, **kwargs)
+
+    def to_sparse_coo(self):
+        return self.to_sparse()
+
+    def sparse_mask(self, mask):
+        """This tensor kept where the sparse ``mask`` stores entries: a sparse tensor."""
+        from .sparse.functions import sparse_mask
+        return sparse_mask(self, mask)
+
+    def sparse_dim(self) -> int:
+        return 0
+
+    def dense_dim(self) -> int:
+        return self._data.ndim
 
     def is_coalesced(self):
         raise RuntimeError("is_coalesced expected sparse coordinate tensor layout but got Strided")
+
+    def coalesce(self):
+        raise RuntimeError("coalesce expected sparse coordinate tensor layout but got Strided")
+
+    def indices(self):
+        raise RuntimeError("indices expected sparse coordinate tensor layout but got Strided")
+
+    def values(self):
+        raise RuntimeError("values expected sparse tensor layout but got Strided")
 
 
 def _check_assigned_grad(t: Tensor, value) -> None:

@@ -72,7 +72,7 @@ from . import anomaly_mode
 from ..tensor import Tensor, _warn_once
 from ..types import from_numpy_dtype
 from .function import BackwardCFunction
-from .graph import AccumulateGrad, Node
+from .graph import AccumulateGrad, Node, _sum_out_of_place
 
 Observer = Callable[[Node, tuple, tuple], None]
 CREATE_GRAPH_CYCLE = (
@@ -224,7 +224,7 @@ class GraphTask:
             buffer = self.buffers.get(node)
             if buffer is None:
                 buffer = self.buffers[node] = [None] * len(node._output_info)
-            buffer[output_nr] = grad if buffer[output_nr] is None else buffer[output_nr] + grad
+            buffer[output_nr] = grad if buffer[output_nr] is None else _sum_out_of_place(buffer[output_nr], grad)
         # A root that another root leads to is not ready yet: its gradient waits in its buffer,
         # and more arrives when the root above it runs.
         for node in dict.fromkeys(root_nodes):
@@ -339,7 +339,7 @@ def _execute(task: GraphTask) -> None:
             if buffer is None:                       # the first gradient sent to next_node
                 buffer = buffers[next_node] = [None] * len(next_node._output_info)
             if grad is not None:
-                buffer[input_nr] = grad if buffer[input_nr] is None else buffer[input_nr] + grad
+                buffer[input_nr] = grad if buffer[input_nr] is None else _sum_out_of_place(buffer[input_nr], grad)
             dependencies[next_node] -= 1
             if dependencies[next_node] == 0:         # every edge into next_node has delivered
                 heapq.heappush(ready, (-next_node._sequence_nr, next(tie), next_node))
@@ -595,6 +595,8 @@ def _nobody_else_holds(grad: Tensor) -> bool:
     """
     if not (_COUNTS_KNOWN and sys.getrefcount(grad) == 3 and sys.getrefcount(grad._data) == 2):
         return False
+    if grad.is_sparse:   # a sparse .grad is never added into in place: holding the tensor is enough
+        return True
     flags = grad._data.flags   # .grad is added into in place: no read-only or broadcast memory
     if not flags.writeable or not (flags.c_contiguous or flags.f_contiguous):
         return False

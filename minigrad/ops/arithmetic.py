@@ -529,10 +529,14 @@ def allclose(a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equ
 
 
 def isnan(a: Tensor) -> Tensor:
+    if a.is_sparse:   # per stored value: a sparse result
+        return a.isnan()
     return wrap(np.isnan(a._data) if a._data.dtype.kind == "f" else np.zeros(a._data.shape, bool))
 
 
 def isinf(a: Tensor) -> Tensor:
+    if a.is_sparse:
+        return a.isinf()
     return wrap(np.isinf(a._data) if a._data.dtype.kind == "f" else np.zeros(a._data.shape, bool))
 
 

@@ -351,6 +351,9 @@ class AddmmScaled(Addmm):
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)``; ``input`` broadcasts to the product's shape."""
+    if mat1.is_sparse:   # the sparse tensor knows how (its gradient is dense, as PyTorch's)
+        from ..sparse.products import addmm as sparse_addmm
+        return sparse_addmm(input, mat1, mat2, beta=beta, alpha=alpha, masked=False)
     for (name, t) in (("self", input), ("mat1", mat1)):   # PyTorch's checks, in its order
         if t.dtype is not mat2.dtype:
             raise RuntimeError(f"{name} and mat2 must have the same dtype, but got {t.dtype.legacy_name[:-6]} and "

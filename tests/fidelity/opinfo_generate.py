@@ -7,6 +7,12 @@ method minigrad implements (``minigrad.inventory``: never a hand list), it write
 outputs, one vector-Jacobian product with a fixed random cotangent, gradcheck's and gradgradcheck's
 verdicts (fast mode), and each ``error_input`` with PyTorch's exception type and message.
 ``tests/opinfo/test_opinfo.py`` replays them against minigrad.
+
+An op that supports sparse COO inputs also gets ``sparse_coo.<op>.json.gz``: its own sparse samples
+(``sample_inputs_sparse``), or, for a unary ufunc, its samples with the input made sparse, as
+test_sparse.py's TestSparseUnaryUfuncs makes them. There the VJP and the gradient checks run on the
+outputs made dense with ``to_dense(masked_grad=True)``, with ``gradcheck(..., masked=True)``.
+Samples storing more than ``SPARSE_LIMIT`` numbers are not recorded (listed as skipped).
 """
 from __future__ import annotations
 
@@ -18,13 +24,14 @@ import warnings
 from pathlib import Path
 
 import torch
-from torch.testing._internal.common_methods_invocations import op_db
+from torch.testing._internal.common_methods_invocations import op_db, sparse_unary_ufuncs
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from minigrad.inventory import classify, torch_names  # noqa: E402
 
 DATA = ROOT / "tests" / "opinfo" / "data"
+SPARSE_LIMIT = 20_000
 
 
 class Unrepresentable(Exception):
@@ -32,6 +39,11 @@ class Unrepresentable(Exception):
 
 
 def encode(value):
+    if isinstance(value, torch.Tensor) and value.layout == torch.sparse_coo and not value.is_complex():
+        parts = value.detach()
+        return {"sparse": {"indices": encode(parts._indices()), "values": encode(parts._values()),
+                           "size": list(value.shape), "coalesced": value.is_coalesced()},
+                "requires_grad": value.requires_grad}
     if isinstance(value, torch.Tensor):
         if value.layout != torch.strided or value.is_complex() or value.dim() > 64:
             raise Unrepresentable(f"a {value.layout} {value.dtype} tensor")
@@ -95,7 +107,16 @@ def outcome(call):
         return {"error": [type(error).__name__, str(error).split("\n")[0]]}
 
 
-def record_sample(op, sample, generator) -> dict:
+def dense_outputs(op):
+    """``op`` with its sparse outputs made dense (``to_dense(masked_grad=True)``), for the gradient checks."""
+    def dense(value):
+        if isinstance(value, torch.Tensor) and value.layout == torch.sparse_coo:
+            return value.to_dense(masked_grad=True)
+        return type(value)(dense(v) for v in value) if isinstance(value, (list, tuple)) else value
+    return lambda *args, **kwargs: dense(op(*args, **kwargs))
+
+
+def record_sample(op, sample, generator, masked: bool = False) -> dict:
     args = (sample.input, *sample.args)
     record = {"input": encode(sample.input), "args": encode(list(sample.args)), "kwargs": {k: encode(v) for k, v in
                                                                                            sample.kwargs.items()}}
@@ -105,6 +126,9 @@ def record_sample(op, sample, generator) -> dict:
         return record
     outputs = flat_tensors(forward["value"])
     record["forward"] = {"value": [encode(o.detach()) for o in outputs]}
+    call = dense_outputs(op) if masked else op   # masked: the gradients of the outputs made dense
+    if masked:
+        outputs = flat_tensors(call(*args, **sample.kwargs))
     inputs = [t for t in flat_tensors([args, sample.kwargs]) if t.requires_grad]
     differentiable = [o for o in outputs if o.requires_grad]
     if not inputs or not differentiable:
@@ -118,13 +142,13 @@ def record_sample(op, sample, generator) -> dict:
         replace = dict(zip(map(id, inputs), diff))
         swap = lambda v: replace.get(id(v), v) if isinstance(v, torch.Tensor) else (   # noqa: E731
             type(v)(swap(x) for x in v) if isinstance(v, (list, tuple)) else v)
-        return op(*swap(list(args)), **{k: swap(v) for k, v in sample.kwargs.items()})
+        return call(*swap(list(args)), **{k: swap(v) for k, v in sample.kwargs.items()})
     checks = {"gradcheck": torch.autograd.gradcheck}
     if op.supports_gradgrad:
         checks["gradgradcheck"] = torch.autograd.gradgradcheck
     for check, run in checks.items():
         verdict = outcome(lambda: run(function, tuple(inputs), fast_mode=True, check_undefined_grad=False,
-                                      check_batched_grad=False))
+                                      check_batched_grad=False, masked=masked))
         record[check] = verdict if "error" in verdict else {"value": bool(verdict["value"])}
     return record
 
@@ -157,6 +181,44 @@ def record_op(op) -> dict | None:
             "samples": samples, "error_inputs": errors, "skipped": skipped}
 
 
+def sparse_samples(op) -> list:
+    """PyTorch's sparse COO samples of ``op``: its own, or a unary ufunc's samples made sparse."""
+    try:
+        return list(op.sample_inputs_sparse(torch.sparse_coo, "cpu", torch.float64, requires_grad=op.supports_autograd))
+    except NotImplementedError:   # "no sample function specified"
+        if op.name not in {unary.name for unary in sparse_unary_ufuncs}:
+            return []
+    samples = list(op.sample_inputs("cpu", torch.float64))
+    for sample in samples:
+        sample.input = sample.input.to_sparse().detach().requires_grad_(op.supports_autograd)
+    return samples
+
+
+def stored_numbers(sample) -> int:
+    return sum(t._values().numel() + t._indices().numel() for t in flat_tensors([sample.input, list(sample.args)])
+               if t.layout == torch.sparse_coo)
+
+
+def record_sparse_op(op) -> dict | None:
+    found = {variant: name for variant, name in variants(op).items() if variant != "inplace"}
+    if not op.supports_sparse or not found:
+        return None
+    generator = torch.Generator().manual_seed(0)
+    samples, skipped = [], []
+    for sample in sparse_samples(op):
+        if stored_numbers(sample) > SPARSE_LIMIT:
+            skipped.append(f"a sample storing {stored_numbers(sample)} numbers (more than {SPARSE_LIMIT})")
+            continue
+        try:
+            samples.append(record_sample(op, sample, generator, masked=True))
+        except Unrepresentable as why:
+            skipped.append(str(why))
+    if not samples:
+        return None
+    return {"op": op.name, "variant": op.variant_test_name, "callables": found, "torch": torch.__version__,
+            "masked": True, "samples": samples, "error_inputs": [], "skipped": skipped}
+
+
 def op_key(op) -> str:
     return op.name + (f".{op.variant_test_name}" if op.variant_test_name else "")
 
@@ -164,15 +226,15 @@ def op_key(op) -> str:
 def main(names: list) -> int:
     DATA.mkdir(parents=True, exist_ok=True)
     for op in op_db:
-        if names and op_key(op) not in names and op.name not in names:
+        if names and not {op_key(op), op.name, f"sparse_coo.{op_key(op)}"} & set(names):
             continue
-        record = record_op(op)
-        if record is None:
-            continue
-        text = json.dumps(record, sort_keys=True, separators=(",", ":"))
-        (DATA / f"{op_key(op)}.json.gz").write_bytes(gzip.compress(text.encode(), mtime=0))
-        print(f"{op_key(op)}: {len(record['samples'])} samples, {len(record['error_inputs'])} error inputs, "
-              f"{len(record['skipped'])} skipped")
+        for key, record in ((op_key(op), record_op(op)), (f"sparse_coo.{op_key(op)}", record_sparse_op(op))):
+            if record is None:
+                continue
+            text = json.dumps(record, sort_keys=True, separators=(",", ":"))
+            (DATA / f"{key}.json.gz").write_bytes(gzip.compress(text.encode(), mtime=0))
+            print(f"{key}: {len(record['samples'])} samples, {len(record['error_inputs'])} error inputs, "
+                  f"{len(record['skipped'])} skipped")
     return 0
 
 

@@ -41,6 +41,11 @@ def decode(value):
         return [decode(v) for v in value]
     if not isinstance(value, dict):
         return value
+    if "sparse" in value:   # a COO tensor: its parts, size and coalesced flag
+        parts = value["sparse"]
+        t = minigrad.sparse_coo_tensor(decode(parts["indices"]), decode(parts["values"]), parts["size"])
+        t._coalesced_(parts["coalesced"])
+        return t.requires_grad_() if value["requires_grad"] else t
     if "tensor" in value:
         dtype = getattr(minigrad, value["tensor"])
         array = np.frombuffer(base64.b64decode(value["data"]), dtype=dtype.numpy).reshape(value["shape"]).copy()
@@ -82,7 +87,9 @@ def differs(expected: dict, actual: minigrad.Tensor) -> str | None:
     want = decode(expected)
     if actual.dtype != want.dtype or tuple(actual.shape) != tuple(want.shape):
         return f"{actual.dtype}{list(actual.shape)} where PyTorch gives {want.dtype}{list(want.shape)}"
-    a, b = actual.detach().to_dense()._data, want._data
+    if actual.layout != want.layout:
+        return f"{actual.layout} where PyTorch gives {want.layout}"
+    a, b = actual.detach().to_dense()._data, want.detach().to_dense()._data
     if a.dtype.kind in "fc" and np.allclose(a, b, rtol=TOLERANCE, atol=TOLERANCE, equal_nan=True) or \
             a.dtype.kind not in "fc" and np.array_equal(a, b):
         return None
@@ -138,7 +145,17 @@ def check_vjp(function, sample: dict) -> str | None:
     return None
 
 
-def check_gradient(function, sample: dict, check: str) -> str | None:
+def dense_outputs(function):
+    """``function`` with its sparse outputs made dense (``to_dense(masked_grad=True)``), as the
+    sparse records' gradients were taken."""
+    def dense(value):
+        if isinstance(value, minigrad.Tensor) and value.is_sparse:
+            return value.to_dense(masked_grad=True)
+        return type(value)(dense(v) for v in value) if isinstance(value, (list, tuple)) else value
+    return lambda *args, **kwargs: dense(function(*args, **kwargs))
+
+
+def check_gradient(function, sample: dict, check: str, masked: bool = False) -> str | None:
     args = decode([sample["input"]] + sample["args"])
     kwargs = {k: decode(v) for k, v in sample["kwargs"].items()}
     inputs = [t for t in flat([args, kwargs]) if t.requires_grad]
@@ -153,7 +170,8 @@ def check_gradient(function, sample: dict, check: str) -> str | None:
         return function(*swap(args), **{k: swap(v) for k, v in kwargs.items()})
     run = getattr(minigrad.autograd, check)
     try:
-        verdict = run(swapped, tuple(inputs), fast_mode=True, check_undefined_grad=False, raise_exception=True)
+        verdict = run(swapped, tuple(inputs), fast_mode=True, check_undefined_grad=False, raise_exception=True,
+                      masked=masked)
     except Exception as error:
         return _error(error)
     return None if verdict == sample[check]["value"] else f"{verdict} where PyTorch gives {sample[check]['value']}"
@@ -163,6 +181,8 @@ def run_op(record: dict) -> dict:
     """``{check id: reason}`` for every check that fails (ids like ``"3:vjp"``, ``"3:forward:method"``)."""
     variants = {variant: resolve(name) for variant, name in record["callables"].items()}
     main = variants.get("function") or variants.get("method")
+    masked = record.get("masked", False)   # a sparse record: gradients of the outputs made dense
+    differentiated = dense_outputs(main) if masked else main
     failures = {}
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
@@ -173,10 +193,10 @@ def run_op(record: dict) -> dict:
                     continue
                 failures[f"{i}:forward:{variant}"] = check_forward(function, sample, variant == "inplace")
             if "vjp" in sample and "value" in sample["vjp"]:
-                failures[f"{i}:vjp"] = check_vjp(main, sample)
+                failures[f"{i}:vjp"] = check_vjp(differentiated, sample)
             for check in ("gradcheck", "gradgradcheck"):
                 if check in sample and "value" in sample[check]:
-                    failures[f"{i}:{check}"] = check_gradient(main, sample, check)
+                    failures[f"{i}:{check}"] = check_gradient(differentiated, sample, check, masked)
         for j, entry in enumerate(record["error_inputs"]):
             failures[f"e{j}:error"] = check_forward(main, entry)
     return {k: v for k, v in failures.items() if v is not None}

@@ -388,9 +388,11 @@ def test_spmm_errors():
 
 def test_dense_operations_on_a_sparse_tensor_say_what_to_do():
     a = torch.sparse_coo_tensor(torch.tensor(INDICES), torch.arange(5.0), (4, 4))
-    for operation in (lambda: a + a, lambda: a.sum(), lambda: a[0], lambda: a.exp(), lambda: a.view(16)):
-        with pytest.raises(NotImplementedError, match=r"not implemented for sparse tensors.*call \.to_dense\(\) "
-                                                      r"first for anything else\.$"):
+    for operation, name in ((lambda: a[0], r"indexing \(s\[\.\.\.\]\)"), (lambda: a.exp(), r"exp\(\)"),
+                            (lambda: a.view(16), r"view\(\)"), (lambda: torch.cat([a, a]), r"cat\(\)"),
+                            (lambda: a > 0, r"comparison \(s > \.\.\.\)")):
+        with pytest.raises(NotImplementedError, match=rf"^minigrad: {name} is not implemented for sparse COO tensors; "
+                                                      r"call \.to_dense\(\) first"):
             operation()
     with pytest.raises(TypeError, match=r"^can't convert Sparse layout tensor to numpy\. Use Tensor\.to_dense\(\) "
                                         r"first\.$"):
