@@ -102,7 +102,37 @@ c.Authenticator.allowed_users = roster("students.txt") | teachers
 c.Authenticator.admin_users = teachers
 c.LocalAuthenticator.create_system_users = True       # `adduser` for a roster name with no account
 
-c.JupyterHub.spawner_class = "jupyterhub.spawner.LocalProcessSpawner"
+sys.path.insert(0, str(ROOT))
+from jupyterhub.spawner import LocalProcessSpawner  # noqa: E402
+
+from tools import classroom as classroom_tools  # noqa: E402
+
+
+class CappedSpawner(LocalProcessSpawner):
+    """LocalProcessSpawner that holds each student to ``mem_limit`` in all (server and kernels
+    together; tools/classroom.py's cap_memory: a cgroup where root can make one, else a limit
+    per process). One student's runaway cell stops their own kernel, not the machine."""
+
+    def make_preexec_fn(self, name):
+        become_user = super().make_preexec_fn(name)
+        limit = int(self.mem_limit or 0)
+
+        def preexec():
+            if limit and os.geteuid() == 0:
+                classroom_tools.cap_memory(name, limit)
+            become_user()
+        return preexec
+
+
+def after_stop(spawner):
+    classroom_tools.release_memory_cap(spawner.user.name)
+
+
+c.JupyterHub.spawner_class = CappedSpawner
+# Per student, server and kernels together. Measured (README.md, "Sizing"): about 300 MB with one
+# notebook open, 600 MB with three; a cell that asks for more than this stops its own kernel.
+c.Spawner.mem_limit = os.environ.get("MINIGRAD_STUDENT_MEMORY", "1G")
+c.Spawner.post_stop_hook = after_stop
 c.Spawner.cmd = [str(VENV / "bin" / "jupyterhub-singleuser")]
 c.Spawner.default_url = "/lab"
 c.Spawner.notebook_dir = "~"

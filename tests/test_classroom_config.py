@@ -265,8 +265,12 @@ def test_the_proxy_is_pinned_and_locked():
     assert lock["packages"]["node_modules/configurable-http-proxy"]["version"] == pinned
 
 
-def test_the_zero_to_jupyterhub_values_are_valid_yaml_for_a_class():
+def test_the_zero_to_jupyterhub_values_follow_the_charts_schema_and_suit_a_class():
+    import jsonschema
+
     values = yaml.safe_load((CLASSROOM / "z2jh-values.yaml").read_text())
+    schema = json.loads((CLASSROOM / "z2jh-values.schema.json").read_text())
+    jsonschema.validate(values, schema)
     single = values["singleuser"]
     assert single["image"]["name"] and single["image"]["tag"]
     assert single["memory"]["limit"] and single["cpu"]["limit"] and single["storage"]["capacity"]
@@ -274,9 +278,38 @@ def test_the_zero_to_jupyterhub_values_are_valid_yaml_for_a_class():
     for folder in single["extraEnv"]["JUPYTER_CONFIG_PATH"].split(":"):   # the repository is in /srv/repo
         assert (ROOT / Path(folder).relative_to("/srv/repo")).is_dir(), folder
     assert single["extraEnv"]["NBGRADER_EXCHANGE"] == nbgrader_course.EXCHANGE
-    assert values["cull"]["enabled"] is True
+    # Students' work lives in the persistent home: the server starts there, and serves it.
+    home = single["storage"]["homeMountPath"]
+    assert single["workingDir"] == home == values["hub"]["config"]["KubeSpawner"]["notebook_dir"]
+    assert values["cull"]["enabled"] is True and values["cull"]["maxAge"] > values["cull"]["timeout"]
+    assert values["proxy"]["https"]["enabled"] is True and values["proxy"]["https"]["hosts"]
+    assert "admin_access" not in json.dumps(values)                  # roles and scopes instead
+    teacher = values["hub"]["loadRoles"]["teacher"]
+    assert "access:servers" in teacher["scopes"] and teacher["users"]
     assert "DummyAuthenticator" not in json.dumps(values["hub"]) and "dummy" not in json.dumps(values["hub"])
     assert values["hub"]["config"]["JupyterHub"]["authenticator_class"] == "github"
+
+
+@pytest.mark.parametrize("change", ["singleuser.memory.limt", "proxy.https.type", "cull.timeout", "hub.loadRoles.teacher"])
+def test_the_values_schema_refuses_a_mistake(change):
+    """A misspelt key, a value of the wrong kind or a role without scopes fails the schema."""
+    import jsonschema
+
+    values = yaml.safe_load((CLASSROOM / "z2jh-values.yaml").read_text())
+    *path, last = change.split(".")
+    parent = values
+    for key in path:
+        parent = parent[key]
+    if change.endswith("limt"):
+        parent["limt"] = parent.pop("limit")
+    elif change == "proxy.https.type":
+        parent[last] = "letsencrypt-staging"
+    elif change == "cull.timeout":
+        parent[last] = "one hour"
+    else:
+        del parent[last]["scopes"]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(values, json.loads((CLASSROOM / "z2jh-values.schema.json").read_text()))
 
 
 def test_the_passwords_command_gives_each_name_in_the_rosters_a_password(tmp_path):

@@ -194,6 +194,92 @@ def student_access_problem(venv: Path | str = ROOT / ".venv-classroom", account:
             "classroom-venv PYTHON=/usr/bin/python3")
 
 
+# ------------------------------------------------------------------------ one student's memory
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+CGROUP_GROUP = "minigrad-students"
+
+
+def _own_cgroup(controller: str) -> Path | None:
+    """This process's cgroup folder for ``controller`` ("memory" in cgroups v1, "" for v2)."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        number, controllers, path = line.split(":", 2)
+        if (controller and controller in controllers.split(",")) or (not controller and number == "0"):
+            base = CGROUP_ROOT / controller if controller else CGROUP_ROOT
+            return base / path.lstrip("/")
+    return None
+
+
+def memory_cap_method() -> str:
+    """How this machine can cap one student's memory, every process of theirs together:
+
+    - ``"cgroup v2"``: a cgroup of cgroups v2 with the memory controller, writable by root (a
+      delegated cgroup, such as a systemd service's with ``Delegate=yes``);
+    - ``"cgroup v1"``: cgroups v1's memory controller, writable by root (this project's machine);
+    - ``"rlimit"``: otherwise, a limit per process (RLIMIT_DATA) on the server and each kernel.
+    """
+    if os.geteuid() == 0:
+        own = _own_cgroup("")
+        if own and "memory" in _read(own / "cgroup.subtree_control").split() and os.access(own, os.W_OK):
+            return "cgroup v2"
+        own = _own_cgroup("memory")
+        if own and (own / "memory.limit_in_bytes").exists() and os.access(own, os.W_OK):
+            return "cgroup v1"
+    return "rlimit"
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
+def student_cgroup(name: str, method: str | None = None) -> Path | None:
+    """The folder of ``name``'s cgroup (made by :func:`cap_memory`), or None without cgroups."""
+    method = method or memory_cap_method()
+    own = _own_cgroup("" if method == "cgroup v2" else "memory") if method.startswith("cgroup") else None
+    return own / CGROUP_GROUP / name if own else None
+
+
+def cap_memory(name: str, limit: int, method: str | None = None) -> str:
+    """Put this process (and so everything it starts: a student's server and its kernels) under
+    ``limit`` bytes of memory in all. Called as root in the server's process just before it
+    becomes the student's; returns the method used. Over the limit the kernel's OOM killer stops
+    one of the student's processes (the biggest: the kernel that ran the cell), nobody else's."""
+    method = method or memory_cap_method()
+    folder = student_cgroup(name, method)
+    if folder is not None:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            if method == "cgroup v2":
+                (folder.parent / "cgroup.subtree_control").write_text("+memory")
+                (folder / "memory.max").write_text(str(limit))
+                (folder / "memory.swap.max").write_text("0") if (folder / "memory.swap.max").exists() else None
+            else:
+                (folder / "memory.limit_in_bytes").write_text(str(limit))
+            (folder / "cgroup.procs").write_text(str(os.getpid()))
+            return method
+        except OSError:
+            pass
+    import resource
+    resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+    return "rlimit"
+
+
+def release_memory_cap(name: str) -> None:
+    """Remove ``name``'s cgroup once their server stopped (an empty cgroup is removed; a busy one stays)."""
+    folder = student_cgroup(name)
+    for path in (folder, folder.parent) if folder is not None else ():
+        try:
+            path.rmdir()              # the group's folder too, once no student is left in it
+        except OSError:
+            pass
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
