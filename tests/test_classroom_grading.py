@@ -235,3 +235,40 @@ class Cube(torch.autograd.Function):
     assert verdict.ok, verdict
     printed = grading.outputs
     assert all(o["name"] == "stdout" for outputs in printed.values() for o in outputs if o["output_type"] == "stream")
+
+
+# ------------------------------------------------------------------ who submitted (nbgrader's exchange)
+def test_collect_refuses_a_submission_another_account_made_or_a_link(tmp_path):
+    """tools/nbgrader_exchange.py's owner check, without a hub: a folder named for alice but made
+    by another account, a symbolic link, a link inside, and one that is hers."""
+    exchange = pytest.importorskip("tools.nbgrader_exchange", reason="needs nbgrader (.venv-classroom)")
+    me = exchange.account_name(os.getuid())
+    mine = tmp_path / f"{me}+06+2026-11-28 10:00:00.000000 UTC+a"
+    mine.mkdir()
+    (mine / "06.ipynb").write_text("{}")
+    assert exchange.refusal(str(mine), me) is None
+    assert exchange.refusal(str(mine), "alice") == f"it names alice but was made by the account {me}"
+    link = tmp_path / "alice+06+2026-11-28 10:00:00.000000 UTC+b"
+    link.symlink_to(mine)
+    assert exchange.refusal(str(link), me) == "it is a symbolic link"
+    (mine / "other.ipynb").symlink_to(tmp_path / "elsewhere.ipynb")
+    assert exchange.refusal(str(mine), me) == "other.ipynb is a symbolic link"
+    if os.geteuid() == 0:
+        (mine / "other.ipynb").unlink()
+        os.chown(mine / "06.ipynb", 65534, 65534)
+        assert exchange.refusal(str(mine), me) == f"06.ipynb belongs to the account {exchange.account_name(65534)}"
+
+
+def test_the_course_folder_grades_in_a_fresh_process_and_checks_owners(tmp_path):
+    """The nbgrader_config.py that `make classroom` writes puts the grading and the exchange in place."""
+    from traitlets.config import Config
+
+    nbgrader_course.build(NOTEBOOKS, tmp_path / "course", languages=("en",))
+    namespace = {"get_config": Config}
+    exec(compile((tmp_path / "course" / "nbgrader_config.py").read_text(), "nbgrader_config.py", "exec"), namespace)
+    c = namespace["c"]
+    steps = list(c.Autograde.autograde_preprocessors)
+    assert steps[0] == "tools.nbgrader_grading.GradeInFreshProcess" and "nbgrader.preprocessors.Execute" not in steps
+    assert steps.index("tools.nbgrader_grading.FlagForReview") == steps.index("nbgrader.preprocessors.SaveAutoGrades") + 1
+    assert c.ExchangeFactory.collect == "tools.nbgrader_exchange.OwnerCheckedCollect"
+    assert c.GradeInFreshProcess.budget == sealed_grading.BUDGET

@@ -280,6 +280,62 @@ def release_memory_cap(name: str) -> None:
             pass
 
 
+def memory_of(pids, field: str = "Rss") -> int:
+    """Bytes of memory the processes ``pids`` use: their resident set (``Rss``, every page they
+    touch, shared libraries included), or ``Pss`` (a page shared by n processes counts 1/n)."""
+    total = 0
+    for pid in pids:
+        try:
+            text = Path(f"/proc/{pid}/smaps_rollup").read_text()
+        except OSError:
+            continue
+        total += next(int(line.split()[1]) for line in text.splitlines() if line.startswith(f"{field}:")) * 1024
+    return total
+
+
+def measure_memory(notebooks: Path, names: list[str] | None = None) -> list[tuple[str, int, int]]:
+    """One student's memory per notebook, as on the hub: a JupyterLab server, then each notebook
+    run in a kernel of its own. Returns (notebook, the kernel's bytes, the server's bytes), resident
+    sets (Rss) once the notebook ran."""
+    import socket
+    import time
+    import nbformat
+    from nbclient import NotebookClient
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with tempfile.TemporaryDirectory() as home:
+        server = subprocess.Popen([str(Path(sys.executable).parent / "jupyter-lab"), "--no-browser", f"--port={port}",
+                                   "--ip=127.0.0.1", "--IdentityProvider.token=x", f"--ServerApp.root_dir={home}",
+                                   *(["--allow-root"] if os.geteuid() == 0 else [])],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+                                  env=dict(os.environ, HOME=home))
+        try:
+            deadline = time.monotonic() + 180
+            while server.poll() is None and time.monotonic() < deadline:
+                with socket.socket() as probe:
+                    if probe.connect_ex(("127.0.0.1", port)) == 0:
+                        break
+                time.sleep(1)
+            results = []
+            for path in sorted(notebooks.glob("*.ipynb")):
+                if names and path.stem not in names:
+                    continue
+                nb = nbformat.read(str(path), as_version=4)
+                client = NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(notebooks)}})
+                with client.setup_kernel():
+                    for index, cell in enumerate(nb.cells):
+                        client.execute_cell(cell, index)
+                    kernel = client.km.provisioner.process.pid
+                    assert server.poll() is None, f"the JupyterLab server stopped ({server.returncode})"
+                    results.append((path.stem, memory_of([kernel]), memory_of([server.pid])))
+            return results
+        finally:
+            server.terminate()
+            server.wait()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -300,7 +356,16 @@ def main(argv: list[str] | None = None) -> int:
     words.add_argument("roster", type=Path, nargs="+", help="files of one account name a line (the hub's students.txt, teachers.txt)")
     access = commands.add_parser("check-access", help="as root: check that students' accounts can run .venv-classroom")
     access.add_argument("--venv", type=Path, default=ROOT / ".venv-classroom")
+    memory = commands.add_parser("memory", help="measure one student's memory per notebook (a JupyterLab server and a kernel)")
+    memory.add_argument("notebooks", type=Path, nargs="?", default=ROOT / "notebooks")
+    memory.add_argument("--only", action="append", help="only this notebook (its name without .ipynb)")
     args = parser.parse_args(argv)
+    if args.command == "memory":
+        rows = measure_memory(args.notebooks, args.only)
+        print("notebook                                  kernel   server   one student (MB)")
+        for name, kernel, server in rows:
+            print(f"{name:40s} {kernel / 2**20:7.0f}  {server / 2**20:7.0f}  {(kernel + server) / 2**20:7.0f}")
+        return 0
     if args.command == "link":
         repo = repo_url(args.repo)
         print(nbgitpuller_link(args.hub, repo, args.branch, args.language, args.notebook, args.folder))

@@ -14,10 +14,12 @@ edition plus grading metadata:
   starter, which runs;
 - each check becomes an autograded test cell worth ``POINTS`` points, locked:
   ``check.your_turn_1(prediction).for_nbgrader()``. Students see the course's check: it prints ✓,
-  or ✗ with what is wrong and a hint, and never raises, so *Run All* runs. While nbgrader
-  autogrades (or validates) the notebook, ``for_nbgrader()`` raises AssertionError unless the
-  verdict is "correct", and the cell earns no points: the course's checkers grade, so a false
-  verdict would be a false grade. There is no hidden-tests region: the cell students get is the
+  or ✗ with what is wrong and a hint, and never raises, so *Run All* runs; under nbgrader's
+  Validate a ✗ raises, so that Validate lists it. The grade does not come from that cell's run:
+  the course folder's ``nbgrader_config.py`` has ``nbgrader autograde`` grade each notebook in a
+  fresh process that runs the checker itself (``tools/sealed_grading.py``,
+  ``tools/nbgrader_grading.py``), and a submission is filed only under the account that made it
+  (``tools/nbgrader_exchange.py``). There is no hidden-tests region: the cell students get is the
   cell nbgrader grades, so nbgrader's checksum of a locked cell never changes (hidden tests
   make ``autograde`` warn "Attribute 'checksum' for cell ... has changed!" for every
   submission, jupyter/nbgrader#1961).

@@ -525,8 +525,10 @@ def _child(report_fd: int) -> None:
             frame = sys._getframe(1)
             reason = None
             if event == "open":
-                path, mode = str(args[0]), str(args[1] or "r")
-                if who(frame) == "student" and (any(c in mode for c in "wax+") or _isinstance(args[0], int)
+                path, mode, flags = str(args[0]), str(args[1] or "r"), args[2] if _len(args) > 2 else 0
+                writes = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+                if who(frame) == "student" and (any(c in mode for c in "wax+") or (flags or 0) & writes
+                                                or _isinstance(args[0], int)
                                                 or not os.path.abspath(path).startswith(allowed_roots)):
                     reason = f"opened {path!r}"
             elif event == "import":
@@ -553,8 +555,8 @@ def _child(report_fd: int) -> None:
 
     sys.addaudithook(audit)
     threads, handlers = threading.active_count(), {s: signal.getsignal(s) for s in _signals()}
-    static_flags: dict[int | None, list[str]] = {}
-    pending: list[str] = []              # flags of added cells, counted against the next check
+    static_flags: dict[int | None, list[str]] = {}   # an answer's flags count against its exercise,
+    # an added cell's against every exercise after it (it may define what they use)
     for cell in cells:
         kind = cell["kind"]
         if kind == "setup":
@@ -568,10 +570,8 @@ def _child(report_fd: int) -> None:
             number = cell.get("exercise")
             filename = f"<answer {number}>" if kind == "answer" else f"<added cell {_len(student_files)}>"
             student_files[filename] = number
-            reasons = scan(cell["source"])
-            if reasons:
-                where = f"Your turn {number}" if kind == "answer" else "a cell you added"
-                pending.extend(f"{where}: {r}" for r in reasons)
+            where = f"Your turn {number}" if kind == "answer" else "a cell you added"
+            static_flags.setdefault(number, []).extend(f"{where}: {r}" for r in scan(cell["source"]))
             current["exercise"] = number
             outputs = run(cell["source"], filename)
             if kind == "answer":
@@ -592,7 +592,7 @@ def _child(report_fd: int) -> None:
             problem = f"{_type(error).__name__}: {error}"
         finally:
             sys.stdout, sys.stderr = stdout, stderr
-        flags = list(pending)
+        flags = static_flags.get(number, []) + static_flags.get(None, [])
         flags += [reason for exercise, reason in runtime_flags if exercise in (number, None)]
         flags += baseline.changes()
         flags += borrowed_code(arguments, exercises_dir)
