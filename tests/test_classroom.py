@@ -759,13 +759,19 @@ def impersonate(classroom: Classroom) -> list[str]:
 RED_TEAM = "mallory"
 
 
+# The attacks graded here through nbgrader, one notebook each (tests/test_classroom_grading.py grades
+# the whole family, without nbgrader).
+THROUGH_NBGRADER = ["the one-line forgery", "monkeypatching the checker", "a stub check",
+                    "a forged verdict, then exit", "printing a tick and exiting"]
+
+
 def red_team_notebooks(classroom: Classroom) -> dict[str, dict]:
-    """A family of attacks on the grade, each a notebook by its own student (mallory1, ...), after
-    the starter: every attack of tests/test_classroom_grading.py, and a deleted check cell, an
-    edited set-up cell, a stub check in an added cell, an infinite loop."""
+    """Attacks on the grade, each a notebook by its own student (mallory1, ...), after the starter:
+    some of tests/test_classroom_grading.py's, numpy patched through an alias, a deleted check cell,
+    an edited set-up cell, a stub check in an added cell, an infinite loop."""
     released = json.loads((classroom.course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text())
     notebooks = {}
-    attacks = [a for a, _ in ATTACKS.values()] + list(HIDDEN.values())
+    attacks = [ATTACKS[name][0] for name in THROUGH_NBGRADER] + [HIDDEN["numpy through an alias"]]
     for k, attack in enumerate(attacks, 1):
         nb = json.loads(json.dumps(released))
         for cell in nb["cells"]:
@@ -798,7 +804,7 @@ def test_an_assignment_is_released_submitted_autograded_and_exported(classroom):
     nbgrader_course.build(ROOT / "notebooks", classroom.course, exchange=str(classroom.exchange))
     assert classroom.course.stat().st_mode & 0o777 == 0o700      # the gradebook's folder: the teacher's alone
     with open(classroom.course / "nbgrader_config.py", "a") as config:
-        config.write("\nc.GradeInFreshProcess.budget = 40   # the test's infinite loop costs this\n")
+        config.write("\nc.GradeInFreshProcess.budget = 30   # the test's infinite loop costs this\n")
         if not classroom.real:    # one account for all: owners say nothing
             config.write('c.ExchangeFactory.collect = "nbgrader.exchange.default.collect.ExchangeCollect"\n')
     nbgrader(classroom, "generate_assignment", ASSIGNMENT)
@@ -862,7 +868,9 @@ def test_an_assignment_is_released_submitted_autograded_and_exported(classroom):
                             capture_output=True, text=True, timeout=1800)
     output = graded.stdout + graded.stderr
     assert graded.returncode == 0, output[-3000:]
-    assert "checksum" not in output and "has changed" not in output, output[-3000:]   # no false tampering warnings
+    # nbgrader's own warning for a changed read-only cell: only the attacker who edited the set-up cell.
+    changed = [line for line in output.splitlines() if "has changed" in line]
+    assert len(changed) == 1 and "for cell setup" in changed[0], changed
     print("\n" + "\n".join(line for line in graded.stdout.splitlines() if "per minute" in line))
     nbgrader(classroom, "generate_feedback", ASSIGNMENT)
     # The exchange's feedback, for those who submitted through it (zip_collect's have none to match).
@@ -895,7 +903,7 @@ def test_an_assignment_is_released_submitted_autograded_and_exported(classroom):
 
 
 # The attack that only prints a tick and stops: a wrong answer, not flagged (its index in the family).
-ATTACK_PRINTS_A_TICK = 1 + list(ATTACKS).index("printing a tick and exiting")
+ATTACK_PRINTS_A_TICK = 1 + THROUGH_NBGRADER.index("printing a tick and exiting")
 
 
 def test_validate_shows_the_verdict_without_internal_names(classroom):
@@ -909,7 +917,8 @@ def test_validate_shows_the_verdict_without_internal_names(classroom):
                          capture_output=True, text=True, timeout=600)
     shown = ran.stdout + ran.stderr
     assert "✗ Your turn 3" in shown, shown[-3000:]
-    for internal in ("_nbgrader", "_feedback", "_under_nbgrader", "exercises/"):
+    assert "Traceback" not in shown and "What is wrong" in shown, shown[-3000:]
+    for internal in ("_nbgrader_execution", "_feedback", "_under_nbgrader", "exercises/"):
         assert internal not in shown, (internal, shown[-3000:])
 
 

@@ -15,7 +15,7 @@ edition plus grading metadata:
 - each check becomes an autograded test cell worth ``POINTS`` points, locked:
   ``check.your_turn_1(prediction).for_nbgrader()``. Students see the course's check: it prints ✓,
   or ✗ with what is wrong and a hint, and never raises, so *Run All* runs; under nbgrader's
-  Validate a ✗ raises, so that Validate lists it. The grade does not come from that cell's run:
+  Validate a ✗ also goes to stderr, so that Validate lists it. The grade does not come from that cell's run:
   the course folder's ``nbgrader_config.py`` has ``nbgrader autograde`` grade each notebook in a
   fresh process that runs the checker itself (``tools/sealed_grading.py``,
   ``tools/nbgrader_grading.py``), and a submission is filed only under the account that made it

@@ -194,27 +194,28 @@ class Result:
         """Already printed by the checker: show nothing more in a notebook."""
 
     def for_nbgrader(self) -> None:
-        """Tell nbgrader's Validate button the verdict: it marks a check cell failed when it raises.
+        """Tell nbgrader's Validate button the verdict: it marks a check cell failed when the cell
+        writes to stderr, and shows what it wrote.
 
         While nbgrader runs the notebook (``NBGRADER_EXECUTION`` is set), a verdict other than
-        correct raises AssertionError with the verdict's first line; the traceback shows the check
-        cell only. Anywhere else (a student's own run) nothing happens: the printed verdict is the
-        feedback, and *Run All* goes on. The grade itself never comes from here (``_under_nbgrader``).
+        correct is written to stderr, whole: what is wrong and the hint, no traceback. Anywhere
+        else (a student's own run) nothing happens: the printed verdict is the feedback, and *Run
+        All* goes on. The grade itself never comes from here (``_under_nbgrader``).
 
-        >>> import os
+        >>> import contextlib, io, os
         >>> wrong = Result("Your turn 0", False, ["✗ Your turn 0 — not yet.", "  What is wrong: 3"])
         >>> wrong.for_nbgrader()                      # a student's run: nothing
         >>> os.environ["NBGRADER_EXECUTION"] = "validate"
-        >>> Result("Your turn 0", True, ["✓ Your turn 0 — correct."]).for_nbgrader()
-        >>> wrong.for_nbgrader()
-        Traceback (most recent call last):
-        ...
-        AssertionError: ✗ Your turn 0 — not yet.
+        >>> with contextlib.redirect_stderr(io.StringIO()) as err:
+        ...     Result("Your turn 0", True, ["✓ Your turn 0 — correct."]).for_nbgrader()
+        ...     wrong.for_nbgrader()
+        >>> print(err.getvalue(), end="")
+        ✗ Your turn 0 — not yet.
+          What is wrong: 3
         >>> del os.environ["NBGRADER_EXECUTION"]
         """
-        __tracebackhide__ = True   # noqa: F841 (IPython leaves this frame out of the traceback)
         if not self.ok and _under_nbgrader():
-            raise AssertionError(self.lines[0]) from None
+            print("\n".join(self.lines), file=sys.stderr)
 
 
 def expect(condition: bool, problem: str, hint: str = "") -> None:
