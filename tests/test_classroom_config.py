@@ -187,7 +187,8 @@ def test_the_hub_gives_each_student_the_course_environment(tmp_path, monkeypatch
     assert c.Authenticator.allowed_users == {"alice", "bob", "teacher"}
     assert c.Authenticator.admin_users == {"teacher"}
     assert c.JupyterHub.authenticator_class == "pam" and c.LocalAuthenticator.create_system_users
-    assert c.JupyterHub.spawner_class == "jupyterhub.spawner.LocalProcessSpawner"
+    assert c.JupyterHub.spawner_class == "tools.hub_spawner.CappedSpawner"      # LocalProcessSpawner, capped
+    assert c.Spawner.mem_limit == "1G"
     assert c.Spawner.cmd == [str(ROOT / ".venv-classroom" / "bin" / "jupyterhub-singleuser")]
     assert c.Spawner.default_url == "/lab"
     paths = c.Spawner.environment["JUPYTER_CONFIG_PATH"].split(":")

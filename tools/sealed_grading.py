@@ -407,9 +407,7 @@ def _child(report_fd: int) -> None:
     import builtins
     import io
     import linecache
-    import threading
     import types
-    import warnings
 
     request = json.loads(sys.stdin.buffer.read())
     key = bytes.fromhex(request.pop("key"))
@@ -554,7 +552,7 @@ def _child(report_fd: int) -> None:
             raise PermissionError(f"not allowed while the notebook is graded: {reason}")
 
     sys.addaudithook(audit)
-    threads, handlers = threading.active_count(), {s: signal.getsignal(s) for s in _signals()}
+    threads, handlers = len(sys._current_frames()), {s: signal.getsignal(s) for s in _signals()}
     static_flags: dict[int | None, list[str]] = {}   # an answer's flags count against its exercise,
     # an added cell's against every exercise after it (it may define what they use)
     for cell in cells:
@@ -596,7 +594,7 @@ def _child(report_fd: int) -> None:
         flags += [reason for exercise, reason in runtime_flags if exercise in (number, None)]
         flags += baseline.changes()
         flags += borrowed_code(arguments, exercises_dir)
-        if threading.active_count() != threads:
+        if len(sys._current_frames()) != threads:      # threading's threads and _thread's alike
             flags.append("a thread of the notebook's is running")
         if {s: signal.getsignal(s) for s in _signals()} != handlers or signal.getitimer(signal.ITIMER_REAL)[0]:
             flags.append("the notebook changed a signal handler or set a timer")
