@@ -221,6 +221,8 @@ def flags(root: Path) -> list[str]:
             grading = sealed_grading.Grading.from_json(json.loads(record.read_text())["grading"])
         except (ValueError, KeyError):
             continue
+        for reason in grading.flags:            # the notebook as a whole
+            lines.append(f"{assignment}\t{student}\t{record.stem}\t{reason}")
         for number in grading.exercises:
             for reason in grading.verdict(number).flags:
                 lines.append(f"{assignment}\t{student}\tYour turn {number}\t{reason}")

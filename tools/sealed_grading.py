@@ -359,7 +359,32 @@ def grade_notebook(source_nb, submitted_nb, *, budget: float = BUDGET, memory: i
     shutil.rmtree(workdir, ignore_errors=True)
     if not done and not timed_out:
         flags.append("the grading process ended before it finished (the notebook's code stopped it, or it ran out of memory)")
+    flags[:0] = edited_read_only_cells(source_nb, submitted_nb)
     return Grading(verdicts, outputs, flags, round(time.monotonic() - start, 2), timed_out, exercises)
+
+
+def edited_read_only_cells(source_nb, submitted_nb) -> list[str]:
+    """The course's read-only cells (the set-up cell, the checks) that the submission deleted or
+    changed. The grade does not depend on them (the course's own cells run), but the teacher is told.
+
+    >>> import nbformat
+    >>> cell = nbformat.v4.new_code_cell("check.your_turn_1(x).for_nbgrader()",
+    ...                                  metadata={"nbgrader": {"grade_id": "your_turn_1_check", "locked": True}})
+    >>> edited_read_only_cells({"cells": [cell]}, {"cells": []})
+    ['the read-only cell your_turn_1_check was deleted']
+    """
+    submitted = {_nbgrader(c).get("grade_id"): _source(c) for c in submitted_nb["cells"] if _nbgrader(c)}
+    found = []
+    for cell in source_nb["cells"]:
+        meta = _nbgrader(cell)
+        if not (meta.get("locked") or meta.get("grade")) or meta.get("solution"):
+            continue
+        grade_id = meta.get("grade_id")
+        if grade_id not in submitted:
+            found.append(f"the read-only cell {grade_id} was deleted")
+        elif submitted[grade_id].strip() != _source(cell).strip():
+            found.append(f"the read-only cell {grade_id} was changed")
+    return found
 
 
 def _others_can_run(path: str) -> bool:
