@@ -345,6 +345,12 @@ class Tensor:
         else:
             object.__delattr__(self, name)
 
+    def __getattr__(self, name: str):
+        """Reached only when normal look-up fails: a PyTorch method minigrad lacks raises
+        NotImplementedError with the reason and what to use instead (``minigrad/inventory/``)."""
+        from .inventory import unsupported
+        raise unsupported("torch.Tensor", name, f"'{type(self).__name__}' object")
+
     # ------------------------------------------------------------------ conversion
     def numpy(self) -> np.ndarray:
         """The underlying numpy array (shared, not copied)."""
@@ -623,7 +629,7 @@ class Tensor:
     def matmul(self, other): return _ops.matmul(self, other)
     def mm(self, other): return _ops.mm(self, other)
 
-    # ------------------------------------------------------------------ what students reach for (ops/everyday.py)
+    # ------------------------------------------------------------------ what students reach for
     def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False):
         return _ops.argsort(self, dim, descending, stable)
 
@@ -659,8 +665,8 @@ class Tensor:
     def std(self, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
         return _ops.std(self, dim, unbiased, keepdim, correction=correction)
 
-    # ------------------------------------------------------------------ used by real programs by others (issue 21)
-    # in place, recorded with the out-of-place op's node (ExpBackward0...): see ops/inplace_unary.py
+    # ------------------------------------------------------------------ used by real programs by others
+    # in place, recorded with the out-of-place op's node (ExpBackward0...): see ops/inplace.py
     def exp_(self): return _ops.unary_(_ops.ExpInplace, self)
     def log_(self): return _ops.unary_(_ops.LogInplace, self)
     def sin_(self): return _ops.unary_(_ops.SinInplace, self)
@@ -761,7 +767,7 @@ def _check_assigned_grad(t: Tensor, value) -> None:
     if not isinstance(value, Tensor):
         raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
     if value._data.dtype != t._data.dtype:
-        from .ops.linalg import _CPP_NAMES
+        from .ops._util import _CPP_NAMES
         raise RuntimeError(
             f"attempting to assign a gradient with dtype '{_CPP_NAMES[value.dtype.name]}' to a tensor with grad_dtype "
             f"'{t.dtype.legacy_name[:-len('Tensor')]}'. The gradient must match the tensor's grad_dtype (defaults to "

@@ -58,7 +58,7 @@ ASSIGNMENT = "06_needs_input_grad_and_friends"
 NOTEBOOK_06 = ROOT / "notebooks" / f"{ASSIGNMENT}.ipynb"
 
 # ---------------------------------------------------------------- what the three students submit
-# bob's answers are typical wrong answers that tests/test_exercises_nb06_08.py shows the checkers
+# bob's answers are typical wrong answers that tests/exercises/test_nb06.py shows the checkers
 # reject (the class named in each comment), except Your turn 4, which he gets right.
 BOB = {
     1: '''class MyLinear(torch.autograd.Function):          # SwappedGuards: the guards swapped

@@ -47,7 +47,6 @@ class SparseCooTensorWithDimsAndTensors(Builtin):
     passed as an array, so the node has no next_functions entry for it.
     """
 
-    _node_name = "SparseCooTensorWithDimsAndTensorsBackward0"
     _saved_names = ("result",)
 
     @staticmethod
@@ -107,8 +106,6 @@ class ToDense(Builtin):
     Saves nothing.
     """
 
-    _node_name = "ToDenseBackward0"
-
     @staticmethod
     def forward(ctx, a):
         return wrap(dense_array(a))
@@ -136,8 +133,6 @@ class Coalesce(Builtin):
     ∂L/∂a = grad (dense): the same matrix, so the derivative is 1
     Saves nothing.
     """
-
-    _node_name = "CoalesceBackward0"
 
     @staticmethod
     def forward(ctx, a):
@@ -205,7 +200,6 @@ class SparseAddmm(SparseMm):
     ∂L/∂a = grad @ b.T (dense),  ∂L/∂b = a.T @ grad: SparseMm's backward. Node: SparseAddmmBackward0.
     """
 
-    _node_name = "SparseAddmmBackward0"
 
 
 class SparseMv(Builtin):
