@@ -12,6 +12,9 @@ Usage, from the repository's root (README.md, "Teaching a class"; every command 
     python -m tools.classroom link --hub https://hub.example.edu --repo /opt/minigrad --branch student
     python -m tools.classroom passwords students.txt teachers.txt   # name:password lines, for chpasswd
     python -m tools.classroom check-access              # as root: can a student's account run the course?
+    python -m tools.classroom memory                    # one student's memory per notebook (.venv-classroom)
+
+It also holds each student's memory cap on the hub (``cap_memory``, used by tools/hub_spawner.py).
 
 >>> print(nbgitpuller_link("https://hub.example.edu/", "https://github.com/x/minigrad.git"))
 https://hub.example.edu/hub/user-redirect/git-pull?repo=https%3A%2F%2Fgithub.com%2Fx%2Fminigrad.git&targetpath=minigrad&urlpath=lab%2Ftree%2Fminigrad%2Fnotebooks%2F00_start_here.ipynb
