@@ -236,6 +236,17 @@ def flags(root: Path) -> list[str]:
     return lines
 
 
+def course_settings(root: Path) -> tuple[float, int]:
+    """The grading budget and memory the course folder's ``nbgrader_config.py`` sets (or the
+    defaults): the gradings made here must be those ``nbgrader autograde`` would make."""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config() \
+        if (root / "nbgrader_config.py").exists() else {}
+    section = config.get("GradeInFreshProcess", {}) if config else {}
+    return float(section.get("budget", sealed_grading.BUDGET)), int(section.get("memory", sealed_grading.MEMORY))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--course", type=Path, default=Path.cwd(), help="the course folder (default: here)")
@@ -245,13 +256,15 @@ def main(argv: list[str] | None = None) -> int:
     grade.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="grading processes at once (default: one per core)")
     grade.add_argument("--student", action="append", help="only this student (repeat for more)")
     grade.add_argument("--force", action="store_true", help="record again what nbgrader already autograded")
-    grade.add_argument("--budget", type=float, default=sealed_grading.BUDGET, help="seconds per notebook")
-    grade.add_argument("--memory", type=int, default=sealed_grading.MEMORY, help="bytes per grading process")
+    grade.add_argument("--budget", type=float, help="seconds per notebook (default: the course's nbgrader_config.py)")
+    grade.add_argument("--memory", type=int, help="bytes per grading process (default: the course's nbgrader_config.py)")
     commands.add_parser("flags", help="list every flagged answer and refused submission of the class")
     args = parser.parse_args(argv)
     root = args.course.resolve()
     if args.command == "autograde":
-        return autograde(root, args.assignment, args.jobs, args.student, args.force, args.budget, args.memory)
+        budget, memory = course_settings(root)
+        return autograde(root, args.assignment, args.jobs, args.student, args.force,
+                         budget if args.budget is None else args.budget, memory if args.memory is None else args.memory)
     lines = flags(root)
     print("\n".join(lines) if lines else f"Nothing flagged in {root}.")
     return 0
