@@ -899,7 +899,7 @@ def test_an_assignment_is_released_submitted_autograded_and_exported(classroom):
     html = feedback[0].read_text()
     assert "✗ Your turn 1: skip the gradients nobody needs — not yet." in html
     assert "✓ Your turn 4" in html
-    for internal in ("_nbgrader_execution", "_under_nbgrader", "_feedback", "Traceback"):
+    for internal in ("_nbgrader_execution", "_under_nbgrader", "_feedback", "Traceback (most recent call last)"):
         assert internal not in html, internal
 
 
