@@ -14,7 +14,9 @@
   to a path on this machine works.
 - Teachers (admins) get nbgrader's formgrader as well, on the course folder
   `~/minigrad-course` of their own account (`classroom/teacher-config/`).
-- Servers idle for an hour are stopped (jupyterhub-idle-culler): their memory comes back.
+- Each student's server and kernels are held to 1 GB together (tools/hub_spawner.py; README.md,
+  "A memory cap per student"). Servers idle for an hour are stopped (jupyterhub-idle-culler):
+  their memory comes back.
 
 Files: MINIGRAD_HUB_STATE (default classroom/state/, made private: mode 0700) holds the roster
 (`students.txt`, `teachers.txt`: one user name a line, `#` starts a comment), the hub's database
@@ -102,7 +104,19 @@ c.Authenticator.allowed_users = roster("students.txt") | teachers
 c.Authenticator.admin_users = teachers
 c.LocalAuthenticator.create_system_users = True       # `adduser` for a roster name with no account
 
-c.JupyterHub.spawner_class = "jupyterhub.spawner.LocalProcessSpawner"
+sys.path.insert(0, str(ROOT))          # tools/: the spawner and its memory cap
+
+
+def after_stop(spawner):
+    from tools import classroom as classroom_tools
+    classroom_tools.release_memory_cap(spawner.user.name)
+
+
+c.JupyterHub.spawner_class = "tools.hub_spawner.CappedSpawner"
+# Per student, server and kernels together. Measured (README.md, "Sizing"): 200-270 MB with one
+# notebook open, about 450-500 MB with three; a cell that asks for more than this stops its own kernel.
+c.Spawner.mem_limit = os.environ.get("MINIGRAD_STUDENT_MEMORY", "1G")
+c.Spawner.post_stop_hook = after_stop
 c.Spawner.cmd = [str(VENV / "bin" / "jupyterhub-singleuser")]
 c.Spawner.default_url = "/lab"
 c.Spawner.notebook_dir = "~"

@@ -47,6 +47,8 @@ from tools import classroom as classroom_tools, nbgrader_course, student_edition
 from tools.classroom import nbgitpuller_link, publish_student_branch, repo_url
 from tools.course import read_notebook
 
+from test_classroom_grading import ATTACKS, HIDDEN
+
 ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = Path(sys.executable).parent
 PROXY = ROOT / "classroom" / "node_modules" / ".bin" / "configurable-http-proxy"
@@ -56,7 +58,7 @@ ASSIGNMENT = "06_needs_input_grad_and_friends"
 NOTEBOOK_06 = ROOT / "notebooks" / f"{ASSIGNMENT}.ipynb"
 
 # ---------------------------------------------------------------- what the three students submit
-# bob's answers are typical wrong answers that tests/test_exercises_nb06_08.py shows the checkers
+# bob's answers are typical wrong answers that tests/exercises/test_nb06.py shows the checkers
 # reject (the class named in each comment), except Your turn 4, which he gets right.
 BOB = {
     1: '''class MyLinear(torch.autograd.Function):          # SwappedGuards: the guards swapped
@@ -447,6 +449,8 @@ def classroom():
         yield room
     finally:
         room.stop()
+        for account in room.created:
+            classroom_tools.release_memory_cap(account)
         left = room.remove_accounts()
         shutil.rmtree(room.tmp, ignore_errors=True)
         assert not left, f"accounts left behind: {left}"
@@ -609,6 +613,66 @@ async def run_code(classroom: Classroom, name: str) -> list[str]:
     return results[0]["text"].split()
 
 
+def oom_kills(folder: Path) -> int:
+    """How many processes the kernel's OOM killer stopped in a cgroup (v1 or v2)."""
+    for name in ("memory.events", "memory.oom_control"):
+        for line in (folder / name).read_text().splitlines() if (folder / name).exists() else []:
+            if line.startswith("oom_kill "):
+                return int(line.split()[1])
+    return 0
+
+
+async def start_code(classroom: Classroom, name: str, path: str, code: str) -> dict:
+    """Start ``code`` in a new kernel of ``name``'s server, without waiting for it to end."""
+    from tornado.httpclient import HTTPRequest
+    from tornado.websocket import websocket_connect
+
+    classroom.api(name, "PUT", f"api/contents/{path}", json={"type": "notebook", "format": "json", "content": {
+        "cells": [], "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+        "nbformat": 4, "nbformat_minor": 5}})
+    session = classroom.api(name, "POST", "api/sessions", json={
+        "path": path, "type": "notebook", "name": "", "kernel": {"name": "python3"}}).json()
+    url = (f"ws://127.0.0.1:{classroom.port}/user/{classroom.accounts[name]}/api/kernels/{session['kernel']['id']}"
+           f"/channels?session_id={uuid.uuid4().hex}")
+    connection = await websocket_connect(HTTPRequest(url, headers={"Authorization": f"token {classroom.tokens[name]}"}))
+    connection.write_message(json.dumps({
+        "header": {"msg_id": uuid.uuid4().hex, "username": name, "session": uuid.uuid4().hex, "version": "5.3",
+                   "msg_type": "execute_request", "date": datetime.datetime.now(datetime.timezone.utc).isoformat()},
+        "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
+        "content": {"code": code, "silent": False, "store_history": False, "user_expressions": {},
+                    "allow_stdin": False, "stop_on_error": True}}))
+    await asyncio.sleep(1)
+    connection.close()
+    return session
+
+
+def test_one_students_runaway_cell_stops_only_their_own_kernel(classroom):
+    """carol runs a cell that takes memory without end: the cap the hub puts on each student
+    (server and kernels together) stops her kernel; her server, alice's and the hub go on."""
+    needs_real_accounts(classroom)
+    method = classroom_tools.memory_cap_method()
+    if not method.startswith("cgroup"):
+        pytest.skip(f"no cgroup root can write here ({method}): each process has its own limit only")
+    folder = classroom_tools.student_cgroup(classroom.accounts["carol"])
+    assert folder.is_dir(), folder                  # made when the hub started carol's server
+    alices = classroom_tools.student_cgroup(classroom.accounts["alice"])
+    used = [int((alices / name).read_text()) for name in ("memory.max_usage_in_bytes", "memory.peak")
+            if (alices / name).exists()]
+    print(f"\nalice's server and kernels, after notebook 00 ({method}): at most {used[0] / 2**20:.0f} MB" if used else "")
+    before = oom_kills(folder)
+    code = "hog = []\nwhile True:\n    hog.append(b'x' * (32 << 20))"
+    session = asyncio.run(start_code(classroom, "carol", "runaway.ipynb", code))
+    deadline = time.monotonic() + 120
+    while oom_kills(folder) == before:
+        assert time.monotonic() < deadline, f"no OOM kill in {folder} after 120 s"
+        time.sleep(1)
+    for name in ("carol", "alice"):
+        assert classroom.api(name, "GET", "api/status").status_code == 200
+    assert classroom.requests.get(f"{classroom.url}/hub/api", timeout=30).status_code == 200
+    classroom.api("carol", "DELETE", f"api/sessions/{session['id']}")
+    classroom.api("carol", "DELETE", "api/contents/runaway.ipynb")
+
+
 def test_a_second_pull_keeps_the_students_edits(classroom):
     path = "minigrad/notebooks/00_start_here.ipynb"
     model = classroom.api("alice", "GET", f"api/contents/{path}").json()
@@ -662,11 +726,94 @@ def submit(classroom: Classroom, name: str, answers: dict[int, str]) -> None:
     assert submitted["success"], submitted
 
 
+def impersonate(classroom: Classroom) -> list[str]:
+    """bob tries to submit as alice, in every way we know, as his own account. Returns what each
+    try printed. Only the plain route is refused at once: the others reach the exchange, and
+    collect must refuse them."""
+    bob, alice = classroom.accounts["bob"], classroom.accounts["alice"]
+    home = classroom.home("bob")
+    env = {"HOME": str(home), "PATH": f"{VENV_BIN}:/usr/bin:/bin", "NBGRADER_EXCHANGE": str(classroom.exchange),
+           "JUPYTER_CONFIG_PATH": str(ROOT / "classroom" / "student-config"), "JUPYTERHUB_USER": bob}
+    nbgrader_ = str(VENV_BIN / "nbgrader")
+    inbound = classroom.exchange / "minigrad" / "inbound"
+    stamp = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(hours=1)).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+    tries = {
+        "--student": [nbgrader_, "submit", ASSIGNMENT, "--student", alice],
+        "--CourseDirectory.student_id": [nbgrader_, "submit", ASSIGNMENT, f"--CourseDirectory.student_id={alice}"],
+        "nbgrader's own exchange": [nbgrader_, "submit", ASSIGNMENT, "--student", alice,
+                                    "--ExchangeFactory.submit=nbgrader.exchange.default.submit.ExchangeSubmit"],
+        "JUPYTERHUB_USER": ["env", f"JUPYTERHUB_USER={alice}", nbgrader_, "submit", ASSIGNMENT],
+        "a folder made by hand": ["bash", "-c", f"d='{inbound}/{alice}+{ASSIGNMENT}+{stamp}+byhand' && mkdir \"$d\" && "
+                                  f"cp {ASSIGNMENT}/*.ipynb \"$d\"/ && echo '{stamp}' > \"$d\"/timestamp.txt"],
+        "a symbolic link": ["bash", "-c", f"d=$(mktemp -d) && chmod 755 \"$d\" && cp {ASSIGNMENT}/*.ipynb \"$d\"/ && "
+                            f"ln -s \"$d\" '{inbound}/{alice}+{ASSIGNMENT}+{stamp}+link'"],
+    }
+    printed = {}
+    for name, command in tries.items():
+        ran = subprocess.run(["runuser", "-u", bob, "--", "env", *(f"{k}={v}" for k, v in env.items()), *command],
+                             cwd=home, capture_output=True, text=True, timeout=300)
+        printed[name] = (ran.returncode, ran.stdout + ran.stderr)
+    return printed
+
+
+RED_TEAM = "mallory"
+
+
+# The attacks graded here through nbgrader, one notebook each (tests/test_classroom_grading.py grades
+# the whole family, without nbgrader).
+THROUGH_NBGRADER = ["the one-line forgery", "monkeypatching the checker", "a stub check",
+                    "a forged verdict, then exit", "printing a tick and exiting"]
+
+
+def red_team_notebooks(classroom: Classroom) -> dict[str, dict]:
+    """Attacks on the grade, each a notebook by its own student (mallory1, ...), after the starter:
+    some of tests/test_classroom_grading.py's, numpy patched through an alias, a deleted check cell,
+    an edited set-up cell, a stub check in an added cell, an infinite loop."""
+    released = json.loads((classroom.course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text())
+    notebooks = {}
+    attacks = [ATTACKS[name][0] for name in THROUGH_NBGRADER] + [HIDDEN["numpy through an alias"]]
+    for k, attack in enumerate(attacks, 1):
+        nb = json.loads(json.dumps(released))
+        for cell in nb["cells"]:
+            if cell["metadata"].get("nbgrader", {}).get("grade_id") == "your_turn_1":
+                cell["source"] = "".join(cell["source"]) + "\n" + attack
+        notebooks[f"{RED_TEAM}{k}"] = nb
+    ids = {"deleted": "your_turn_1_check", "setup": "setup"}
+    nb = json.loads(json.dumps(released))
+    nb["cells"] = [c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") != ids["deleted"]]
+    notebooks[f"{RED_TEAM}{len(notebooks) + 1}"] = nb
+    nb = json.loads(json.dumps(released))
+    for cell in nb["cells"]:
+        if cell["metadata"].get("nbgrader", {}).get("grade_id") == ids["setup"]:
+            cell["source"] = "import minigrad as torch\nclass check:\n    def __getattr__(self, n): ..."
+    notebooks[f"{RED_TEAM}{len(notebooks) + 1}"] = nb
+    nb = json.loads(json.dumps(released))
+    nb["cells"].insert(3, {"cell_type": "code", "id": "added-stub", "metadata": {}, "outputs": [], "execution_count": None,
+                           "source": "import minigrad.exercises.nb06 as c\nc.your_turn_1 = c.your_turn_4"})
+    notebooks[f"{RED_TEAM}{len(notebooks) + 1}"] = nb
+    nb = answered(json.loads(json.dumps(released)), {1: "while True:\n    pass"})
+    notebooks[f"{RED_TEAM}{len(notebooks) + 1}"] = nb
+    return notebooks
+
+
+ROSTER = {"alice": ("Alice", "Ng"), "bob": ("Bob", "Ortiz"), "carol": ("Carol", "Diaz"),
+          ZIP_STUDENT: ("Dana", "Smith"), "erin": ("Erin", "Cho")}   # erin submits nothing
+
+
 def test_an_assignment_is_released_submitted_autograded_and_exported(classroom):
     nbgrader_course.build(ROOT / "notebooks", classroom.course, exchange=str(classroom.exchange))
     assert classroom.course.stat().st_mode & 0o777 == 0o700      # the gradebook's folder: the teacher's alone
+    with open(classroom.course / "nbgrader_config.py", "a") as config:
+        config.write("\nc.GradeInFreshProcess.budget = 30   # the test's infinite loop costs this\n")
+        if not classroom.real:    # one account for all: owners say nothing
+            config.write('c.ExchangeFactory.collect = "nbgrader.exchange.default.collect.ExchangeCollect"\n')
     nbgrader(classroom, "generate_assignment", ASSIGNMENT)
     nbgrader(classroom, "release_assignment", ASSIGNMENT)
+    # The class's roster, with names: students who submit nothing are in the export too.
+    roster = classroom.tmp / "roster.csv"
+    roster.write_text("id,first_name,last_name\n" + "".join(
+        f"{classroom.accounts.get(name, name)},{first},{last}\n" for name, (first, last) in ROSTER.items()))
+    nbgrader(classroom, "db", "student", "import", str(roster))
 
     # nbgrader's student version is the student edition, cell for cell, plus grading metadata;
     # each check cell hands its verdict to nbgrader.
@@ -685,35 +832,95 @@ def test_an_assignment_is_released_submitted_autograded_and_exported(classroom):
         assert listed["success"] and [a["assignment_id"] for a in listed["value"]] == [ASSIGNMENT], listed
         classroom.api(name, "POST", "assignments/fetch", data={"course_id": "minigrad", "assignment_id": ASSIGNMENT})
         submit(classroom, name, submission(name))
-    nbgrader(classroom, "collect", ASSIGNMENT)
+    if classroom.real:
+        # bob tries to submit his (wrong) answers as alice, later than her: refused at once in the
+        # plain ways, and at collect whatever program made the submission.
+        tries = impersonate(classroom)
+        for name in ("--student", "--CourseDirectory.student_id", "JUPYTERHUB_USER"):
+            assert tries[name][0] != 0 and "Refused: you are signed in as" in tries[name][1], (name, tries[name])
+        assert tries["nbgrader's own exchange"][0] == 0, tries
+    collected = nbgrader(classroom, "collect", ASSIGNMENT)
     assert sorted(p.name for p in (classroom.course / "submitted").iterdir()) == sorted(classroom.accounts[n] for n in STUDENTS)
+    if classroom.real:
+        refused = [json.loads(line) for line in (classroom.course / "grading" / "refused-submissions.jsonl").read_text().splitlines()]
+        assert len(refused) == 3 and {r["claimed"] for r in refused} == {classroom.accounts["alice"]}, refused
+        assert collected.count("REFUSED submission") == 3, collected[-3000:]
+        assert "made by the account " + classroom.accounts["bob"] in collected and "symbolic link" in collected
+        # alice's own work was collected, untouched: her worked solutions, not bob's answers.
+        alices = (classroom.course / "submitted" / classroom.accounts["alice"] / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text()
+        assert BOB[1].splitlines()[0] not in alices and worked_solutions()[1].splitlines()[0] in alices
 
-    # dana_smith e-mailed her notebook: the zip route, with a student id holding an underscore.
+    # dana_smith e-mailed her notebook: the zip route, with a student id holding an underscore;
+    # the red team's notebooks come the same way.
     archive = classroom.course / "downloaded" / ASSIGNMENT / "archive"
     archive.mkdir(parents=True)
     nb = json.loads((classroom.course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text())
     (archive / f"{ZIP_STUDENT}_{ASSIGNMENT}.ipynb").write_text(json.dumps(answered(nb, submission(ZIP_STUDENT))))
+    attackers = red_team_notebooks(classroom)
+    for student, notebook in attackers.items():
+        (archive / f"{student}_{ASSIGNMENT}.ipynb").write_text(json.dumps(notebook))
     nbgrader(classroom, "zip_collect", ASSIGNMENT)
     assert (classroom.course / "submitted" / ZIP_STUDENT / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").exists()
 
-    graded = nbgrader(classroom, "autograde", ASSIGNMENT)
-    assert "checksum" not in graded and "has changed" not in graded, graded   # no false tampering warnings
+    # Autograde: every notebook graded in a fresh process, two at once.
+    graded = subprocess.run([sys.executable, "-m", "tools.nbgrader_grading", "--course", str(classroom.course),
+                             "autograde", ASSIGNMENT, "--jobs", "2"], cwd=ROOT, env=classroom.env(),
+                            capture_output=True, text=True, timeout=1800)
+    output = graded.stdout + graded.stderr
+    assert graded.returncode == 0, output[-3000:]
+    # nbgrader's own warning for a changed read-only cell: only the attacker who edited the set-up cell.
+    changed = [line for line in output.splitlines() if "has changed" in line]
+    assert len(changed) == 1 and "for cell setup" in changed[0], changed
+    print("\n" + "\n".join(line for line in graded.stdout.splitlines() if "per minute" in line))
     nbgrader(classroom, "generate_feedback", ASSIGNMENT)
     # The exchange's feedback, for those who submitted through it (zip_collect's have none to match).
-    nbgrader(classroom, "release_feedback", ASSIGNMENT, f"--CourseDirectory.student_id_exclude={ZIP_STUDENT}")
+    zip_students = ",".join([ZIP_STUDENT, *attackers])
+    nbgrader(classroom, "release_feedback", ASSIGNMENT, f"--CourseDirectory.student_id_exclude={zip_students}")
     assert (classroom.course / "feedback" / ZIP_STUDENT / ASSIGNMENT / f"{ASSIGNMENT}.html").exists()
 
     scores = exported_scores(classroom)
-    assert scores == {classroom.accounts.get(name, name): (ASSIGNMENT, score, 4.0)
-                      for name, score in EXPECTED_SCORES.items()}, scores
+    expected = {classroom.accounts.get(name, name): (ASSIGNMENT, score, 4.0) for name, score in EXPECTED_SCORES.items()}
+    assert {k: scores[k] for k in expected} == expected, scores
+    # No attack earns a point: the starter earns 0.
+    assert {student: scores[student] for student in attackers} == {s: (ASSIGNMENT, 0.0, 4.0) for s in attackers}, scores
+    with open(classroom.course / "grades.csv", newline="") as table:
+        erin = next(row for row in csv.DictReader(table) if row["student_id"] == "erin")
+    assert (erin["first_name"], erin["last_name"], float(erin["score"])) == ("Erin", "Cho", 0.0), erin
+    # The teacher's one command lists every attacker (the flagged ones and the endless loop).
+    flagged = subprocess.run([sys.executable, "-m", "tools.nbgrader_grading", "--course", str(classroom.course), "flags"],
+                             cwd=ROOT, env=classroom.env(), capture_output=True, text=True, timeout=300).stdout
+    quiet = {s for s in attackers if f"\t{s}\t" not in flagged}
+    assert quiet <= {f"{RED_TEAM}{k}" for k in (ATTACK_PRINTS_A_TICK,)}, (quiet, flagged)
 
-    # bob fetches his feedback: the checker's own words for each wrong answer.
+    # bob fetches his feedback: the checker's own words for each wrong answer, and no internal name.
     classroom.api("bob", "POST", "assignments/fetch_feedback", data={"course_id": "minigrad", "assignment_id": ASSIGNMENT})
     feedback = list((classroom.home("bob") / ASSIGNMENT / "feedback").glob(f"*/{ASSIGNMENT}.html"))
     assert len(feedback) == 1, feedback
     html = feedback[0].read_text()
     assert "✗ Your turn 1: skip the gradients nobody needs — not yet." in html
     assert "✓ Your turn 4" in html
+    for internal in ("_nbgrader_execution", "_under_nbgrader", "_feedback", "Traceback (most recent call last)"):
+        assert internal not in html, internal
+
+
+# The attack that only prints a tick and stops: a wrong answer, not flagged (its index in the family).
+ATTACK_PRINTS_A_TICK = 1 + THROUGH_NBGRADER.index("printing a tick and exiting")
+
+
+def test_validate_shows_the_verdict_without_internal_names(classroom):
+    """nbgrader's Validate (the Assignment List's button) on bob's wrong answers: the failing checks,
+    with the checker's words and nothing of its internals."""
+    notebook = classroom.course / "submitted" / classroom.accounts["bob"] / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    copy = classroom.tmp / "validate" / notebook.name
+    copy.parent.mkdir()
+    shutil.copy(notebook, copy)
+    ran = subprocess.run([str(VENV_BIN / "nbgrader"), "validate", str(copy)], cwd=copy.parent, env=classroom.env(),
+                         capture_output=True, text=True, timeout=600)
+    shown = ran.stdout + ran.stderr
+    assert "✗ Your turn 3" in shown, shown[-3000:]
+    assert "Traceback" not in shown and "What is wrong" in shown, shown[-3000:]
+    for internal in ("_nbgrader_execution", "_feedback", "_under_nbgrader", "exercises/"):
+        assert internal not in shown, (internal, shown[-3000:])
 
 
 def test_a_resubmission_is_collected_and_graded_again(classroom):
@@ -721,7 +928,7 @@ def test_a_resubmission_is_collected_and_graded_again(classroom):
     bob = classroom.accounts["bob"]
     submit(classroom, "bob", {1: worked_solutions()[1]})
     nbgrader(classroom, "collect", "--update", ASSIGNMENT)
-    nbgrader(classroom, "autograde", "--force", "--student", bob, ASSIGNMENT)
+    nbgrader(classroom, "autograde", "--force", "--student", bob, ASSIGNMENT)   # plain nbgrader: the same grading
     nbgrader(classroom, "generate_feedback", "--force", "--student", bob, ASSIGNMENT)
     nbgrader(classroom, "release_feedback", "--student", bob, ASSIGNMENT)
     scores = exported_scores(classroom)

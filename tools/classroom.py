@@ -12,6 +12,9 @@ Usage, from the repository's root (README.md, "Teaching a class"; every command 
     python -m tools.classroom link --hub https://hub.example.edu --repo /opt/minigrad --branch student
     python -m tools.classroom passwords students.txt teachers.txt   # name:password lines, for chpasswd
     python -m tools.classroom check-access              # as root: can a student's account run the course?
+    python -m tools.classroom memory                    # one student's memory per notebook (.venv-classroom)
+
+It also holds each student's memory cap on the hub (``cap_memory``, used by tools/hub_spawner.py).
 
 >>> print(nbgitpuller_link("https://hub.example.edu/", "https://github.com/x/minigrad.git"))
 https://hub.example.edu/hub/user-redirect/git-pull?repo=https%3A%2F%2Fgithub.com%2Fx%2Fminigrad.git&targetpath=minigrad&urlpath=lab%2Ftree%2Fminigrad%2Fnotebooks%2F00_start_here.ipynb
@@ -194,6 +197,148 @@ def student_access_problem(venv: Path | str = ROOT / ".venv-classroom", account:
             "classroom-venv PYTHON=/usr/bin/python3")
 
 
+# ------------------------------------------------------------------------ one student's memory
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+CGROUP_GROUP = "minigrad-students"
+
+
+def _own_cgroup(controller: str) -> Path | None:
+    """This process's cgroup folder for ``controller`` ("memory" in cgroups v1, "" for v2)."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        number, controllers, path = line.split(":", 2)
+        if (controller and controller in controllers.split(",")) or (not controller and number == "0"):
+            base = CGROUP_ROOT / controller if controller else CGROUP_ROOT
+            return base / path.lstrip("/")
+    return None
+
+
+def memory_cap_method() -> str:
+    """How this machine can cap one student's memory, every process of theirs together:
+
+    - ``"cgroup v2"``: a cgroup of cgroups v2 with the memory controller, writable by root (a
+      delegated cgroup, such as a systemd service's with ``Delegate=yes``);
+    - ``"cgroup v1"``: cgroups v1's memory controller, writable by root (this project's machine);
+    - ``"rlimit"``: otherwise, a limit per process (RLIMIT_DATA) on the server and each kernel.
+    """
+    if os.geteuid() == 0:
+        own = _own_cgroup("")
+        if own and "memory" in _read(own / "cgroup.subtree_control").split() and os.access(own, os.W_OK):
+            return "cgroup v2"
+        own = _own_cgroup("memory")
+        if own and (own / "memory.limit_in_bytes").exists() and os.access(own, os.W_OK):
+            return "cgroup v1"
+    return "rlimit"
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
+def student_cgroup(name: str, method: str | None = None) -> Path | None:
+    """The folder of ``name``'s cgroup (made by :func:`cap_memory`), or None without cgroups."""
+    method = method or memory_cap_method()
+    own = _own_cgroup("" if method == "cgroup v2" else "memory") if method.startswith("cgroup") else None
+    return own / CGROUP_GROUP / name if own else None
+
+
+def cap_memory(name: str, limit: int, method: str | None = None) -> str:
+    """Put this process (and so everything it starts: a student's server and its kernels) under
+    ``limit`` bytes of memory in all. Called as root in the server's process just before it
+    becomes the student's; returns the method used. Over the limit the kernel's OOM killer stops
+    one of the student's processes (the biggest: the kernel that ran the cell), nobody else's."""
+    method = method or memory_cap_method()
+    folder = student_cgroup(name, method)
+    if folder is not None:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            if method == "cgroup v2":
+                (folder.parent / "cgroup.subtree_control").write_text("+memory")
+                (folder / "memory.max").write_text(str(limit))
+                (folder / "memory.swap.max").write_text("0") if (folder / "memory.swap.max").exists() else None
+            else:
+                (folder / "memory.limit_in_bytes").write_text(str(limit))
+            (folder / "cgroup.procs").write_text(str(os.getpid()))
+            return method
+        except OSError:
+            pass
+    import resource
+    resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+    return "rlimit"
+
+
+def release_memory_cap(name: str) -> None:
+    """Remove ``name``'s cgroup once their server stopped (an empty cgroup is removed; a busy one stays)."""
+    folder = student_cgroup(name)
+    for path in (folder, folder.parent) if folder is not None else ():
+        try:
+            path.rmdir()              # the group's folder too, once no student is left in it
+        except OSError:
+            pass
+
+
+def memory_of(pids, field: str = "Rss") -> int:
+    """Bytes of memory the processes ``pids`` use: their resident set (``Rss``, every page they
+    touch, shared libraries included), or ``Pss`` (a page shared by n processes counts 1/n)."""
+    total = 0
+    for pid in pids:
+        try:
+            text = Path(f"/proc/{pid}/smaps_rollup").read_text()
+        except OSError:
+            continue
+        total += next(int(line.split()[1]) for line in text.splitlines() if line.startswith(f"{field}:")) * 1024
+    return total
+
+
+def measure_memory(notebooks: Path, names: list[str] | None = None) -> list[tuple[str, int, int]]:
+    """One student's memory per notebook, as on the hub: a JupyterLab server, then each notebook
+    run in a kernel of its own. Returns (notebook, the kernel's bytes, the server's bytes), resident
+    sets (Rss) once the notebook ran."""
+    import socket
+    import time
+    import nbformat
+    from nbclient import NotebookClient
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with tempfile.TemporaryDirectory() as home:
+        server = subprocess.Popen([str(Path(sys.executable).parent / "jupyter-lab"), "--no-browser", f"--port={port}",
+                                   "--ip=127.0.0.1", "--IdentityProvider.token=x", f"--ServerApp.root_dir={home}",
+                                   *(["--allow-root"] if os.geteuid() == 0 else [])],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+                                  env=dict(os.environ, HOME=home))
+        try:
+            deadline = time.monotonic() + 180
+            while server.poll() is None and time.monotonic() < deadline:
+                with socket.socket() as probe:
+                    if probe.connect_ex(("127.0.0.1", port)) == 0:
+                        break
+                time.sleep(1)
+            results = []
+            for path in sorted(notebooks.glob("*.ipynb")):
+                if names and path.stem not in names:
+                    continue
+                nb = nbformat.read(str(path), as_version=4)
+                client = NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(notebooks)}})
+                with client.setup_kernel():
+                    for index, cell in enumerate(nb.cells):
+                        client.execute_cell(cell, index)
+                    kernel = client.km.provisioner.process.pid
+                    assert server.poll() is None, f"the JupyterLab server stopped ({server.returncode})"
+                    results.append((path.stem, memory_of([kernel]), memory_of([server.pid])))
+            return results
+        finally:
+            server.terminate()
+            server.wait()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -214,7 +359,16 @@ def main(argv: list[str] | None = None) -> int:
     words.add_argument("roster", type=Path, nargs="+", help="files of one account name a line (the hub's students.txt, teachers.txt)")
     access = commands.add_parser("check-access", help="as root: check that students' accounts can run .venv-classroom")
     access.add_argument("--venv", type=Path, default=ROOT / ".venv-classroom")
+    memory = commands.add_parser("memory", help="measure one student's memory per notebook (a JupyterLab server and a kernel)")
+    memory.add_argument("notebooks", type=Path, nargs="?", default=ROOT / "notebooks")
+    memory.add_argument("--only", action="append", help="only this notebook (its name without .ipynb)")
     args = parser.parse_args(argv)
+    if args.command == "memory":
+        rows = measure_memory(args.notebooks, args.only)
+        print("notebook                                  kernel   server   one student (MB)")
+        for name, kernel, server in rows:
+            print(f"{name:40s} {kernel / 2**20:7.0f}  {server / 2**20:7.0f}  {(kernel + server) / 2**20:7.0f}")
+        return 0
     if args.command == "link":
         repo = repo_url(args.repo)
         print(nbgitpuller_link(args.hub, repo, args.branch, args.language, args.notebook, args.folder))

@@ -14,10 +14,12 @@ edition plus grading metadata:
   starter, which runs;
 - each check becomes an autograded test cell worth ``POINTS`` points, locked:
   ``check.your_turn_1(prediction).for_nbgrader()``. Students see the course's check: it prints ✓,
-  or ✗ with what is wrong and a hint, and never raises, so *Run All* runs. While nbgrader
-  autogrades (or validates) the notebook, ``for_nbgrader()`` raises AssertionError unless the
-  verdict is "correct", and the cell earns no points: the course's checkers grade, so a false
-  verdict would be a false grade. There is no hidden-tests region: the cell students get is the
+  or ✗ with what is wrong and a hint, and never raises, so *Run All* runs; under nbgrader's
+  Validate a ✗ also goes to stderr, so that Validate lists it. The grade does not come from that cell's run:
+  the course folder's ``nbgrader_config.py`` has ``nbgrader autograde`` grade each notebook in a
+  fresh process that runs the checker itself (``tools/sealed_grading.py``,
+  ``tools/nbgrader_grading.py``), and a submission is filed only under the account that made it
+  (``tools/nbgrader_exchange.py``). There is no hidden-tests region: the cell students get is the
   cell nbgrader grades, so nbgrader's checksum of a locked cell never changes (hidden tests
   make ``autograde`` warn "Attribute 'checksum' for cell ... has changed!" for every
   submission, jupyter/nbgrader#1961).
@@ -80,15 +82,17 @@ BEGIN_SOLUTION, END_SOLUTION = "### BEGIN SOLUTION", "### END SOLUTION"
 CHECK_CALL = re.compile(r"^check\.your_turn_(\d+)\(.*\)$", re.DOTALL)
 GRADED = "{call}.for_nbgrader()"   # the test cell: the check, whose verdict nbgrader grades
 
+GRADER_MARK = "tools.nbgrader_grading.GradeInFreshProcess"
 CONFIG = '''"""nbgrader's configuration for the minigrad course (written by `make classroom`).
 
 Run nbgrader's commands in this folder (README.md, "Teaching a class"). `make classroom` writes
 this file only when it is missing: your edits stay.
 """
 import os
+import sys
 
 c = get_config()  # noqa: F821 (nbgrader provides it)
-
+{grading}
 c.CourseDirectory.course_id = {course_id!r}
 # The exchange: a folder every student and the teacher can write (mode 777 with the sticky bit);
 # NBGRADER_EXCHANGE overrides it. Students' servers read the same folder
@@ -100,7 +104,7 @@ c.ClearSolutions.code_stub = {{"python": ""}}
 # Keep the course's stored outputs (its graphs and plots) in the students' version, as the
 # student edition does; the starters' and checks' outputs are already cleared in source/.
 c.ClearOutput.enabled = False
-# A notebook runs in under a minute; give a slow grading machine room.
+# Validate (students' Assignment List) runs the notebook in a kernel: a cell that never ends stops after this.
 c.Execute.timeout = 300
 # `nbgrader zip_collect`: submissions gathered without the exchange (e-mail, a learning platform),
 # put in downloaded/<assignment>/archive/ as <student id>_<notebook file name>, or zip files of
@@ -109,6 +113,29 @@ c.Execute.timeout = 300
 # is skipped with only a warning: count the folders in submitted/ after zip_collect.
 c.FileNameCollectorPlugin.named_regexp = r".*/(?P<student_id>[^/]+)_(?P<file_id>\\d\\d_[a-z0-9_]+\\.ipynb)$"
 '''
+
+
+GRADING = '''
+# The grade comes from a fresh process per notebook, where only the student's cells are student
+# code, and a submission is filed only under the account that made it (tools/sealed_grading.py,
+# tools/nbgrader_exchange.py in the course's checkout, README.md "How an exercise is graded").
+sys.path.insert(0, {checkout!r})
+c.Autograde.autograde_preprocessors = [
+    "tools.nbgrader_grading.GradeInFreshProcess",     # in place of nbgrader's Execute
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "tools.nbgrader_grading.FlagForReview",           # tampering: 0 points and "needs manual grading"
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+# Seconds for one notebook, every cell and check: a cell that never ends costs this once.
+c.GradeInFreshProcess.budget = 120
+c.ExchangeFactory.collect = "tools.nbgrader_exchange.OwnerCheckedCollect"
+c.ExchangeFactory.submit = "tools.nbgrader_exchange.OwnerCheckedSubmit"
+'''
+CHECKOUT = Path(__file__).resolve().parent.parent
 
 
 @dataclass
@@ -228,7 +255,8 @@ def build(notebooks: Path | str, target: Path | str, course_id: str = COURSE_ID,
                 path.unlink()
     config = target / "nbgrader_config.py"
     if not config.exists():
-        config.write_text(CONFIG.format(course_id=course_id, exchange=exchange), encoding="utf-8")
+        config.write_text(CONFIG.format(course_id=course_id, exchange=exchange,
+                                        grading=GRADING.format(checkout=str(CHECKOUT))), encoding="utf-8")
     return written
 
 
@@ -251,6 +279,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"nbgrader course folder: {args.target}/ ({len(written)} assignments)"
           + ("; nbgrader_config.py kept as it was" if config_existed else "; wrote nbgrader_config.py"))
     print(f"Next, in {args.target}/: nbgrader generate_assignment 00_start_here  (README.md, 'Teaching a class')")
+    if config_existed and GRADER_MARK not in (args.target / "nbgrader_config.py").read_text():
+        print(f"Warning: {args.target}/nbgrader_config.py predates the course's grading in a fresh process: "
+              "nbgrader would grade in the student's kernel, which the notebook's code can fool. Add these "
+              "lines to it (or move it away and run this again):" + GRADING.format(checkout=str(CHECKOUT)),
+              file=sys.stderr)
     if shared_with_others(args.target):
         print(f"Warning: {args.target}/ is readable by other accounts (mode {args.target.stat().st_mode & 0o777:o}), "
               f"and it will hold every submission and the grades: chmod 700 {args.target}", file=sys.stderr)

@@ -36,16 +36,22 @@ every message.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
+import sys
 from typing import Callable
 
 LANGUAGES = ("en", "zh")
 _language = "en"
-# "autograde" or "validate" while nbgrader runs the notebook (it sets this variable for the
-# kernel); read once, when the set-up cell imports a checker, so later code cannot unset it.
-_nbgrader_execution = os.environ.get("NBGRADER_EXECUTION", "")
+
+
+def _under_nbgrader() -> bool:
+    """Whether nbgrader runs this notebook (its Validate button: it sets NBGRADER_EXECUTION for the
+    kernel). Grades never come from here: nbgrader's autograde takes them from a fresh process
+    that runs the checker itself (tools/sealed_grading.py), which no notebook code reaches."""
+    return bool(os.environ.get("NBGRADER_EXECUTION"))
 
 
 def set_language(language: str) -> None:
@@ -188,26 +194,28 @@ class Result:
         """Already printed by the checker: show nothing more in a notebook."""
 
     def for_nbgrader(self) -> None:
-        """Hand the verdict to nbgrader, which grades a test cell by whether it raises.
+        """Tell nbgrader's Validate button the verdict: it marks a check cell failed when the cell
+        writes to stderr, and shows what it wrote.
 
-        While nbgrader autogrades or validates the notebook (it sets ``NBGRADER_EXECUTION`` for
-        the kernel), a verdict other than correct raises AssertionError with the verdict's first
-        line, so the cell earns no points. Anywhere else (a student's own run) nothing happens:
-        the printed verdict is the feedback, and *Run All* goes on.
+        While nbgrader runs the notebook (``NBGRADER_EXECUTION`` is set), a verdict other than
+        correct is written to stderr, whole: what is wrong and the hint, no traceback. Anywhere
+        else (a student's own run) nothing happens: the printed verdict is the feedback, and *Run
+        All* goes on. The grade itself never comes from here (``_under_nbgrader``).
 
-        >>> from minigrad.exercises import _feedback
+        >>> import contextlib, io, os
         >>> wrong = Result("Your turn 0", False, ["✗ Your turn 0 — not yet.", "  What is wrong: 3"])
         >>> wrong.for_nbgrader()                      # a student's run: nothing
-        >>> _feedback._nbgrader_execution = "autograde"
-        >>> Result("Your turn 0", True, ["✓ Your turn 0 — correct."]).for_nbgrader()
-        >>> wrong.for_nbgrader()
-        Traceback (most recent call last):
-        ...
-        AssertionError: ✗ Your turn 0 — not yet.
-        >>> _feedback._nbgrader_execution = ""
+        >>> os.environ["NBGRADER_EXECUTION"] = "validate"
+        >>> with contextlib.redirect_stderr(io.StringIO()) as err:
+        ...     Result("Your turn 0", True, ["✓ Your turn 0 — correct."]).for_nbgrader()
+        ...     wrong.for_nbgrader()
+        >>> print(err.getvalue(), end="")
+        ✗ Your turn 0 — not yet.
+          What is wrong: 3
+        >>> del os.environ["NBGRADER_EXECUTION"]
         """
-        if _nbgrader_execution and not self.ok:
-            raise AssertionError(self.lines[0])
+        if not self.ok and _under_nbgrader():
+            print("\n".join(self.lines), file=sys.stderr)
 
 
 def expect(condition: bool, problem: str, hint: str = "") -> None:
@@ -222,8 +230,12 @@ def exercise(title: str) -> Callable:
         @functools.wraps(check)
         def run(*args, **kwargs) -> Result:
             name = _(title)
+            # Under nbgrader, what the learner's code writes to stderr (a warning, say) goes to
+            # stdout: nbgrader fails a check cell with any stderr output, even a correct one.
+            quiet = contextlib.redirect_stderr(sys.stdout) if _under_nbgrader() else contextlib.nullcontext()
             try:
-                check(*args, **kwargs)
+                with quiet:
+                    check(*args, **kwargs)
             except NotYet as failure:
                 lines = [f"✗ {name} {_('— not yet.')}", f"  {_label('What is wrong:')}{_(failure.problem)}"]
                 if failure.hint:
