@@ -266,7 +266,7 @@ classroom: $(CLASSROOM_STAMP) ## prepare the nbgrader course folder ~/minigrad-c
 classroom-venv: $(CLASSROOM_STAMP) ## only create .venv-classroom: JupyterHub, nbgrader, nbgitpuller and the course (Python >= 3.11)
 	@:
 
-$(CLASSROOM_STAMP): pyproject.toml classroom/uv-overrides.txt
+$(CLASSROOM_STAMP): pyproject.toml classroom/uv-overrides.txt $(CLASSROOM_CONSTRAINTS)
 	@python="$(STUDENT_PYTHON)"; if [ "$$python" != "$(PYTHON)" ] && [ ! -x $(CLASSROOM_VENV)/bin/python ]; then \
 		echo "Other accounts cannot run $(PYTHON) ($$($(PYTHON) -c 'import sys; print(sys.executable)')), and students' servers" \
 			"will run as their own accounts: creating $(CLASSROOM_VENV) with $$python instead"; fi; \
@@ -276,8 +276,8 @@ $(CLASSROOM_STAMP): pyproject.toml classroom/uv-overrides.txt
 	test -x $(CLASSROOM_VENV)/bin/python || { echo "Creating $(CLASSROOM_VENV) with $$python"; $$python -m venv $(CLASSROOM_VENV) || { \
 		rm -rf $(CLASSROOM_VENV); echo "Could not create a virtual environment. On Debian/Ubuntu: sudo apt-get install python3-venv" >&2; exit 1; }; }
 	@echo "Installing minigrad, JupyterHub, nbgrader and nbgitpuller into $(CLASSROOM_VENV) (about 560 MB; with uv about a minute)"
-	$(CLASSROOM_VENV)/bin/python -m pip install -q uv
-	$(CLASSROOM_VENV)/bin/uv pip install -q --python $(CLASSROOM_VENV)/bin/python --override classroom/uv-overrides.txt \
+	$(CLASSROOM_VENV)/bin/python -m pip install -q -c $(CLASSROOM_CONSTRAINTS) uv
+	$(CLASSROOM_VENV)/bin/uv pip install -q --python $(CLASSROOM_VENV)/bin/python -c $(CLASSROOM_CONSTRAINTS) --override classroom/uv-overrides.txt \
 		-e '.[course,test,classroom]'
 	@$(CLASSROOM_VENV)/bin/python -m tools.classroom check-access --venv $(CLASSROOM_VENV) || \
 		echo "Warning: the hub's students could not use $(CLASSROOM_VENV) (above); make hub checks this again." >&2
