@@ -360,16 +360,17 @@ def test_course_server_restores_the_metadata_and_has_no_news():
     notebook_metadata.pre_save_hook(model=model, path=NOTEBOOK_PATHS[0].name, contents_manager=None)
     assert nbformat.writes(model["content"]) + "\n" == NOTEBOOK_PATHS[0].read_text(encoding="utf-8")
     page_config = json.loads((ROOT / "jupyter-config" / "labconfig" / "page_config.json").read_text())
-    assert page_config["disabledExtensions"] == {"@jupyterlab/apputils-extension:announcements": True}
+    assert page_config["disabledExtensions"] == {"@jupyterlab/apputils-extension:announcements": True,
+                                                 "nbdime-jupyterlab": True}
 
 
 def test_make_lab_runs_tools_lab_with_the_course_config():
     from tools import lab
 
     makefile = (ROOT / "Makefile").read_text()
-    assert re.search(r"^lab: .*\n\t\$\(VENV_BIN\)/python -m tools\.lab notebooks ", makefile, re.M)
-    assert re.search(r"^lab-student: student .*\n\t\$\(VENV_BIN\)/python -m tools\.lab \$\(BUILD\)/student ",
-                     makefile, re.M)
+    # make lab serves the learner's workspace, make lab-student the student edition's (tools/workspace.py).
+    assert re.search(r"^lab: .*\n\t\$\(VENV_BIN\)/python -m tools\.lab --port ", makefile, re.M)
+    assert re.search(r"^lab-student: .*\n\t\$\(VENV_BIN\)/python -m tools\.lab --student --port ", makefile, re.M)
     env = lab.lab_environment({"JUPYTER_CONFIG_PATH": "/elsewhere"})
     assert env["JUPYTER_CONFIG_PATH"].split(os.pathsep) == [str(ROOT / "jupyter-config"), "/elsewhere"]
     assert "--allow-root" in lab.lab_command(Path("notebooks"), 8888, [], as_root=True)

@@ -168,29 +168,27 @@ def min(a: Tensor, dim=None, keepdim: bool = False):
 
 
 def argmax(a: Tensor, dim=None, keepdim: bool = False) -> Tensor:
-    if a._data.dtype == np.bool_:
-        raise RuntimeError("argmax(): does not support bool input")
-    if dim is None:
-        return wrap(np.int64(np.argmax(a._data)))
-    dim = wrap_dim(dim, a.ndim)
-    if a.ndim == 0:
-        return wrap(np.zeros((), np.int64))
-    if a.shape[dim] == 0:
-        raise IndexError("argmax(): Expected reduction dim " + str(dim) + " to have non-zero size.")
-    return wrap(np.argmax(a._data, axis=dim, keepdims=keepdim).astype(np.int64))
+    return _arg_extreme(np.argmax, a, dim, keepdim)
 
 
 def argmin(a: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    return _arg_extreme(np.argmin, a, dim, keepdim)
+
+
+def _arg_extreme(find, a: Tensor, dim, keepdim: bool) -> Tensor:
+    """The int64 index of the largest (``find`` = np.argmax) or smallest value, over everything or
+    along ``dim``; never differentiable."""
+    name = find.__name__
     if a._data.dtype == np.bool_:
-        raise RuntimeError("argmin(): does not support bool input")
+        raise RuntimeError(f"{name}(): does not support bool input")
     if dim is None:
-        return wrap(np.int64(np.argmin(a._data)))
+        return wrap(np.int64(find(a._data)))
     dim = wrap_dim(dim, a.ndim)
     if a.ndim == 0:
         return wrap(np.zeros((), np.int64))
     if a.shape[dim] == 0:
-        raise IndexError("argmin(): Expected reduction dim " + str(dim) + " to have non-zero size.")
-    return wrap(np.argmin(a._data, axis=dim, keepdims=keepdim).astype(np.int64))
+        raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
+    return wrap(find(a._data, axis=dim, keepdims=keepdim).astype(np.int64))
 
 
 def _descending_order(x: np.ndarray, dim: int) -> np.ndarray:
