@@ -20,8 +20,8 @@ import sys
 import torch
 from torch.testing._internal.common_modules import ModuleErrorEnum, module_db
 
-from opinfo_generate import (ROOT, Unrepresentable, cotangents, encode, flat_tensors, implemented, outcome, regenerate,
-                             tolerances)
+from opinfo_generate import (ROOT, Unrepresentable, cotangents, encode, flat_tensors, implemented, made, outcome,
+                             regenerate, tolerances)
 from tests.opinfo.module_replay import gradient_checks  # noqa: E402  (opinfo_generate puts the root on sys.path)
 
 DATA = ROOT / "tests" / "opinfo" / "modules"
@@ -101,16 +101,16 @@ def record_module(info) -> dict | None:
         key = str(dtype)[len("torch."):]
         samples[key] = []
         for training in (True, False) if info.train_and_eval_differ else (True,):
-            for module_input in info.module_inputs_func(info, device="cpu", dtype=dtype, requires_grad=True,
-                                                        training=training):
+            for module_input in made(info.module_inputs_func(info, device="cpu", dtype=dtype, requires_grad=True,
+                                                             training=training)):
                 try:
                     samples[key].append(record_sample(info, module_input, dtype, training))
                 except Unrepresentable as why:
                     skipped.append(f"{key}: {why}")
     errors = []
     if info.module_error_inputs_func is not None:
-        for error_input in info.module_error_inputs_func(info, device="cpu", dtype=torch.float64, requires_grad=False,
-                                                         training=True):
+        for error_input in made(info.module_error_inputs_func(info, device="cpu", dtype=torch.float64,
+                                                              requires_grad=False, training=True)):
             try:
                 errors.append(record_error(info, error_input))
             except Unrepresentable as why:

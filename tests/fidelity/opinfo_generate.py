@@ -20,6 +20,8 @@ that no longer qualifies is deleted. ``tests/opinfo/test_opinfo.py`` replays the
 from __future__ import annotations
 
 import base64
+import contextlib
+import copy
 import gzip
 import importlib
 import json
@@ -165,16 +167,33 @@ def _same(a: list, b: list) -> bool:
                                     x.numpy().tobytes() == y.numpy().tobytes() for x, y in zip(a, b))
 
 
+@contextlib.contextmanager
+def filled_memory():
+    """PyTorch's deterministic mode, in which fresh memory (``torch.empty``) is filled with NaN, True
+    or the largest integer instead of keeping what it held."""
+    torch.use_deterministic_algorithms(True)
+    torch.utils.deterministic.fill_uninitialized_memory = True
+    try:
+        yield
+    finally:
+        torch.use_deterministic_algorithms(False)
+
+
+def made(inputs) -> list:
+    """A catalogue's samples, made with fresh memory filled: an ``out=`` tensor made with torch.empty
+    then holds the same values in every run, and so does the file recording it."""
+    with filled_memory():
+        return list(inputs)
+
+
 def randomness(call) -> str | None:
     """``"uninitialized"`` when the values depend on what the memory held before, ``"random"`` when
     they change with the seed, None for a deterministic sample. PyTorch's deterministic mode fills
     fresh memory with NaN, True or the largest integer; the other runs find memory just filled with
     zeros (freed right before), so that an output left uninitialized differs from that one."""
     try:
-        torch.use_deterministic_algorithms(True)
-        torch.utils.deterministic.fill_uninitialized_memory = True
-        filled, = draws(call, [0])
-        torch.use_deterministic_algorithms(False)
+        with filled_memory():
+            filled, = draws(call, [0])
         runs = []
         for _ in range(3):
             litter = [torch.zeros(t.numel() * t.element_size(), dtype=torch.uint8) for t in filled]
@@ -183,8 +202,6 @@ def randomness(call) -> str | None:
         other, = draws(call, [1])
     except Exception:   # an error is recorded by the forward itself
         return None
-    finally:
-        torch.use_deterministic_algorithms(False)
     if not all(_same(run, filled) for run in runs):
         return "uninitialized"
     return "random" if not _same(runs[0], other) else None
@@ -258,7 +275,7 @@ def uninitialized(samples: list) -> None:
 
 def record_samples(op, dtype, record, skipped: list) -> list:
     samples = []
-    for sample in op.sample_inputs("cpu", dtype, requires_grad=dtype == torch.float64 and op.supports_autograd):
+    for sample in made(op.sample_inputs("cpu", dtype, requires_grad=dtype == torch.float64 and op.supports_autograd)):
         try:
             samples.append(record(sample))
         except Unrepresentable as why:
@@ -280,8 +297,9 @@ def record_op(op) -> dict | None:
     if any(s["forward"].get("random") == "uninitialized" for s in every):
         uninitialized(every)
     errors = []
-    for error_input in op.error_inputs("cpu") if op.error_inputs_func else []:
-        sample = error_input.sample_input
+    for error_input in made(op.error_inputs("cpu")) if op.error_inputs_func else []:
+        # a copy of its own: error inputs share tensors that a failed out= call may have resized
+        sample = copy.deepcopy(error_input.sample_input)
         try:
             entry = {"input": encode(sample.input), "args": encode(list(sample.args)),
                      "kwargs": {k: encode(v) for k, v in sample.kwargs.items()}}
