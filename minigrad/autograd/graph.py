@@ -32,6 +32,8 @@ class RemovableHandle:
     Hooks live in a dict keyed by a number unique to each registration, so registering the same
     function twice gives two handles that each remove their own entry. Removing a hook while
     backward runs takes effect from the next backward: the engine walks a snapshot of the hooks.
+    As in PyTorch, a handle is also a context manager: ``with t.register_hook(fn):`` removes the
+    hook at the end of the block.
     """
 
     __slots__ = ("_hooks", "_id")
@@ -43,6 +45,12 @@ class RemovableHandle:
 
     def remove(self) -> None:
         self._hooks.pop(self._id, None)
+
+    def __enter__(self) -> "RemovableHandle":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.remove()
 
 
 class Node:
