@@ -161,6 +161,5 @@ def _first_gradient(grad, create_graph: bool, sole_owner: bool):
 
 def _recorded_copy(grad):
     """``torch.empty_like(grad).copy_(grad)`` while grad mode is on: a copy whose grad_fn is ``copy_``'s
-    node, ``CopyInplace``'s, named ``CopyBackwards`` as PyTorch names the node of this copy."""
-    from ..ops.inplace import CopyInplace   # ops are built on autograd: imported when first needed
-    return CopyInplace.apply(grad._detached_copy(), grad)
+    node, named ``CopyBackwards`` as PyTorch names the node of this copy."""
+    return grad._detached_copy().copy_(grad)
