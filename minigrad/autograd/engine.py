@@ -108,7 +108,8 @@ def run_backward(tensors: Sequence[Tensor], grad_tensors: Sequence[Tensor | None
 
     A backward called from inside a backward (reentrant) runs to completion first; every
     ``REENTRANT_DEPTH_PER_THREAD`` nested levels it continues on a fresh thread, as PyTorch's
-    engine does, so that thousands of nested levels never hit Python's recursion limit.
+    engine does, so that thousands of nested levels never hit Python's recursion limit. The
+    listeners of ``listeners.py`` hear the pass begin and end, also when it fails.
     """
     if create_graph and (inputs is None or accumulate):   # backward(), not autograd.grad()
         _warn_once(CREATE_GRAPH_CYCLE)   # PyTorch's warning: a recorded .grad holds the graph that holds it
@@ -120,11 +121,13 @@ def run_backward(tensors: Sequence[Tensor], grad_tensors: Sequence[Tensor | None
     if _BACKWARD_START:
         notify(_BACKWARD_START, task)
     tasks.append(task)                   # the current pass (queue_callback, the reentrant depth)
-    grad_enabled, _grad_state.enabled = _grad_state.enabled, create_graph   # backward's own operations are
-    error = None                                                            # recorded only with create_graph
+    # Backward's own operations are recorded only with create_graph (grad mode set by hand, as apply
+    # does around forward), and numpy makes inf and nan silently, as PyTorch does (0 * inf in a formula).
+    grad_enabled, _grad_state.enabled = _grad_state.enabled, create_graph
+    error = None
     try:
-        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):   # inf and nan come silently, as in
-            _execute(task)                                                    # PyTorch (0 * inf in a formula)
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            _execute(task)
             _write_staged_gradients(task)   # (autograd.grad stages only what retain_grad() asks for)
         if task.final_callbacks:
             task.run_final_callbacks()
@@ -237,8 +240,8 @@ class GraphTask:
                 buffer = buffers[node] = [None] * len(node._output_info)
             if grad is not None:
                 buffer[input_nr] = grad if buffer[input_nr] is None else buffer[input_nr] + grad
-            dependencies[node] -= 1
-            if dependencies[node] == 0:
+            left = dependencies[node] = dependencies[node] - 1
+            if not left:                             # every edge into node has delivered
                 heapq.heappush(self.ready, (-node._sequence_nr, next(self.tie), node))
 
     def run_final_callbacks(self) -> None:
@@ -364,7 +367,7 @@ def _run_node(task: GraphTask, node: Node, grad_outputs: list) -> tuple:
     if grad_outputs[0] is None and _received_no_gradient(node, grad_outputs):
         grad_inputs = (None,) * len(node.next_functions)
     else:
-        if node.materialize_grads and (grad_outputs[0] is None or len(grad_outputs) > 1):   # one may be missing
+        if (grad_outputs[0] is None or len(grad_outputs) > 1) and node.materialize_grads:   # one may be missing
             _materialize_grads(node, grad_outputs)
         if anomaly_mode.state.enabled:
             grad_inputs = _apply_in_anomaly_mode(node, grad_outputs)

@@ -515,13 +515,6 @@ def _tensor_requires_grad(value) -> bool:
     return value._base is not None and value._base.requires_grad
 
 
-def _is_in_place_update(ctx: BackwardCFunction, args: tuple, output: Any) -> bool:
-    """True for forward's first argument changed in place, marked dirty and returned alone."""
-    dirty = ctx.dirty_tensors
-    return (dirty is not None and len(dirty) == 1 and args and dirty[0] is output and output is args[0]
-            and type(output) is Tensor and ctx.non_differentiable is None)
-
-
 def _connect_to_inputs(ctx: BackwardCFunction, args: tuple) -> bool:
     """Set ``ctx.needs_input_grad`` (for each argument: does it require grad?) and, if grad mode is on
     and one does, record ctx as a node of the graph, with one edge per tensor argument: where that
@@ -588,21 +581,23 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, is_recorded
     go quicker: one tensor with nothing marked, and, with no graph recorded, one input changed in
     place and returned (``p -= lr * p.grad`` under ``no_grad``): it only needs its new version.
     """
-    if type(outputs) is Tensor and ctx.dirty_tensors is None and ctx.non_differentiable is None:
-        if is_recorded:
-            if outputs._base is not None or id(outputs) in map(id, args):   # a view, or an input returned
-                outputs = _wrap_output(ctx, args, outputs, 0, True)
-            elif outputs._data.dtype.kind in "fc":   # a new tensor: it only needs its grad_fn
-                outputs._grad_fn, outputs._output_nr, outputs._requires_grad = ctx, 0, False
-            ctx._output_info = ((outputs._data.shape, outputs._data.dtype),)
-            if ctx.to_save is not None:
-                _save_tensors(ctx)
-        elif not ctx._forward_cls._is_builtin or id(outputs) in map(id, args):   # (a builtin's own new
-            outputs = _wrap_output(ctx, args, outputs, 0, False)                  # tensor or view: as it is)
-        return outputs
-    if not is_recorded and _is_in_place_update(ctx, args, outputs):
-        outputs._version_counter.value += 1
-        return outputs
+    if type(outputs) is Tensor and ctx.non_differentiable is None:   # one tensor: the common cases first
+        dirty = ctx.dirty_tensors
+        if dirty is None:
+            if is_recorded:
+                if outputs._base is not None or id(outputs) in map(id, args):   # a view, or an input returned
+                    outputs = _wrap_output(ctx, args, outputs, 0, True)
+                elif outputs._data.dtype.kind in "fc":   # a new tensor: it only needs its grad_fn
+                    outputs._grad_fn, outputs._output_nr, outputs._requires_grad = ctx, 0, False
+                ctx._output_info = ((outputs._data.shape, outputs._data.dtype),)
+                if ctx.to_save is not None:
+                    _save_tensors(ctx)
+            elif not ctx._forward_cls._is_builtin or id(outputs) in map(id, args):   # (a builtin's own new
+                outputs = _wrap_output(ctx, args, outputs, 0, False)                  # tensor or view: as it is)
+            return outputs
+        if not is_recorded and len(dirty) == 1 and dirty[0] is outputs and outputs is args[0]:
+            outputs._version_counter.value += 1   # forward's first argument changed in place, returned alone
+            return outputs
     raw = outputs if isinstance(outputs, tuple) else (outputs,)
     dirty, non_differentiable = ctx.dirty_tensors or (), ctx.non_differentiable or ()
     _check_marked_dirty(dirty, args, raw, is_recorded)

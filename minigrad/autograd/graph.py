@@ -125,7 +125,7 @@ class AccumulateGrad(Node):
         tensor([6., 6.])
         """
         variable = self.variable
-        if not variable.requires_grad:
+        if not (variable._requires_grad or variable._grad_fn is not None):   # variable.requires_grad
             return   # detached in place (detach_()) since the graph was made: PyTorch gives it no gradient
         if variable._grad is None:
             variable._grad = _first_gradient(grad, create_graph, sole_owner)

@@ -34,7 +34,7 @@ def applying(observe: Callable[[type, tuple, Any], None],
     with contextlib.ExitStack() as stack:
         if starting is not None:
             stack.enter_context(listeners.on_apply_start(starting))
-        stack.enter_context(listeners.on_apply_end(lambda function, ctx, args, outputs: observe(function, args, outputs)))
+        stack.enter_context(listeners.on_apply_end(lambda function, ctx, args, output: observe(function, args, output)))
         yield
 
 
@@ -51,7 +51,7 @@ def outputs_of(output: Any) -> list:
 
 # ---------------------------------------------------------------------------- backward passes
 class Pass:
-    """One backward pass of the engine: ``Tensor.backward``, ``torch.autograd.backward`` or ``torch.autograd.grad``."""
+    """One backward pass: ``Tensor.backward``, ``torch.autograd.backward`` or ``torch.autograd.grad``."""
 
     def __init__(self, task, before: Any) -> None:
         self.retain_graph = bool(task.retain_graph)

@@ -101,7 +101,7 @@ def binary_arrays(a: Tensor, b: Tensor, elementwise: bool = True) -> tuple:
     For element-wise operations the shapes must broadcast (matrix products pass ``elementwise=False``).
     """
     x, y = a._data, b._data
-    if x.shape != y.shape and elementwise:
+    if x.shape != y.shape and elementwise and y.ndim:   # (a number broadcasts to anything)
         check_broadcast(x.shape, y.shape)
     if x.dtype == y.dtype:
         return x, y
