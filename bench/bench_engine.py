@@ -9,7 +9,7 @@ engine costs before any stopwatch is read.
   count as functions (each is one in CPython 3.11).
 - **Bytecodes per step**: the Python bytecodes one plain MLP step of ``bench_peers.py`` executes
   (forward, backward, SGD update), numpy's Python code included, counted with ``sys.settrace`` and
-  ``frame.f_trace_opcodes``. DeZero's step runs about 10.8k.
+  ``frame.f_trace_opcodes``; DeZero's step too, counted the same way, when DeZero is installed.
 - **Calls per step**: the Python function calls of that step.
 
 ``--list`` prints the hops' names. The script always exits 0.
@@ -86,13 +86,16 @@ def step_counts(step) -> tuple[int, int]:
     return counts[0], counts[1]
 
 
-def plain_step():
-    """``bench_peers.py``'s plain MLP step in minigrad."""
+def plain_steps() -> dict:
+    """``bench_peers.py``'s plain MLP step in minigrad, and in DeZero if it is installed."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from bench_peers import plain_step as make_step, problem
-    weights, x, y = problem()
-    step, _ = make_step(minigrad, weights, x, y)
-    return step
+    import bench_peers
+    weights, x, y = bench_peers.problem()
+    steps = {"minigrad": bench_peers.plain_step(minigrad, weights, x, y)[0]}
+    dezero = bench_peers.load_dezero()
+    if dezero is not None:
+        steps["dezero"] = bench_peers.dezero_plain_step(dezero, weights, x, y)[0]
+    return steps
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -100,16 +103,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="print the name of every hop")
     args = parser.parse_args(argv)
     hops = engine_hops()
-    print(f"hops: {len(hops)} distinct functions in one plain (x * w).sum().backward()")
+    in_autograd = sum(name.startswith("minigrad/autograd/") for name in hops)
+    print(f"hops: {len(hops)} distinct functions in one plain (x * w).sum().backward(), "
+          f"{in_autograd} of them in minigrad/autograd/")
     if args.list:
         for name in hops:
             print("  " + name)
-    step = plain_step()
-    for _ in range(3):
-        step()
-    bytecodes, calls = step_counts(step)
-    print(f"plain MLP step (bench_peers.py): {bytecodes:,} bytecodes, {calls:,} Python calls per step "
-          "(target: at most 18,000 bytecodes)")
+    for name, step in plain_steps().items():
+        for _ in range(3):
+            step()
+        bytecodes, calls = step_counts(step)
+        target = " (target: at most 18,000 bytecodes)" if name == "minigrad" else ""
+        print(f"plain MLP step (bench_peers.py), {name}: {bytecodes:,} bytecodes, {calls:,} Python calls "
+              f"per step{target}")
     return 0
 
 
