@@ -336,7 +336,7 @@ def _node_class(cls, node_name: str) -> type:
     # Builtin nodes expose their saved tensors as _saved_self, _saved_other, _saved_result...
     for index, saved_name in enumerate(getattr(cls, "_saved_names", ())):
         namespace["_saved_" + saved_name] = _SavedTensorAttribute(index)
-    is_builtin = getattr(cls, "_is_builtin", False)
+    is_builtin = namespace["_is_builtin"] = getattr(cls, "_is_builtin", False)   # (ctx._is_builtin: apply reads it)
     if is_builtin:
         namespace["__repr__"] = _builtin_node_repr   # PyTorch prints <MulBackward0 object at ...>
     # A builtin node that receives no gradient at all sends none on (no zeros are invented).
@@ -525,7 +525,7 @@ def _connect_to_inputs(ctx: BackwardCFunction, args: tuple) -> bool:
     backward that will then not run: they are told that nothing needs a gradient.
     """
     if not _grad_state.enabled:
-        ctx.needs_input_grad = ((False,) * len(args) if ctx._forward_cls._is_builtin
+        ctx.needs_input_grad = ((False,) * len(args) if ctx._is_builtin
                                 else tuple([_tensor_requires_grad(arg) for arg in args]))
         return False
     needs_input_grad, positions, edges, input_info = [], [], [], []
@@ -592,8 +592,8 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, is_recorded
                 ctx._output_info = ((outputs._data.shape, outputs._data.dtype),)
                 if ctx.to_save is not None:
                     _save_tensors(ctx)
-            elif not ctx._forward_cls._is_builtin or id(outputs) in map(id, args):   # (a builtin's own new
-                outputs = _wrap_output(ctx, args, outputs, 0, False)                  # tensor or view: as it is)
+            elif not ctx._is_builtin or (args and outputs is args[0]):   # (a builtin's own new tensor
+                outputs = _wrap_output(ctx, args, outputs, 0, False)      # or view goes as it is)
             return outputs
         if not is_recorded and len(dirty) == 1 and dirty[0] is outputs and outputs is args[0]:
             outputs._version_counter.value += 1   # forward's first argument changed in place, returned alone
