@@ -345,8 +345,9 @@ def _execute(task: GraphTask) -> None:
     task.deliver(*task.roots)                        # the gradients backward starts with
     while task.ready:
         node, grad_outputs = task.pop_ready()       # the ready node created last, its gradients summed
-        grad_inputs = _run_node(task, node, grad_outputs)
-        task.deliver(node.next_functions, grad_inputs)   # one gradient per edge (none if it did not run)
+        grad_inputs = _run_node(task, node, grad_outputs)   # one gradient per edge
+        if grad_inputs:                                 # (none from a leaf, or a node that did not run)
+            task.deliver(node.next_functions, grad_inputs)
 
 
 def _run_node(task: GraphTask, node: Node, grad_outputs: list) -> tuple:

@@ -595,7 +595,7 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, is_recorded
             elif not ctx._is_builtin or (args and outputs is args[0]):   # (a builtin's own new tensor
                 outputs = _wrap_output(ctx, args, outputs, 0, False)      # or view goes as it is)
             return outputs
-        if not is_recorded and len(dirty) == 1 and dirty[0] is outputs and outputs is args[0]:
+        if not is_recorded and len(dirty) == 1 and dirty[0] is outputs and args and outputs is args[0]:
             outputs._version_counter.value += 1   # forward's first argument changed in place, returned alone
             return outputs
     raw = outputs if isinstance(outputs, tuple) else (outputs,)
