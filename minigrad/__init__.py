@@ -51,12 +51,12 @@ matmul, mm, t, transpose, reshape, flatten, squeeze, unsqueeze, permute = map(
 softmax, log_softmax, clone, detach, numel, pow, add, sub, mul = map(
     _unary, ["softmax", "log_softmax", "clone", "detach", "numel", "pow", "add", "sub", "mul"])
 prod, var, std = map(_unary, ["prod", "var", "std"])
-# What students and real programs reach for (ops/everyday.py); div, remainder and floor_divide take a number first too
+# What students and real programs reach for; div, remainder and floor_divide take a number first too
 argsort, scatter, amax, amin, median = map(_unary, ["argsort", "scatter", "amax", "amin", "median"])
 from .ops import div, floor_divide, remainder  # noqa: E402
 from .grad_mode import inference_mode, is_inference_mode_enabled  # noqa: E402
 clip = clamp
-# What real programs by other authors reach for (issue 21): in-place functions, selection, scans...
+# What real programs by other authors reach for: in-place functions, selection, scans...
 exp_, log_, sin_, cos_, tanh_, sigmoid_, relu_, sqrt_, abs_, neg_, clamp_ = map(_unary, [  # noqa: A001
     "exp_", "log_", "sin_", "cos_", "tanh_", "sigmoid_", "relu_", "sqrt_", "abs_", "neg_", "clamp_"])
 clip_ = clamp_
@@ -79,24 +79,21 @@ def equal(a: Tensor, b: Tensor):
     return a.shape == b.shape and builtins.bool((a._data == b._data).all())
 
 
-_OUT_OF_SCOPE = {"func": "functorch transforms: grad, vmap, jvp", "vmap": "vectorising map",
-                 "compile": "graph compilation", "cuda": "GPU tensors"}
-
-
 def __getattr__(name: str):
     # The subpackages below import the whole of minigrad, so they are loaded on first use.
     if name in ("nn", "optim", "sparse", "viz", "exercises", "utils"):
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
-    if name in _OUT_OF_SCOPE:
-        raise NotImplementedError(f"minigrad does not implement torch.{name} ({_OUT_OF_SCOPE[name]}); "
-                                  "it covers backward-mode autograd on the CPU.")
     from .nn.unsupported import TOP_LEVEL_FUNCTIONS
     if name in TOP_LEVEL_FUNCTIONS:   # torch.conv2d, torch.batch_norm...: outside the subset, calling raises
         return TOP_LEVEL_FUNCTIONS[name]
     if name == "sparse_coo_tensor":
         from .sparse import sparse_coo_tensor
         return sparse_coo_tensor
+    from .inventory import Unsupported, unsupported
+    error = unsupported("torch", name, "module 'minigrad'")   # a PyTorch name: why minigrad lacks it, and what instead
+    if isinstance(error, Unsupported):
+        raise error
     raise AttributeError(f"minigrad has no attribute '{name}'. minigrad implements a subset of PyTorch: "
                          "the README's section 'What minigrad covers' lists what is there.")
 

@@ -4,7 +4,7 @@ Commands:
     doctor    check that this machine can run the course
               (``python -m minigrad doctor --help`` lists its options)
 
->>> main(["doctor", "--dot-only"])    # doctest: +SKIP
+>>> main(["doctor", "--dot-only"])
 minigrad doctor
   OK       dot (the Graphviz program)
 All required checks passed.

@@ -3,21 +3,23 @@
 Run it from a notebook or from a terminal::
 
     >>> from minigrad.doctor import doctor
-    >>> report = doctor()                      # doctest: +SKIP
+    >>> report = doctor()                      # doctest: +ELLIPSIS
     minigrad doctor
       OK       Python >= 3.10
       OK       numpy
     ...
-    >>> report.ok                              # doctest: +SKIP
+    >>> report.ok
     True
 
-    $ make doctor                                  # in the course folder, before or after `make venv`
+    $ make doctor                                  # in the course folder, before or after `make lab`
     $ .venv/bin/python -m minigrad doctor          # the same, in the course's virtual environment
     $ .venv/bin/python -m minigrad doctor --dot-only   # only the Graphviz `dot` program
 
 Both exit with code 1 when something required is missing. ``python -m minigrad`` needs a Python
-that has numpy (``import minigrad`` imports it): outside ``.venv``, ``make doctor`` runs this file
-by path with the bare interpreter, so it can say what is missing.
+that has numpy (``import minigrad`` imports it). Before ``make lab`` has set up ``.venv``, ``make
+doctor`` runs this file by path with the bare interpreter and ``--before-setup``: it says that the
+course is not set up yet and what ``make lab`` will do, and checks only what ``make lab`` cannot
+install itself (:func:`before_setup`).
 
 The default output names no versions and no paths, so it is the same on every
 machine that passes (notebook 00 prints it and nbval compares it);
@@ -33,13 +35,16 @@ import argparse
 import importlib
 import importlib.metadata
 import importlib.util
+import io
+import os
 import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
 from typing import Sequence, TextIO
 
-__all__ = ["DOT_INSTALL_STEPS", "DotNotFoundError", "require_dot", "doctor", "Check", "DoctorReport"]
+__all__ = ["DOT_INSTALL_STEPS", "DotNotFoundError", "require_dot", "doctor", "before_setup", "Check",
+           "DoctorReport"]
 
 MIN_PYTHON = (3, 10)
 
@@ -78,7 +83,7 @@ def require_dot() -> None:
     Call it before rendering a graph, so a missing ``dot`` fails at once with
     install steps instead of deep inside the graphviz package.
 
-    >>> require_dot()    # silent when dot is installed  # doctest: +SKIP
+    >>> require_dot()    # silent when dot is installed
     """
     if shutil.which("dot") is None:
         raise DotNotFoundError()
@@ -183,11 +188,11 @@ def doctor(verbose: bool = False, *, dot_only: bool = False, file: TextIO | None
         dot_only: check only the ``dot`` program.
         file: where to print (default: ``sys.stdout``).
 
-    >>> report = doctor(dot_only=True)                    # doctest: +SKIP
+    >>> report = doctor(dot_only=True)
     minigrad doctor
       OK       dot (the Graphviz program)
     All required checks passed.
-    >>> report                                            # doctest: +SKIP
+    >>> report
     DoctorReport(ok=True, problems=[])
     """
     out = sys.stdout if file is None else file
@@ -221,10 +226,57 @@ def doctor(verbose: bool = False, *, dot_only: bool = False, file: TextIO | None
     return report
 
 
+# What `make lab` installs into .venv (pyproject.toml's dependencies and its course and test extras).
+SET_UP_BY_MAKE_LAB = "numpy, graphviz, matplotlib, JupyterLab, nbdime, pytest, nbval"
+
+
+def before_setup(venv: str = ".venv", python: str = "python3", can_apt: bool = False,
+                 file: TextIO | None = None) -> DoctorReport:
+    """What ``make doctor`` says before ``make lab`` has set the course up (no finished ``venv``).
+
+    Checks only what ``make lab`` cannot install itself: this Python (the one ``make lab`` will
+    use) and Graphviz's ``dot`` program, which ``make lab`` installs with apt-get only as root on
+    Debian or Ubuntu (``can_apt``). The Python packages are not PROBLEMs: ``make lab`` installs
+    them. Returns a report whose ``ok`` says whether ``make lab`` can go ahead.
+
+    >>> report = before_setup(".venv-none", "python3", file=io.StringIO())
+    >>> report.ok, [check.name for check in report.checks]
+    (True, ['Python >= 3.10', 'dot (the Graphviz program)'])
+    """
+    out = sys.stdout if file is None else file
+    python_check, dot = _check_python(), _check_dot()
+    apt_installs_dot = not dot.ok and can_apt
+    report = DoctorReport((python_check, dot if not apt_installs_dot else Check(dot.name, True)))
+    unfinished = os.path.isdir(venv)
+    state = "is not finished: an install was interrupted?" if unfinished else "does not exist yet"
+    print(f"minigrad doctor: not set up yet ({venv} {state})", file=out)
+    version = ".".join(map(str, sys.version_info[:3]))
+    lines = [(python_check, f"{python_check.name}  ({python} is Python {version})")]
+    lines.append((dot, f"{dot.name}: `make lab` installs Graphviz with apt-get" if apt_installs_dot else dot.name))
+    for check, text in lines:
+        status = "LATER" if check is dot and apt_installs_dot else "OK" if check.ok else "PROBLEM"
+        print(f"  {status:<8} {text}", file=out)
+        for line in ([] if check.ok or status == "LATER" else check.fix.splitlines()):
+            print(f"           {line}", file=out)
+    print(f"  {'LATER':<8} {SET_UP_BY_MAKE_LAB}: `make lab` installs them into {venv}", file=out)
+    steps = [f"{'finish' if unfinished else 'create'} {venv} with {python} (Python {version})",
+             "install minigrad and its course tools into it, at the versions of constraints.txt "
+             "(about 110 packages, 420 MB, about 5 minutes)"]
+    if apt_installs_dot:
+        steps.append("install Graphviz's dot program with apt-get")
+    steps.append("copy the course's notebooks into your workspace/notebooks/ and open it in JupyterLab")
+    print("`make lab` will:", file=out)
+    for number, step in enumerate(steps, 1):
+        print(f"  {number}. {step}", file=out)
+    print("Nothing it needs is missing." if report.ok else
+          "`make lab` cannot install what the PROBLEM lines above name: install it first.", file=out)
+    return report
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line for ``python -m minigrad doctor``; returns the exit code (0 ok, 1 not).
 
-    >>> main(["--dot-only"])                              # doctest: +SKIP
+    >>> main(["--dot-only"])
     minigrad doctor
       OK       dot (the Graphviz program)
     All required checks passed.
@@ -236,5 +288,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--dot-only", action="store_true", help="check only Graphviz's dot program")
     parser.add_argument("-v", "--verbose", action="store_true", help="also print versions")
+    parser.add_argument("--before-setup", action="store_true",
+                        help="say what `make lab` will do, checking only what it cannot install (make doctor before .venv exists)")
+    parser.add_argument("--venv", default=".venv", help="with --before-setup: the virtual environment make creates")
+    parser.add_argument("--python", default="python3", help="with --before-setup: the Python make was given")
+    parser.add_argument("--can-apt", action="store_true", help="with --before-setup: make installs dot with apt-get")
     args = parser.parse_args(argv)
+    if args.before_setup:
+        return 0 if before_setup(args.venv, args.python, args.can_apt).ok else 1
     return 0 if doctor(verbose=args.verbose, dot_only=args.dot_only).ok else 1

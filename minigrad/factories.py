@@ -121,16 +121,28 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = Fal
 
 
 def zeros_like(t: Tensor, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    if t.is_sparse:   # a sparse tensor with no entries, as PyTorch's
+        from .sparse.coo import zeros_like as sparse_zeros_like
+        return sparse_zeros_like(t, dtype, device, requires_grad)
     return _finish(np.zeros(t._data.shape, _numpy_dtype(dtype, t._data.dtype)), None, device, requires_grad)
 
 
 def ones_like(t: Tensor, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _finish(np.ones(t._data.shape, _numpy_dtype(dtype, t._data.dtype)), None, device, requires_grad)
+    return _finish(np.ones(_dense_shape(t, "ones_like"), _numpy_dtype(dtype, t._data.dtype)), None, device,
+                   requires_grad)
 
 
 def full_like(t: Tensor, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _finish(np.full(t._data.shape, fill_value, _numpy_dtype(dtype, t._data.dtype)), None, device,
-                   requires_grad)
+    return _finish(np.full(_dense_shape(t, "full_like"), fill_value, _numpy_dtype(dtype, t._data.dtype)), None,
+                   device, requires_grad)
+
+
+def _dense_shape(t: Tensor, name: str) -> tuple:
+    """``t``'s shape, for a factory that fills every element: a sparse ``t`` is refused, as PyTorch does."""
+    if t.is_sparse:
+        from .sparse.coo import not_for_sparse
+        raise not_for_sparse(f"{name}()")
+    return t._data.shape
 
 
 def randn(*shape, size=None, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
@@ -155,13 +167,14 @@ def _random_like(t: Tensor, dtype, kernel: str) -> np.dtype:
 def rand_like(t: Tensor, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Uniform samples in [0, 1) with ``t``'s shape and dtype."""
     numpy_dtype = _random_like(t, dtype, "check_uniform_bounds")
-    return _finish(_generator.random(t._data.shape).astype(numpy_dtype), None, device, requires_grad)
+    return _finish(_generator.random(_dense_shape(t, "rand_like")).astype(numpy_dtype), None, device, requires_grad)
 
 
 def randn_like(t: Tensor, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Standard normal samples with ``t``'s shape and dtype."""
     numpy_dtype = _random_like(t, dtype, "normal_kernel_cpu")
-    return _finish(_generator.standard_normal(t._data.shape).astype(numpy_dtype), None, device, requires_grad)
+    return _finish(_generator.standard_normal(_dense_shape(t, "randn_like")).astype(numpy_dtype), None, device,
+                   requires_grad)
 
 
 _RANDINT_FORMS = """\

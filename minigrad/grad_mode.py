@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import sys
 import warnings
 
 
@@ -79,9 +78,9 @@ def _wrap_generator(make_context, func):
                     with make_context():
                         generator.close()
                     raise
-                except BaseException:
+                except BaseException as error:
                     with make_context():
-                        response = generator.throw(*sys.exc_info())
+                        response = generator.throw(error)
                 else:
                     with make_context():
                         response = generator.send(request)

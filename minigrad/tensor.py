@@ -345,6 +345,12 @@ class Tensor:
         else:
             object.__delattr__(self, name)
 
+    def __getattr__(self, name: str):
+        """Reached only when normal look-up fails: a PyTorch method minigrad lacks raises
+        NotImplementedError with the reason and what to use instead (``minigrad/inventory/``)."""
+        from .inventory import unsupported
+        raise unsupported("torch.Tensor", name, f"'{type(self).__name__}' object")
+
     # ------------------------------------------------------------------ conversion
     def numpy(self) -> np.ndarray:
         """The underlying numpy array (shared, not copied)."""
@@ -489,10 +495,14 @@ class Tensor:
     def __abs__(self): return _ops.Abs.apply(self)
 
     def add(self, other, *, alpha=1):
-        return _ops.Add.apply(self, _operand(other), alpha) if alpha != 1 else self + other
+        if alpha == 1 or getattr(other, "is_sparse", False):   # dense + alpha * sparse: the sparse one knows how
+            return self + other if alpha == 1 else other.__radd__(self, alpha)
+        return _ops.Add.apply(self, _operand(other), alpha)
 
     def sub(self, other, *, alpha=1):
-        return _ops.Sub.apply(self, _operand(other), alpha) if alpha != 1 else self - other
+        if alpha == 1 or getattr(other, "is_sparse", False):
+            return self - other if alpha == 1 else other.__rsub__(self, alpha)
+        return _ops.Sub.apply(self, _operand(other), alpha)
 
     def mul(self, other): return self * other
     def div(self, other, *, rounding_mode=None): return _ops.arithmetic.div(self, other, rounding_mode)
@@ -623,7 +633,7 @@ class Tensor:
     def matmul(self, other): return _ops.matmul(self, other)
     def mm(self, other): return _ops.mm(self, other)
 
-    # ------------------------------------------------------------------ what students reach for (ops/everyday.py)
+    # ------------------------------------------------------------------ what students reach for
     def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False):
         return _ops.argsort(self, dim, descending, stable)
 
@@ -659,8 +669,8 @@ class Tensor:
     def std(self, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
         return _ops.std(self, dim, unbiased, keepdim, correction=correction)
 
-    # ------------------------------------------------------------------ used by real programs by others (issue 21)
-    # in place, recorded with the out-of-place op's node (ExpBackward0...): see ops/inplace_unary.py
+    # ------------------------------------------------------------------ used by real programs by others
+    # in place, recorded with the out-of-place op's node (ExpBackward0...): see ops/inplace.py
     def exp_(self): return _ops.unary_(_ops.ExpInplace, self)
     def log_(self): return _ops.unary_(_ops.LogInplace, self)
     def sin_(self): return _ops.unary_(_ops.SinInplace, self)
@@ -747,11 +757,41 @@ class Tensor:
         return reduce_tensor(self)
 
     # ------------------------------------------------------------------ sparse (dense tensors say no)
-    def to_dense(self):
-        return self
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        if self.is_sparse:   # called as torch.Tensor.to_dense(s), as PyTorch's own tests do
+            return type(self).to_dense(self, dtype, masked_grad=masked_grad)
+        return self if dtype is None else self.to(dtype)
+
+    def to_sparse(self, *args, **kwargs):
+        """The sparse COO form (``minigrad/sparse/functions.py``): ``x.to_sparse()``, ``x.to_sparse(sparse_dim)``."""
+        from .sparse.functions import to_sparse
+        return to_sparse(self, *args, **kwargs)
+
+    def to_sparse_coo(self):
+        return self.to_sparse()
+
+    def sparse_mask(self, mask):
+        """This tensor kept where the sparse ``mask`` stores entries: a sparse tensor."""
+        from .sparse.functions import sparse_mask
+        return sparse_mask(self, mask)
+
+    def sparse_dim(self) -> int:
+        return 0
+
+    def dense_dim(self) -> int:
+        return self._data.ndim
 
     def is_coalesced(self):
         raise RuntimeError("is_coalesced expected sparse coordinate tensor layout but got Strided")
+
+    def coalesce(self):
+        raise RuntimeError("coalesce expected sparse coordinate tensor layout but got Strided")
+
+    def indices(self):
+        raise RuntimeError("indices expected sparse coordinate tensor layout but got Strided")
+
+    def values(self):
+        raise RuntimeError("values expected sparse tensor layout but got Strided")
 
 
 def _check_assigned_grad(t: Tensor, value) -> None:
@@ -761,7 +801,7 @@ def _check_assigned_grad(t: Tensor, value) -> None:
     if not isinstance(value, Tensor):
         raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
     if value._data.dtype != t._data.dtype:
-        from .ops.linalg import _CPP_NAMES
+        from .ops._util import _CPP_NAMES
         raise RuntimeError(
             f"attempting to assign a gradient with dtype '{_CPP_NAMES[value.dtype.name]}' to a tensor with grad_dtype "
             f"'{t.dtype.legacy_name[:-len('Tensor')]}'. The gradient must match the tensor's grad_dtype (defaults to "

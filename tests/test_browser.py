@@ -3,12 +3,18 @@
 1. A stored notebook opened in JupyterLab, before anything is run: the backward-graph picture
    stored in the notebook is rendered in an output area (checked in the page's DOM) and painted
    on screen (its exact pixels are found in a screenshot).
-2. The same for the notebook's page of the HTML site (``make site``).
+2. The notebook's page of the site (``make site``): the stored graph is painted, the worked
+   solutions and "Under the hood" listings are folded, nothing comes from the network, and the
+   language switch leads to the Chinese page and back.
 3. No "Jupyter news" pop-up; every notebook opened in the course's JupyterLab, with a kernel whose
    Python version the file does not name, is not marked modified, and git sees no change.
 4. Chinese text is drawn with a CJK font, in JupyterLab and on the site.
-5. The slide decks (``make slides``) load nothing from the network, log no error, start a slide
-   at every heading and show every code line whole.
+5. Every slide deck of both editions (``make slides``) at 1280x720 and 1920x1080: the right
+   arrow reaches every slide in order, no slide overflows, code is at least 20px, nothing comes
+   from the network, no error is logged; formulas are typeset offline. The counts go to
+   ``build/screenshots/slides.json``.
+6. Live slides (``make lecture``): 00 opened with RISE in the course's JupyterLab, cells run on
+   their slides.
 
 Screenshots, and close-ups of the graph in them (``*_graph.png``), are kept in
 ``build/screenshots/`` for a person to look at. Without a ``chromium``
@@ -20,6 +26,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import importlib.util
 import io
 import json
 import os
@@ -39,7 +46,6 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from course_server import course_lab, free_port, stop_group  # noqa: E402
-from tools import notebook_metadata, site, slides  # noqa: E402
 from tools.course import editions, has_math, notebook_paths, read_notebook  # noqa: E402
 
 NOTEBOOKS = ROOT / "notebooks"
@@ -249,25 +255,67 @@ def test_jupyterlab_shows_the_stored_graph_before_anything_runs(chromium, jupyte
     save_close_up(shot, found, graph)
 
 
-def test_site_page_shows_the_graph_without_scripts_or_network(chromium, notebook, tmp_path):
+SITE = ROOT / "build" / "site"
+
+
+def site_page(relative: str) -> Path:
+    """A page of the site `make site` built (make browser builds it), failing when it is missing
+    or older than its notebook."""
+    page = SITE / relative
+    notebook = NOTEBOOKS / relative.replace(".html", ".ipynb")
+    assert page.exists() and (not notebook.exists() or page.stat().st_mtime >= notebook.stat().st_mtime), \
+        f"{page.relative_to(ROOT)} is missing or older than its notebook: run `make site` (make browser does)"
+    return page
+
+
+# In a site page: the pictures of the article; then one of them scrolled into view, whether it
+# was painted (decoded, with a size), and how many folded cells are closed.
+SITE_IMAGES = "JSON.stringify([...document.querySelectorAll('article img')].map(image => image.src))"
+SITE_PROBE = r"""(() => {
+  const image = document.querySelectorAll('article img')[%d];
+  image.scrollIntoView();
+  return JSON.stringify({painted: image.complete && image.naturalWidth > 0 && image.getBoundingClientRect().height > 0,
+                         folded: [...document.querySelectorAll('details.hide')].filter(d => !d.open).length});
+})()"""
+
+
+def test_site_page_shows_the_stored_graph_and_folds_solutions(chromium, notebook, tmp_path):
     graph, heading = stored_graph(notebook)
-    (tmp_path / "notebooks").mkdir()
-    shutil.copy(notebook, tmp_path / "notebooks")
-    pages = site.build(tmp_path / "notebooks", tmp_path / "site")
-    page = next(path for path in pages if path.stem == notebook.stem)
-    url = page.as_uri()
+    page = site_page(f"{notebook.stem}.html")
+    with devtools_page(chromium, tmp_path / "profile", page.as_uri()) as tab:
+        assert tab.wait_for("document.readyState === 'complete'", 60)
+        sources = json.loads(tab.evaluate(SITE_IMAGES))
+        files = [Path(urllib.request.url2pathname(src[len("file://"):])) for src in sources if src.startswith("file://")]
+        index = next((i for i, path in enumerate(files) if base64.b64encode(path.read_bytes()).decode() == graph), None)
+        assert index is not None, f"the stored graph under '{heading}' is not a picture of {page.name} ({sources})"
+        found = json.loads(tab.evaluate(SITE_PROBE % index))
+        tab.evaluate("1")
+        requested = tab.requested()
+    assert found["painted"], f"the graph of {page.name} is not painted"
+    folded = sum(bool({"solution", "under-the-hood"} & set(cell.metadata.get("tags", [])))
+                 for cell in read_notebook(notebook).cells)
+    assert found["folded"] == folded, f"{page.name}: {found['folded']} folded cells, the notebook has {folded}"
+    assert all(url.startswith(("file:", "data:")) for url in requested), \
+        f"{page.name} asks the network for {[u for u in requested if not u.startswith(('file:', 'data:'))]}"
+    screenshot(chromium, page.as_uri(), tmp_path / "shot", f"site_{notebook.stem}.png", "1280,1600")
 
-    dom = run_chromium(chromium, url, tmp_path / "profile", "--window-size=1200,6000", "--dump-dom")
-    rendered = [classes for src, classes in images_in(dom) if src == f"data:image/png;base64,{graph}"]
-    assert rendered and any("jp-OutputArea-output" in classes for classes in rendered), \
-        f"the stored graph of {notebook.name} is not in an output area of {page.name}"
 
-    # A tall window instead of scrolling: headless Chromium paints a scrolled-to anchor blank.
-    shot = screenshot(chromium, url, tmp_path / "profile", f"site_{notebook.stem}.png", "1200,6000")
-    assert_not_blank(shot)
-    found = find_picture(shot, graph)
-    assert found is not None, f"the graph under '{heading}' is not visible in {shot.relative_to(ROOT)}"
-    save_close_up(shot, found, graph)
+def test_site_language_switch_leads_to_the_same_page_in_the_other_edition_and_back(chromium, notebook, tmp_path):
+    english = site_page(f"{notebook.stem}.html")
+    with devtools_page(chromium, tmp_path / "profile", english.as_uri()) as tab:
+        visited = []
+        for _ in range(2):
+            assert tab.wait_for("document.readyState === 'complete' && document.querySelector('a.language-switch') !== null", 60)
+            visited.append((tab.evaluate("location.href"), tab.evaluate("document.documentElement.lang"),
+                            tab.evaluate("document.querySelector('article h1').textContent")))
+            tab.evaluate("document.querySelector('a.language-switch').click()")
+            time.sleep(2)
+        assert tab.wait_for("document.readyState === 'complete'", 60)
+        visited.append((tab.evaluate("location.href"), tab.evaluate("document.documentElement.lang"), ""))
+    (en_url, en_lang, en_title), (zh_url, zh_lang, zh_title), (back_url, _, _) = visited
+    assert en_lang == "en" and zh_lang == "zh", visited
+    assert zh_url == (SITE / "zh" / english.name).as_uri() and back_url == english.as_uri(), visited
+    assert en_title[:2] == zh_title[:2] == notebook.name[:2] and re.search(r"[\u4e00-\u9fff]", zh_title), visited
 
 
 def test_course_server_shows_no_jupyter_news_pop_up(chromium, jupyterlab, notebook, tmp_path):
@@ -553,82 +601,188 @@ def test_chinese_notebook_in_jupyterlab_draws_chinese_text(chromium, chinese_not
 
 
 def test_chinese_site_page_draws_chinese_text(chromium, chinese_notebook, tmp_path):
-    source = tmp_path / "notebooks"
-    shutil.copytree(chinese_notebook.parent, source / "zh", ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
-    shutil.copy(NOTEBOOKS / chinese_notebook.name, source)
-    pages = site.build(source, tmp_path / "site")
-    page = next(path for path in pages if path.parent.name == "zh" and path.stem == chinese_notebook.stem)
+    page = site_page(f"zh/{chinese_notebook.stem}.html")
     probe = evaluate_when_ready(chromium, page.as_uri(), CJK_PROBE, tmp_path / "profile")
     assert_chinese_is_drawn(probe, f"the site's zh/{page.name}")
-    screenshot(chromium, page.as_uri(), tmp_path / "profile", f"site_zh_{chinese_notebook.stem}.png", "1200,1600")
+    screenshot(chromium, page.as_uri(), tmp_path / "profile", f"site_zh_{chinese_notebook.stem}.png", "1280,1600")
 
 
 # --- the slide decks (make slides) ----------------------------------------------------------
 
-# Decks to open: one without formulas that had headings in the middle of cells (07), one with
-# formulas (09), one with the longest output lines (08), and a Chinese one.
-DECKS = ("07_tracing_special_spmm", "08_gradcheck", "09_capstone_sparse_gcn", "zh/07_tracing_special_spmm")
+SLIDES = ROOT / "build" / "slides"
+SCREENS = ((1280, 720), (1920, 1080))
+CANVAS = (1280, 720)        # reveal.js's canvas (tools/templates/lecture), scaled to the screen
 
-# In a deck: go to every slide with reveal.js's API and list each code or output line with a word
-# past the slide's right edge (cut off on the screen; spaces at a line break do not count).
-WALK_DECK = r"""(async () => {
-  const script = [...document.scripts].map(s => s.textContent).join('\n');
-  const url = script.match(/"([^"]*dist\/reveal\.js)"/)[1];
-  const Reveal = await new Promise(resolve => require([url], resolve));
-  const cut = [];
-  for (const slide of Reveal.getSlides()) {
-    const {h, v} = Reveal.getIndices(slide);
-    Reveal.slide(h, v);
-    await new Promise(resolve => setTimeout(resolve, 30));
-    const right = slide.getBoundingClientRect().right;
-    for (const pre of slide.querySelectorAll('pre')) {
-      const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
-      let past = null;
-      for (let node = walker.nextNode(); node && !past; node = walker.nextNode()) {
-        for (const word of node.textContent.matchAll(/\S+/g)) {
-          const range = document.createRange();
-          range.setStart(node, word.index);
-          range.setEnd(node, word.index + word[0].length);
-          if (range.getBoundingClientRect().right > right + 1) { past = word[0]; break; }
-        }
-      }
-      if (past) cut.push(`slide ${h}/${v}: '${past}' in ${pre.textContent.slice(0, 60)}`);
+# In a deck: press the right arrow (a keydown event, as the keyboard sends it to reveal.js) until
+# the last slide, measuring each slide reached on reveal.js's canvas: how far its content reaches
+# down and right, and its smallest code font.
+WALK_DECK = r"""(() => {
+  const canvas = document.querySelector('.reveal .slides'), slides = Reveal.getSlides();
+  const reached = [], overflowing = [];
+  let code = 1000;
+  Reveal.slide(0, 0);
+  for (let step = 0; step <= slides.length; step++) {
+    const slide = Reveal.getCurrentSlide(), index = slides.indexOf(slide);
+    if (reached.includes(index)) break;
+    reached.push(index);
+    const box = canvas.getBoundingClientRect(), scale = Reveal.getScale();
+    let bottom = 0, right = 0;
+    for (const element of slide.querySelectorAll('*')) {
+      if (element.closest('aside.notes')) continue;
+      const r = element.getBoundingClientRect();
+      if (!r.width && !r.height) continue;
+      bottom = Math.max(bottom, (r.bottom - box.top) / scale);
+      right = Math.max(right, (r.right - box.left) / scale);
+      if (element.tagName === 'PRE' && element.textContent.trim())
+        code = Math.min(code, parseFloat(getComputedStyle(element).fontSize));
     }
+    if (bottom > %(height)d + 0.5 || right > %(width)d + 0.5) {
+      const heading = slide.querySelector('h1, h2, h3');
+      overflowing.push(`slide ${index + 1} (${heading ? heading.textContent.replace('¶', '').trim().slice(0, 40) : ''}):`
+                       + ` content reaches ${Math.round(bottom)}px down, ${Math.round(right)}px right`);
+    }
+    if (Reveal.isLastSlide()) break;
+    document.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight', code: 'ArrowRight', keyCode: 39, bubbles: true}));
   }
-  return JSON.stringify({slides: Reveal.getTotalSlides(), cut});
+  const unreachable = slides.map((_, i) => i).filter(i => !reached.includes(i)).map(i => i + 1);
+  return JSON.stringify({slides: slides.length, order: reached.every((i, n) => i === n), overflowing, unreachable, code});
 })()"""
 
 
-@pytest.fixture(scope="module")
-def built_decks(tmp_path_factory, chromium) -> dict[str, Path]:
-    """The decks of DECKS, built as `make slides` builds them (offline, with build/reveal.js)."""
-    offline = ROOT / "build" / "reveal.js"
-    try:
-        slides.fetch_offline_copy(offline)
-    except slides.NoOfflineCopy as reason:
-        pytest.skip(f"no offline copy of reveal.js ({reason}): `make slides` would use a CDN")
-    source = tmp_path_factory.mktemp("notebooks")
-    for name in DECKS:
-        (source / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(NOTEBOOKS / f"{name}.ipynb", source / f"{name}.ipynb")
-    written = slides.build(source, tmp_path_factory.mktemp("slides"), offline)
-    return {name: next(deck for deck in written if deck.as_posix().endswith(f"/{name}.slides.html"))
-            for name in DECKS}
+def deck_paths() -> list[Path]:
+    """Every deck `make slides` writes, both editions, failing when one is missing or older than
+    its notebook."""
+    decks = []
+    for language, folder in editions(NOTEBOOKS).items():
+        for notebook in notebook_paths(folder):
+            deck = SLIDES / ("" if language == "en" else language) / f"{notebook.stem}.slides.html"
+            assert deck.exists() and deck.stat().st_mtime >= notebook.stat().st_mtime, \
+                f"{deck.relative_to(ROOT)} is missing or older than its notebook: run `make slides` (make browser does)"
+            decks.append(deck)
+    return decks
 
 
-@pytest.mark.parametrize("name", DECKS)
-def test_deck_works_offline_without_errors_and_shows_whole_lines(chromium, built_decks, name, tmp_path):
-    deck = built_decks[name]
+def walk_deck(page: Page, deck: Path, size: tuple[int, int]) -> dict:
+    """Open ``deck`` on a screen of ``size`` and walk it with the right arrow (WALK_DECK)."""
+    width, height = size
+    page.call("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1, mobile=False)
+    page.call("Page.navigate", url=deck.as_uri())
+    assert page.wait_for("document.querySelector('.reveal.ready') !== null", 60), f"{deck.name}: reveal.js did not start"
+    if page.evaluate("!!window.MathJax"):
+        assert page.wait_for("!!(MathJax.startup && MathJax.startup.promise)", 30), f"{deck.name}: MathJax did not start"
+        page.evaluate("MathJax.startup.promise.then(() => true)", await_promise=True)
+    return json.loads(page.evaluate(WALK_DECK % {"width": CANVAS[0], "height": CANVAS[1]}))
+
+
+def test_every_slide_of_every_deck_fits_the_screen_and_the_arrow_reaches_it(chromium, tmp_path, progress):
+    """Every deck of both editions, at 1280x720 and at 1920x1080: the right arrow alone walks
+    every slide in order, no slide's content runs past the screen, code is at least 20px on the
+    1280x720 canvas, and the deck loads nothing from the network and logs no error."""
+    decks = deck_paths()
+    counts = {"decks": len(decks), "slides": 0, "overflowing": 0, "unreachable": 0, "per_deck": {}}
+    problems = []
+    with devtools_page(chromium, tmp_path / "profile") as page:
+        for deck in decks:
+            name = deck.relative_to(SLIDES).as_posix()
+            for size in SCREENS:
+                walked = walk_deck(page, deck, size)
+                label = f"{name} at {size[0]}x{size[1]}"
+                problems += [f"{label}: {text}" for text in walked["overflowing"]]
+                if walked["unreachable"] or not walked["order"]:
+                    problems.append(f"{label}: the right arrow never reaches slides {walked['unreachable']}"
+                                    f"{'' if walked['order'] else ', or not in order'}")
+                if walked["code"] < 20:
+                    problems.append(f"{label}: code at {walked['code']}px (at least 20px on the canvas)")
+                counts["overflowing"] += len(walked["overflowing"])
+                counts["unreachable"] += len(walked["unreachable"])
+            counts["slides"] += walked["slides"]
+            counts["per_deck"][name] = walked["slides"]
+            progress(f"{name}: {walked['slides']} slides walked at {' and '.join(f'{w}x{h}' for w, h in SCREENS)}")
+        page.evaluate("1")
+        online = [url for url in page.requested() if not url.startswith(("file:", "data:"))]
+        logged = page.problems()
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    (SCREENSHOTS / "slides.json").write_text(json.dumps(counts, indent=1) + "\n", encoding="utf-8")
+    progress(f"decks {counts['decks']}, slides {counts['slides']}, overflowing {counts['overflowing']}, "
+             f"unreachable {counts['unreachable']} (build/screenshots/slides.json)")
+    assert not online, f"the decks ask the network for {online[:5]}"
+    assert not logged, f"the decks' console shows {logged[:5]}"
+    assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:40])
+
+
+def test_a_deck_with_formulas_typesets_them_offline(chromium, tmp_path):
+    deck = next(path for path in deck_paths() if has_math(read_notebook(NOTEBOOKS / f"{path.name[:-len('.slides.html')]}.ipynb")))
     with devtools_page(chromium, tmp_path / "profile", deck.as_uri()) as page:
-        assert page.wait_for("document.querySelector('.reveal.ready') !== null", 60), f"{name}: reveal.js did not start"
-        walked = json.loads(page.evaluate(WALK_DECK, await_promise=True))
-        time.sleep(1)
-        page.evaluate("1")   # collect what the page logged meanwhile
-        requested, problems = page.requested(), page.problems()
-    online = [url for url in requested if not url.startswith(("file:", "data:"))]
-    assert not online, f"{name}: the offline deck asks the network for {online}"
-    assert not problems, f"{name}: the deck's console shows {problems}"
-    assert walked["slides"] >= 8
-    assert not walked["cut"], f"{name}: code lines cut off at the right edge: {walked['cut']}"
-    if has_math(read_notebook(NOTEBOOKS / f"{name}.ipynb")):
-        assert any("mathjax" in url.lower() for url in requested), f"{name}: formulas but no MathJax"
+        typeset = page.wait_for("document.querySelectorAll('mjx-container').length || null", 60)
+        requested = page.requested()
+    assert typeset, f"{deck.name}: no formula typeset by MathJax"
+    assert any("mathjax" in url for url in requested) and all(url.startswith(("file:", "data:")) for url in requested)
+    screenshot(chromium, deck.as_uri() + "#/0", tmp_path / "shot", f"slides_{deck.stem}.png", "1280,720")
+
+
+# --- live slides in JupyterLab (make lecture: RISE) ------------------------------------------
+
+def press(page: Page, key: str, code: str, key_code: int, modifiers: int = 0) -> None:
+    for kind in ("keyDown", "keyUp"):
+        page.call("Input.dispatchKeyEvent", type=kind, key=key, code=code, windowsVirtualKeyCode=key_code,
+                  nativeVirtualKeyCode=key_code, modifiers=modifiers)
+
+
+PRESENT = "document.querySelector('.reveal .slides > section.present')"
+PROMPTS = f"[...{PRESENT}.querySelectorAll('.jp-CodeCell .jp-InputPrompt')].map(e => e.innerText.trim())"
+
+
+def test_live_slides_in_jupyterlab_run_the_cells_on_the_slide(chromium, tmp_path, progress):
+    """`make lecture`'s copy of 00 (outputs cleared here, so that only a run can show them) opened
+    as live slides (RISE) in the course's JupyterLab: Space walks the slides, Ctrl+Enter runs the
+    set-up cell on its slide, and then the selected cell of a later slide, whose output appears."""
+    if importlib.util.find_spec("jupyterlab_rise") is None:
+        reason = "jupyterlab-rise is not installed (make lecture-env installs it)"
+        if os.environ.get("MINIGRAD_REQUIRE_BROWSER") == "1":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    import nbformat
+
+    from tools import slides
+
+    notebook = NOTEBOOKS / PREFERRED_NOTEBOOK
+    nb = read_notebook(notebook)
+    live = slides.live_notebook(nb, slides.lecture_deck(nb)[0])
+    for cell in live.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    root = tmp_path / "lecture"
+    root.mkdir()
+    nbformat.write(live, str(root / notebook.name))
+    shutil.copy(ROOT / "tools" / "templates" / "lecture" / "static" / "rise.css", root)
+    target = next(i for i, cell in enumerate(live.cells) if i > 1 and cell.cell_type == "code"
+                  and cell.metadata.slideshow["slide_type"] != "skip" and "print(x)" in cell.source)
+    slide = sum(cell.metadata.slideshow["slide_type"] == "slide" for cell in live.cells[:target + 1]) - 1
+    with course_lab(tmp_path / "home", root) as (base_url, _log), \
+            devtools_page(chromium, tmp_path / "profile", f"{base_url}/rise/{notebook.name}") as page:
+        page.call("Emulation.setDeviceMetricsOverride", width=1280, height=720, deviceScaleFactor=1, mobile=False)
+        assert page.wait_for(f"{PRESENT} !== null && document.querySelector('.jp-CodeCell') !== null", 120), \
+            "RISE did not show the notebook as slides"
+        time.sleep(3)
+        press(page, " ", "Space", 32)
+        assert page.wait_for(f"{PRESENT}.innerText.includes('import minigrad as torch') || null", 20)
+        time.sleep(1)                                         # RISE selects the slide's code cell
+        press(page, "Enter", "Enter", 13, modifiers=2)        # Ctrl+Enter
+        assert page.wait_for(f"{PROMPTS}.includes('[1]:') || null", 60), "the set-up cell did not run"
+        progress(f"live slides: set-up cell run; Space to slide {slide + 1}")
+        for _ in range(slide - 1):
+            press(page, " ", "Space", 32)
+            time.sleep(0.3)
+        assert page.wait_for(f"[...document.querySelectorAll('.reveal .slides > section')].indexOf({PRESENT}) === {slide}", 20)
+        box = json.loads(page.evaluate(f"JSON.stringify({PRESENT}.querySelector('.jp-CodeCell .jp-InputPrompt').getBoundingClientRect())"))
+        for kind in ("mousePressed", "mouseReleased"):
+            page.call("Input.dispatchMouseEvent", type=kind, x=box["x"] + 5, y=box["y"] + 5, button="left", clickCount=1)
+        time.sleep(0.5)
+        press(page, "Enter", "Enter", 13, modifiers=2)
+        output = page.wait_for(f"[...{PRESENT}.querySelectorAll('.jp-OutputArea-output')].map(e => e.innerText).join('') || null", 60)
+        code_px = page.evaluate(f"parseFloat(getComputedStyle({PRESENT}.querySelector('.cm-content')).fontSize)")
+        shot = page.call("Page.captureScreenshot", format="png")["data"]
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    (SCREENSHOTS / "live_slides_00.png").write_bytes(base64.b64decode(shot))
+    assert output and "tensor([1., 2., 3.])" in output, f"the cell on slide {slide + 1} printed {output!r}"
+    assert code_px >= 20, f"code on the live slides is {code_px}px (rise.css)"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from minigrad.doctor import DOT_INSTALL_STEPS, DotNotFoundError, doctor, require_dot
+from minigrad.doctor import DOT_INSTALL_STEPS, DotNotFoundError, before_setup, doctor, require_dot
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -142,3 +142,24 @@ def test_doctor_runs_before_anything_is_installed(tmp_path):
     assert missing.returncode == 1
     assert "brew install graphviz" in missing.stdout
 
+
+
+# --- before set-up: what `make lab` will do ------------------------------------------------------
+
+def test_before_setup_a_missing_dot_is_for_make_lab_to_install_as_root_with_apt(no_dot_on_path):
+    out = io.StringIO()
+    report = before_setup(".venv", "python3", can_apt=True, file=out)
+    text = out.getvalue()
+    assert report.ok and "PROBLEM" not in text
+    assert "  LATER    dot (the Graphviz program): `make lab` installs Graphviz with apt-get\n" in text
+    assert "  3. install Graphviz's dot program with apt-get\n" in text
+
+
+def test_before_setup_a_dot_make_lab_cannot_install_is_the_one_problem(no_dot_on_path):
+    out = io.StringIO()
+    report = before_setup(".venv", "python3", can_apt=False, file=out)
+    text = out.getvalue()
+    assert not report.ok and report.problems == ["dot (the Graphviz program)"]
+    assert text.count("\n  PROBLEM  ") == 1 and "brew install graphviz" in text
+    assert text.endswith("`make lab` cannot install what the PROBLEM lines above name: install it first.\n")
+    assert "numpy, graphviz, matplotlib, JupyterLab, nbdime, pytest, nbval: `make lab` installs them into .venv" in text

@@ -87,7 +87,7 @@ def test_pyproject_names_the_package_and_its_dependencies(pyproject):
     assert project["requires-python"] == ">=3.10"
     assert [requirement_name(d) for d in project["dependencies"]] == ["numpy"]
     extras = project["optional-dependencies"]
-    assert sorted(map(requirement_name, extras["course"])) == ["graphviz", "jupyterlab", "matplotlib"]
+    assert sorted(map(requirement_name, extras["course"])) == ["graphviz", "jupyterlab", "matplotlib", "nbdime"]
     assert sorted(map(requirement_name, extras["test"])) == ["hypothesis", "nbval", "pytest"]
     assert pyproject["tool"]["setuptools"]["packages"]["find"]["include"] == ["minigrad*"]
     pytest_config = pyproject["tool"]["pytest"]["ini_options"]
@@ -231,10 +231,11 @@ def test_sanitize_rules_rewrite_machine_specific_text(before, after):
     assert text == after
 
 
-def test_makefile_uses_the_sanitize_file():
-    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
-    assert "tests/nbval_sanitize.cfg" in makefile
-    assert "--nbval-sanitize-with" in makefile
+def test_make_test_uses_the_sanitize_file():
+    from tools.check import PHASES
+
+    notebooks = PHASES[-1][2]
+    assert notebooks[notebooks.index("--nbval-sanitize-with") + 1] == "tests/nbval_sanitize.cfg"
 
 
 # --- Binder: the course launches on mybinder.org without installing anything --------------------
@@ -269,3 +270,37 @@ def test_readme_has_the_binder_launch_link():
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     assert binder_url("OWNER/REPO") in text
     assert "OWNER/REPO" in readme_section("Launch without installing")
+
+
+# --- pinned versions: constraints.txt (make lock) -------------------------------------------------
+
+def pins(path: Path) -> dict[str, list[str]]:
+    """Package -> its pinned versions (one per Python-version marker) in a constraints file."""
+    found: dict[str, list[str]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, _, version = line.split(";")[0].strip().partition("==")
+            assert version, f"{path.name}: {line!r} pins no version"
+            found.setdefault(requirement_name(name), []).append(version)
+    return found
+
+
+def test_every_dependency_is_pinned_for_every_install(pyproject):
+    project = pyproject["project"]
+    extras = project["optional-dependencies"]
+    for path, wanted in ((ROOT / "constraints.txt", project["dependencies"] + extras["course"] + extras["test"]),
+                         (ROOT / "constraints-classroom.txt", sum(extras.values(), project["dependencies"]))):
+        pinned = pins(path)
+        missing = sorted({requirement_name(spec) for spec in wanted} - set(pinned))
+        assert not missing, f"{path.name} pins no version of {missing}: run `make lock`"
+    assert "torch" not in pins(ROOT / "constraints.txt"), "TORCH_VERSION picks torch itself"
+    assert not [name for name in pins(ROOT / "constraints.txt") if name.startswith("nvidia-")]
+
+
+def test_every_make_target_that_installs_uses_the_pins():
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    venv = (ROOT / "tools" / "venv.sh").read_text(encoding="utf-8")
+    assert re.search(r'pip install [^\n]*"\$\{pins\[@\]\}" -e', venv) and 'pins=(-c "$CONSTRAINTS")' in venv
+    fidelity = makefile[makefile.index("$(FIDELITY_STAMP):"):makefile.index("execute:")]
+    assert fidelity.count("-c $(CONSTRAINTS)") == 2, "torch and minigrad, in .venv-fidelity"
+    assert re.search(r"^lock: .*## refresh the pinned versions", makefile, re.M)

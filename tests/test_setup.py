@@ -1,7 +1,10 @@
 """The set-up tells the truth: what `make` does, and the course's JupyterLab however it is started.
 
-- ``make venv`` with a Python that is not there says so (not "too old");
-- ``make doctor`` works before ``.venv`` exists;
+- ``make venv`` with a Python that is not there says so (not "too old"); one that does not run
+  (a pyenv shim for a version pyenv has not activated) gets what is wrong and a command that works;
+  ``PYTHON=`` naming another interpreter than ``.venv``'s makes ``.venv`` again with it;
+- ``make doctor`` before set-up says "not set up yet" and what ``make lab`` will do, with no
+  PROBLEM for what ``make lab`` installs;
 - ``make test`` is the learner's check (unit tests and nbval), ``make browser`` the browser tests,
   and CI runs both;
 - ``make fidelity`` installs PyTorch's CPU build;
@@ -57,24 +60,99 @@ def test_a_missing_interpreter_is_reported_as_missing(tmp_path):
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="no make program")
-def test_make_doctor_works_without_the_virtual_environment(tmp_path):
+def test_make_doctor_before_set_up_says_what_make_lab_will_do(tmp_path):
     run = make("doctor", f"VENV={tmp_path / 'none'}", f"PYTHON={sys.executable}")
-    assert f"No {tmp_path / 'none'} yet" in run.stdout
-    assert "minigrad doctor\n  OK       Python >= 3.10\n" in run.stdout
-    assert "Traceback" not in run.stdout + run.stderr
+    assert run.returncode == 0 and run.stderr == "", run.stdout + run.stderr
+    assert run.stdout.startswith(f"minigrad doctor: not set up yet ({tmp_path / 'none'} does not exist yet)\n")
+    assert "PROBLEM" not in run.stdout and "Traceback" not in run.stdout
+    assert f"`make lab` installs them into {tmp_path / 'none'}" in run.stdout
+    assert "`make lab` will:\n  1. create " in run.stdout and run.stdout.endswith("Nothing it needs is missing.\n")
     here = make("doctor", f"VENV={Path(sys.prefix)}")
     assert here.returncode == 0 and here.stdout.endswith("All required checks passed.\n"), here.stdout
+    (tmp_path / "unfinished").mkdir()    # an install that was interrupted: no .installed stamp
+    unfinished = make("doctor", f"VENV={tmp_path / 'unfinished'}", f"PYTHON={sys.executable}")
+    assert unfinished.returncode == 0 and "is not finished: an install was interrupted?" in unfinished.stdout
 
 
 def test_make_test_is_the_learners_check_and_ci_also_runs_the_browser_tests():
+    from tools import check
+
     test = recipe("test")
     assert test.split("##")[0].split() == ["venv", "dot"], "make test needs no Chromium"
-    assert "--ignore=tests/test_browser.py" in test and "--nbval" in test
+    assert "-m tools.check" in test
+    unit, notebooks = (command for _, _, command in check.PHASES)
+    assert "--ignore-glob=tests/test_*browser*.py" in unit and "--nbval" in notebooks
+    assert "-rs" in unit and "-rs" in notebooks, "every skip is listed with its reason"
     browser = recipe("browser")
-    assert browser.split("##")[0].split() == ["venv", "chromium"] and "tests/test_browser.py" in browser
+    assert browser.split("##")[0].split() == ["venv", "chromium"]
+    assert "tests/test_browser.py" in browser and "tests/test_workspace_browser.py" in browser
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     steps = re.findall(r"^phase \"[^\"]+\" make --no-print-directory (\w[\w-]*)", ci, re.M)
     assert steps.index("test") < steps.index("browser"), steps
+
+
+# --- choosing the Python of .venv --------------------------------------------------------------
+
+def venv_sh(*args: str, cwd: Path = ROOT, **env: str) -> subprocess.CompletedProcess:
+    import os
+
+    return subprocess.run(["bash", str(ROOT / "tools" / "venv.sh"), *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=600, env={**os.environ, **env})
+
+
+def other_pythons() -> list[str]:
+    """Interpreters >= 3.10 on this machine other than this one's, that run."""
+    mine = Path(sys.executable).resolve()
+    found = sorted(Path("/root/.pyenv/versions").glob("3.1[0-9]*/bin/python3.1[0-9]")) + [
+        Path(p) for p in map(shutil.which, ("python3.10", "python3.11", "python3.12", "python3.13")) if p]
+    good = []
+    for path in found:
+        run = subprocess.run([str(path), "-c", "import os, sys; print(os.path.realpath(sys.executable))"],
+                             capture_output=True, text=True)
+        if run.returncode == 0 and Path(run.stdout.strip()) != mine and run.stdout.strip() not in good:
+            good.append(run.stdout.strip())
+    return good
+
+
+def test_python_naming_another_interpreter_makes_the_venv_again(tmp_path):
+    others = other_pythons()
+    if not others:
+        pytest.skip("needs a second Python >= 3.10 on this machine (pyenv's, or python3.1x on PATH)")
+    project = tmp_path / "project"       # a course without dependencies: installing it takes seconds
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[project]\nname = "tiny"\nversion = "0"\n'
+                                            '[project.optional-dependencies]\ncourse = []\ntest = []\n')
+    (project / "tiny.py").write_text("")
+    venv = project / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    (venv / ".installed").touch()
+    kept = venv_sh("check", cwd=project, PYTHON=others[0], VENV=str(venv))
+    assert kept.returncode == 0 and kept.stdout == "ready\n", "without PYTHON given, .venv is kept"
+    built = venv_sh("ensure", cwd=project, PYTHON=others[0], PYTHON_GIVEN="1", VENV=str(venv), GOAL="lab")
+    assert built.returncode == 0, built.stdout + built.stderr
+    made = subprocess.run([str(venv / "bin" / "python"), "-c", "import os, sys, tiny; print(os.path.realpath(sys._base_executable))"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    assert made == others[0]
+    first = built.stdout.splitlines()[0]
+    assert first.startswith(f"{venv} was made with Python 3.") and f"PYTHON={others[0]} is Python 3." in first
+    assert first.endswith(f": making {venv} again with {others[0]} (your workspace/ is kept).")
+    assert venv_sh("check", cwd=project, PYTHON=others[0], PYTHON_GIVEN="1", VENV=str(venv)).stdout == "ready\n"
+
+
+PYENV_SHIM = Path("/root/.pyenv/shims/python3.12")
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="no make program")
+def test_a_pyenv_shim_that_fails_gets_the_real_problem_and_a_command_that_works(tmp_path):
+    if not PYENV_SHIM.exists() or subprocess.run([str(PYENV_SHIM), "-c", ""], capture_output=True).returncode == 0:
+        pytest.skip("needs pyenv with a python3.12 shim that pyenv's active version does not provide")
+    run = make("venv", f"PYTHON={PYENV_SHIM}", f"VENV={tmp_path / 'venv'}")
+    assert run.returncode != 0 and not (tmp_path / "venv").exists()
+    assert "needs Python >= 3.10" not in run.stderr, "a Python that does not run is not an old Python"
+    assert f"{PYENV_SHIM} is pyenv's shim" in run.stderr and "no Python version pyenv has active provides" in run.stderr
+    command = re.search(r"^    make venv PYTHON=(\S+)$", run.stderr, re.M)
+    assert command, run.stderr
+    assert subprocess.run([command.group(1), "-c", "import sys; assert sys.version_info[:2] == (3, 12)"]).returncode == 0
 
 
 def test_make_fidelity_installs_pytorchs_cpu_build():
@@ -134,7 +212,7 @@ def test_conda_path_serves_notebooks_as_the_kernel_reports_them_and_saves_them_u
 def test_readme_gives_conda_users_the_course_server():
     for readme in ("README.md", "README.zh.md"):
         text = (ROOT / readme).read_text(encoding="utf-8")
-        assert "python -m tools.lab notebooks" in text, readme
+        assert re.search(r"^python -m tools\.lab +#", text, re.M), f"{readme}: conda users' workspace"
         assert not re.search(r"(then|然后)[,，]?\s*`jupyter lab notebooks`", text), \
             f"{readme} still suggests a server without the course's settings"
 

@@ -360,16 +360,17 @@ def test_course_server_restores_the_metadata_and_has_no_news():
     notebook_metadata.pre_save_hook(model=model, path=NOTEBOOK_PATHS[0].name, contents_manager=None)
     assert nbformat.writes(model["content"]) + "\n" == NOTEBOOK_PATHS[0].read_text(encoding="utf-8")
     page_config = json.loads((ROOT / "jupyter-config" / "labconfig" / "page_config.json").read_text())
-    assert page_config["disabledExtensions"] == {"@jupyterlab/apputils-extension:announcements": True}
+    assert page_config["disabledExtensions"] == {"@jupyterlab/apputils-extension:announcements": True,
+                                                 "nbdime-jupyterlab": True}
 
 
 def test_make_lab_runs_tools_lab_with_the_course_config():
     from tools import lab
 
     makefile = (ROOT / "Makefile").read_text()
-    assert re.search(r"^lab: .*\n\t\$\(VENV_BIN\)/python -m tools\.lab notebooks ", makefile, re.M)
-    assert re.search(r"^lab-student: student .*\n\t\$\(VENV_BIN\)/python -m tools\.lab \$\(BUILD\)/student ",
-                     makefile, re.M)
+    # make lab serves the learner's workspace, make lab-student the student edition's (tools/workspace.py).
+    assert re.search(r"^lab: .*\n\t\$\(VENV_BIN\)/python -m tools\.lab --port ", makefile, re.M)
+    assert re.search(r"^lab-student: .*\n\t\$\(VENV_BIN\)/python -m tools\.lab --student --port ", makefile, re.M)
     env = lab.lab_environment({"JUPYTER_CONFIG_PATH": "/elsewhere"})
     assert env["JUPYTER_CONFIG_PATH"].split(os.pathsep) == [str(ROOT / "jupyter-config"), "/elsewhere"]
     assert "--allow-root" in lab.lab_command(Path("notebooks"), 8888, [], as_root=True)
@@ -389,311 +390,233 @@ def test_second_make_lab_points_at_the_running_server(monkeypatch, capsys):
     assert "already serving" in out and "http://127.0.0.1:8888/lab?token=secret" in out
 
 
-# --- 3. Slides ------------------------------------------------------------------------------
+# --- 3. Slides (tools/slides.py, tools/slides_config.py, tools/templates/lecture) ----------------
 
-class SectionCounter(HTMLParser):
-    """Counts reveal.js slides (innermost <section>s) and what sits in speaker notes."""
+def squashed(text: str) -> str:
+    """Text without spaces or markdown emphasis: "## The `x` *graph*" ~ "##Thexgraph"."""
+    return re.sub(r"[\s`*_>]+", "", text)
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.stack: list[list] = []     # [tag, has_section_child]
-        self.slides = 0
-        self.notes_depth = 0
-        self.notes_text: list[str] = []
-        self.shown_text: list[str] = []
 
-    def handle_starttag(self, tag, attrs):
-        if tag == "section":
-            for entry in self.stack:
-                if entry[0] == "section":
-                    entry[1] = True
-            self.stack.append(["section", False])
-        elif tag == "aside" and ("class", "notes") in attrs:
-            self.notes_depth += 1
-
-    def handle_endtag(self, tag):
-        if tag == "section":
-            _, has_child = self.stack.pop()
-            self.slides += not has_child
-        elif tag == "aside" and self.notes_depth:
-            self.notes_depth -= 1
-
-    def handle_data(self, data):
-        if self.stack:
-            (self.notes_text if self.notes_depth else self.shown_text).append(data)
+def language_of(path: Path) -> str:
+    return path.parent.name if path.parent != NOTEBOOKS else "en"
 
 
 @pytest.fixture(scope="module")
-def decks(tmp_path_factory):
-    target = tmp_path_factory.mktemp("slides")
-    return slides.build_edition(NOTEBOOKS, target, offline=None)   # English; zh: see below
+def plans():
+    """Every notebook of both editions cut into slides (no HTML: tools.slides.lecture_deck)."""
+    return {path: slides.lecture_deck(read_notebook(path), language_of(path)) for path in ALL_EDITIONS}
 
 
-def test_one_deck_per_notebook(decks):
-    english = [path for path in decks if path.parent.name != "zh"]
-    assert sorted(path.name for path in english) == [f"{p.stem}.slides.html" for p in NOTEBOOK_PATHS]
+def slide_cells(deck) -> list[list]:
+    """The deck's cells grouped by slide (each group starts with its 'slide' cell)."""
+    groups: list[list] = []
+    for cell in deck.cells:
+        if cell.metadata.slideshow["slide_type"] == "slide":
+            groups.append([])
+        groups[-1].append(cell)
+    return groups
 
 
-@by_name(NOTEBOOK_PATHS)
-def test_deck_is_lecture_length_with_solutions_in_speaker_notes(path, decks, tmp_path):
-    deck = next(out for out in decks if out.name == f"{path.stem}.slides.html")
-    counter = SectionCounter()
-    counter.feed(deck.read_text(encoding="utf-8"))
-    assert counter.slides == decks[deck], "the tool's count and the page disagree"
-    assert 8 <= counter.slides <= slides.MAX_SLIDES, f"{deck.name} has {counter.slides} slides"
-
-    def squashed(text):  # no spaces, no markdown emphasis: "## The `x` *graph*" ~ "Thexgraph"
-        return re.sub(r"[\s`*_]+", "", text)
-
-    shown, notes = squashed("".join(counter.shown_text)), squashed("".join(counter.notes_text))
+@pytest.mark.parametrize("path", ALL_EDITIONS, ids=edition_ids(ALL_EDITIONS))
+def test_deck_shows_headings_keeps_every_line_and_puts_solutions_in_notes(path, plans):
+    deck, _ = plans[path]
     nb = read_notebook(path)
-    for cell in nb.cells:
-        source = squashed(cell.source)
-        if "solution" in tags(cell):
-            assert source[:60] in notes and source[:60] not in shown
-        elif "exercise" in tags(cell) and len(source) > 20:
-            assert source not in shown, "an exercise starter is on a slide"
-        elif cell.cell_type == "markdown" and re.match(r"#{1,2}\s", cell.source):
-            heading = squashed(re.sub(r"[`*]", "", cell.source.splitlines()[0].lstrip("# ")))
-            assert heading in shown, f"heading {cell.source.splitlines()[0]!r} is not on a slide"
+    kinds = [cell.metadata.slideshow["slide_type"] for cell in deck.cells]
+    assert kinds[0] == "slide" and set(kinds) <= {"slide", "-", "notes"}, "only slides, no vertical stacks or fragments"
+    shown = squashed("".join(cell.source for cell in deck.cells if cell.metadata.slideshow["slide_type"] != "notes"))
+    notes = squashed("".join(cell.source for cell in deck.cells if cell.metadata.slideshow["slide_type"] == "notes"))
+    starts = [squashed(group[0].source.splitlines()[0]) for group in slide_cells(deck) if group[0].source]
+    roles = slides.roles(nb)
+    for index, cell in enumerate(nb.cells):
+        source = cell.source
+        if index + 1 < len(nb.cells) and "under-the-hood" in tags(nb.cells[index + 1]):
+            source = slides.without_under_the_hood(source)[0]
+        if roles[index] == "note":
+            assert squashed(source) in notes and squashed(source)[:60] not in shown, f"solution cell {index}"
+        elif "exercise" in tags(cell) or "under-the-hood" in tags(cell):
+            assert squashed(source)[:80] not in shown, f"cell {index} ({tags(cell)}) is on a slide"
+        elif roles[index] == "show" and cell.cell_type == "markdown":
+            for line in re.sub(r"```.*?```", "", source, flags=re.S).splitlines():
+                if re.match(r"#{1,3}\s", line):
+                    assert squashed(line) in starts, f"heading {line!r} does not start a slide"
+                elif not slides.TIME_LINE.match(line + "\n"):      # a cut paragraph: each part of a line
+                    for part in slides.SENTENCE_END.split(line):
+                        assert squashed(slides.shown_text(part)) in squashed(slides.shown_text(shown + notes)), \
+                            f"cell {index}: {part!r} is neither on a slide nor in the notes"
 
 
-@by_name(NOTEBOOK_PATHS)
-def test_every_heading_starts_a_slide(path, decks):
-    """A ``#``, ``##`` or ``###`` heading in the middle of a markdown cell starts a slide too."""
-    deck = next(out for out in decks if out.name == f"{path.stem}.slides.html").read_text(encoding="utf-8")
-    innermost = re.findall(r"<section>((?:(?!<section>).)*?)</section>", deck, re.S)
-    headings = 0
-    for slide in innermost:
-        found = [match.start() for match in re.finditer(r"<h[1-3][ >]", slide)]
-        headings += len(found)
-        assert len(found) <= 1, f"two headings on one slide: {re.findall(r'<h[1-3][^>]*>([^<]*)', slide)}"
-        if found:
-            above = re.sub(r"<[^>]+>", "", slide[:found[0]]).strip()
-            assert not above, f"a heading below {above[:80]!r} on its slide"
-    in_sources = sum(1 for cell in read_notebook(path).cells if cell.cell_type == "markdown"
-                     for line in re.sub(r"```.*?```", "", cell.source, flags=re.S).splitlines()
-                     if re.match(r"#{1,3}\s", line))
-    skipped = sum(1 for slide in innermost if not slide.strip())
-    assert headings == in_sources and not skipped, (headings, in_sources)
+@pytest.mark.parametrize("path", ALL_EDITIONS, ids=edition_ids(ALL_EDITIONS))
+def test_every_slide_fits_by_the_estimate_and_shows_at_most_12_code_lines(path, plans):
+    """The estimate the browser test confirms (tests/test_browser.py walks every deck)."""
+    deck, minutes = plans[path]
+    groups = slide_cells(deck)
+    for number, group in enumerate(groups, 1):
+        code = [cell for cell in group if cell.cell_type == "code" and cell.source
+                and cell.metadata.slideshow["slide_type"] != "notes"]
+        assert sum(slides.wrapped(cell.source.splitlines(), slides.COLUMNS["code"]) for cell in code) <= slides.CODE_LINES, \
+            f"slide {number}: more than {slides.CODE_LINES} code lines"
+    assert minutes == 5 * -(-len(groups) * slides.MINUTES_PER_SLIDE // 5)
+    assert groups[0][0].source.splitlines()[-1] == slides.WORDS[language_of(path)]["lecture"].format(
+        minutes=minutes, slides=len(groups))
 
 
-def test_slide_rule_on_a_small_notebook():
+def lecture_column(plan: Path, column: str) -> dict[str, int]:
+    """Notebook number -> minutes, from the lecture-plan table's ``column`` in ``plan``."""
+    lines = plan.read_text(encoding="utf-8").splitlines()
+    header = next(i for i, line in enumerate(lines)
+                  if column in [cell.strip() for cell in line.strip().strip("|").split("|")])
+    cells = [cell.strip() for cell in lines[header].strip("|").split("|")]
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in lines[header + 2:]]
+    found = {}
+    for row in rows:
+        if len(row) != len(cells):
+            break
+        found[row[1][:2]] = int(row[cells.index(column)])
+    return found
+
+
+@pytest.mark.parametrize("plan, column, language", [("TEACHING.md", "lecture", "en"), ("README.zh.md", "讲授", "zh")])
+def test_lecture_plan_gives_each_deck_its_stated_length(plan, column, language, plans):
+    planned = lecture_column(ROOT / plan, column)
+    stated = {path.name[:2]: minutes for path, (_, minutes) in plans.items() if language_of(path) == language}
+    assert planned == stated, f"{plan}'s {column!r} column: {planned}; the decks state {stated}"
+
+
+def test_slide_rules_on_a_small_notebook():
     long_code = "\n".join(f"line_{i} = {i}" for i in range(30))
     nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_markdown_cell("# 01 · Title"),
+        nbformat.v4.new_markdown_cell("# 01 · Title\n\nWhat?\n\n**You will learn**\n- a\n- b\n\n**Time** about 9 minutes."),
         nbformat.v4.new_code_cell("import minigrad as torch"),
-        nbformat.v4.new_markdown_cell("## First idea"),
-        nbformat.v4.new_code_cell("print(1)"),
-        nbformat.v4.new_markdown_cell("Some prose introducing the long cell."),
-        nbformat.v4.new_code_cell(long_code),
-        nbformat.v4.new_markdown_cell("### Bug 1"),
+        nbformat.v4.new_markdown_cell("## First idea\n\nOne. Two."),
+        nbformat.v4.new_code_cell(long_code, outputs=[nbformat.v4.new_output("stream", text="x\n" * 40)]),
+        nbformat.v4.new_markdown_cell(f"### {UNDER_THE_HOOD}"),
+        nbformat.v4.new_code_cell("print(2)", metadata={"tags": ["under-the-hood"]}),
     ])
-    assert slides.slide_plan(nb, budget=30) == [
-        "slide", "skip", "slide", "fragment", "subslide", "-", "subslide"]
+    deck, minutes = slides.lecture_deck(nb)
+    groups = [[(cell.cell_type, cell.source.splitlines()[:1]) for cell in group] for group in slide_cells(deck)]
+    assert [len(group) for group in groups] == [1, 1, 2, 1, 2, 2, 3]   # the last with a note
+    assert groups[0] == [("markdown", ["# 01 · Title"])] and "**Time**" not in deck.cells[0].source
+    assert groups[1] == [("markdown", ["**You will learn**"])]
+    assert groups[2] == [("markdown", ["## First idea"]), ("code", ["line_0 = 0"])]
+    assert groups[3] == [("code", ["line_12 = 12"])] and groups[4] == [("code", ["line_24 = 24"]), ("code", [])]
+    assert groups[5][0] == groups[6][0] == ("markdown", ["*(continued)*"])
+    assert deck.cells[-1].metadata.slideshow["slide_type"] == "notes" and UNDER_THE_HOOD in deck.cells[-1].source
+    outputs = [cell for cell in deck.cells if cell.get("outputs")]
+    assert sum(cell.outputs[0]["text"].count("\n") for cell in outputs) == 40     # every output line, once
+    assert all(cell.metadata["transient"] == {"remove_source": True} for cell in outputs)
+    assert minutes == 10 and "about 10 minutes, 7 slides" in deck.cells[0].source
 
 
-def test_author_slide_metadata_is_kept():
-    nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_markdown_cell("# 01 · Title", metadata={"slideshow": {"slide_type": "slide"}}),
-        nbformat.v4.new_markdown_cell("## Idea", metadata={"slideshow": {"slide_type": "fragment"}}),
-    ])
-    deck, count = slides.lecture_notebook(nb)
-    assert [c.metadata["slideshow"]["slide_type"] for c in deck.cells] == ["slide", "fragment"]
-    assert count == 1
+def test_a_long_paragraph_is_cut_at_a_sentence_and_the_rest_goes_to_the_notes():
+    sentence = "This sentence is about the graph and it is long enough to fill a line. "
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# 01 · Title"),
+                                         nbformat.v4.new_markdown_cell("## Idea\n\n" + sentence * 40)])
+    deck, _ = slides.lecture_deck(nb)
+    shown, notes = deck.cells[1].source, deck.cells[-1].source
+    assert deck.cells[-1].metadata.slideshow["slide_type"] == "notes"
+    assert shown.endswith("line.") and notes.startswith("This sentence")
+    assert squashed(shown + notes) == squashed("## Idea" + sentence * 40)
 
 
-def fake_reveal_copy(folder: Path) -> Path:
-    """Stands in for the npm copy of reveal.js, so no download happens."""
-    for name in ("dist/reveal.js", "vendor/require.js", "vendor/jquery.min.js", "vendor/mathjax/MathJax.js"):
-        (folder / name).parent.mkdir(parents=True, exist_ok=True)
-        (folder / name).write_text("")
-    return folder
-
-
-def loaded_urls(page: str) -> list[str]:
-    """What a deck's script and link tags load."""
-    return re.findall(r'<(?:script|link)[^>]*(?:src|href)="([^"]+)"', page)
-
-
-def test_decks_load_everything_from_the_local_copy_in_both_editions(tmp_path):
-    local = fake_reveal_copy(tmp_path / "build" / "reveal.js")
-    source = tmp_path / "notebooks"
-    source.mkdir()
-    with_math = next(path for path in NOTEBOOK_PATHS if has_math(read_notebook(path)))
-    (source / with_math.name).write_bytes(with_math.read_bytes())
-    fake_translation(source, {with_math.name})
-    decks = slides.build(source, tmp_path / "build" / "slides", offline=local)
-    by_folder = {deck.parent.name: deck for deck in decks}
-    assert set(by_folder) == {"slides", "zh"}
-    for folder, prefix in (("slides", "../reveal.js/"), ("zh", "../../reveal.js/")):
-        page = by_folder[folder].read_text(encoding="utf-8")
-        loaded = loaded_urls(page)
-        assert loaded and not [url for url in loaded if re.match(r"https?:|//", url)], loaded
-        assert all(url.startswith(prefix) for url in loaded), loaded
-        assert f"{prefix}vendor/mathjax/MathJax.js?config=" in page   # formulas typeset offline too
-        assert f"{prefix}plugin/notes/notes.js" in page
-    assert "这是中文版" in by_folder["zh"].read_text(encoding="utf-8")
-
-
-def test_make_slides_falls_back_to_a_cdn_without_npm(tmp_path, monkeypatch, capsys):
-    (tmp_path / "notebooks").mkdir()
-    first = NOTEBOOK_PATHS[0]
-    (tmp_path / "notebooks" / first.name).write_bytes(first.read_bytes())
-    monkeypatch.setattr(slides.shutil, "which", lambda name: None)
-    assert slides.main([str(tmp_path / "notebooks"), str(tmp_path / "slides"),
-                        "--reveal-dir", str(tmp_path / "reveal.js")]) == 0
-    assert "Could not fetch reveal.js" in capsys.readouterr().err
-    page = (tmp_path / "slides" / f"{first.stem}.slides.html").read_text(encoding="utf-8")
-    assert any(url.startswith("https://") and "reveal" in url for url in loaded_urls(page))
-
-
-def test_makefile_builds_offline_slides_by_default():
-    makefile = (ROOT / "Makefile").read_text()
-    recipe = re.search(r"^slides: .*\n\t(.*)$", makefile, re.M).group(1)
-    assert "--reveal-dir $(BUILD)/reveal.js" in recipe and "$(if $(filter 1,$(CDN)),--cdn)" in recipe
-
-
-# --- 4. The HTML site -----------------------------------------------------------------------
-
-class PageReader(HTMLParser):
-    """Scripts, style sheets, pictures and folded solutions of a page."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.scripts, self.stylesheets, self.images, self.links = [], [], [], []
-        self.details = 0
-
-    def handle_starttag(self, tag, attrs):
-        attributes = dict(attrs)
-        if tag == "script":
-            self.scripts.append(attributes)
-        elif tag == "link" and attributes.get("rel") == "stylesheet":
-            self.stylesheets.append(attributes.get("href", ""))
-        elif tag == "img":
-            self.images.append(attributes)
-        elif tag == "a":
-            self.links.append(attributes.get("href", ""))
-        elif tag == "details":
-            self.details += 1
+def test_live_notebook_marks_the_original_cells_and_changes_nothing_else():
+    path = NOTEBOOK_PATHS[0]
+    nb = read_notebook(path)
+    deck, _ = slides.lecture_deck(nb)
+    live = slides.live_notebook(nb, deck)
+    assert len(live.cells) == len(nb.cells) and live.metadata["rise"]["scroll"] is True
+    kinds = [cell.metadata.slideshow["slide_type"] for cell in live.cells]
+    assert kinds[0] == "slide" and kinds.count("slide") >= 8
+    for index, (before, after, kind, role) in enumerate(zip(nb.cells, live.cells, kinds, slides.roles(nb))):
+        assert after.source == before.source and after.get("outputs") == before.get("outputs")
+        assert (kind == "skip") == (role == "skip" and index != 1) and (kind == "notes") <= (role == "note")
 
 
 @pytest.fixture(scope="module")
-def site_pages(tmp_path_factory):
-    target = tmp_path_factory.mktemp("site")
-    return site.build(NOTEBOOKS, target, repository="someone/minigrad")
+def rendered_deck(tmp_path_factory):
+    """One notebook with formulas, and its Chinese edition, exported as `make slides` does."""
+    from nbconvert import SlidesExporter
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader("slides_config.py", path=str(ROOT / "tools")).load_config()
+    path = next(path for path in NOTEBOOK_PATHS if has_math(read_notebook(path)))
+    pages = {}
+    for folder in (NOTEBOOKS, NOTEBOOKS / "zh"):
+        resources = {"metadata": {"name": path.stem, "path": str(folder)}}
+        pages[folder.name] = SlidesExporter(config=config).from_filename(str(folder / path.name), resources=resources)
+    return pages
 
 
-def read_page(path: Path) -> PageReader:
-    reader = PageReader()
-    reader.feed(path.read_text(encoding="utf-8"))
-    return reader
+def test_deck_walks_linearly_numbered_with_notes_and_loads_only_the_local_copy(rendered_deck):
+    page, resources = rendered_deck["notebooks"]
+    loaded = re.findall(r'<(?:script|link)[^>]*(?:src|href)="([^"]+)"', page)
+    assert loaded and all(url.startswith("lib/") for url in loaded), loaded
+    assert {"lib/reveal.js/dist/reveal.js", "lib/reveal.js/plugin/notes/notes.js",
+            "lib/mathjax/tex-chtml.js", "lib/reveal.js/dist/theme/white.css"} <= set(loaded)
+    assert 'navigationMode: "linear"' in page and 'slideNumber: "c/t"' in page
+    assert "width: 1280, height: 720" in page and "require(" not in page and "jquery" not in page.lower()
+    assert page.count('<aside class="notes">') >= 2
+    assert f"about {resources['lecture_minutes']} minutes, {resources['lecture_slides']} slides" in page
+    zh_page, zh_resources = rendered_deck["zh"]
+    assert f"约 {zh_resources['lecture_minutes']} 分钟，{zh_resources['lecture_slides']} 张幻灯片" in zh_page
 
 
-def test_index_is_the_course_map(site_pages):
-    index = site_pages[0]
-    assert index.name == "index.html"
-    page = index.read_text(encoding="utf-8")
-    links = read_page(index).links
-    for path in NOTEBOOK_PATHS:
-        intro = notebook_intro(read_notebook(path), path.stem)
-        assert f"{path.stem}.html" in links
-        assert intro.question and re.sub(r"`([^`]*)`", r"<code>\1</code>", intro.question)[:40] in page
-        assert intro.learn, f"{path.name}: no 'You will learn' bullets in the first cell"
-    assert not read_page(index).scripts
+def test_make_slides_runs_nbconvert_in_the_course_environment_the_machine_has():
+    makefile = (ROOT / "Makefile").read_text()
+    recipe = re.search(r"^slides: (.*)\n((?:\t.*\n)+)", makefile, re.M)
+    assert "course-env" in recipe.group(1) and "$(REVEAL_STAMP)" in recipe.group(1)
+    assert "-m nbconvert --config tools/slides_config.py" in recipe.group(2) and "$(COURSE_PYTHON)" in recipe.group(2)
+    chooser = re.search(r"^COURSE_PYTHON = (.*)$", makefile, re.M).group(1)
+    assert "$(VENV) $(CLASSROOM_VENV)" in chooser
+    assert re.search(r"^course-env: .*\n\t@\[ -x \$\(VENV\)/bin/python \] \|\| \[ -x \$\(CLASSROOM_VENV\)/bin/python \] \|\| ",
+                     makefile, re.M)
+    package = json.loads((ROOT / "tools" / "reveal" / "package.json").read_text())
+    lock = json.loads((ROOT / "tools" / "reveal" / "package-lock.json").read_text())
+    assert package["dependencies"] == lock["packages"][""]["dependencies"]
+    assert f"reveal.js@{package['dependencies']['reveal.js']}" in makefile
+    assert f"mathjax@{package['dependencies']['mathjax']}" in makefile
 
 
-@by_name(NOTEBOOK_PATHS)
-def test_site_page_embeds_pictures_and_reads_without_network(path, site_pages):
-    page = next(out for out in site_pages if out.stem == path.stem)
-    reader = read_page(page)
-    nb = read_notebook(path)
-    stored_pngs = ["".join(output["data"]["image/png"].split()) for cell in nb.cells
-                   for output in cell.get("outputs", []) if "image/png" in output.get("data", {})]
-    embedded = [image.get("src", "") for image in reader.images]
-    assert len(embedded) == len(stored_pngs)
-    assert all(f"data:image/png;base64,{png}" in embedded for png in stored_pngs)
-    graphs = [image for image in reader.images if image.get("alt", "").startswith("Backward graph")]
-    if any(o.get("data", {}).get("text/plain", "").startswith("Backward graph")
-           for cell in nb.cells for o in cell.get("outputs", [])):
-        assert graphs, "a graph picture lost its description (alt text)"
-
-    external = [s.get("src") for s in reader.scripts if s.get("src")]
-    # Only MathJax, loaded without blocking and only where there is math; nothing else.
-    assert all("mathjax" in src.lower() and "async" in s for s in reader.scripts
-               if (src := s.get("src"))), external
-    assert not [href for href in reader.stylesheets if "://" in href]
-    assert reader.details == sum(bool({"solution", "under-the-hood"} & set(tags(cell))) for cell in nb.cells)
-    assert "index.html" in reader.links
+def test_course_env_reuses_the_classroom_environment(tmp_path):
+    """On a hub machine with only .venv-classroom, make slides and make lecture use it."""
+    (tmp_path / ".venv-classroom" / "bin").mkdir(parents=True)
+    (tmp_path / ".venv-classroom" / "bin" / "python").symlink_to(sys.executable)
+    makefile = (ROOT / "Makefile").read_text()
+    chooser = re.search(r"^COURSE_PYTHON = (.*)$", makefile, re.M).group(1)
+    script = chooser.replace("$(VENV)", ".venv").replace("$(CLASSROOM_VENV)", ".venv-classroom").replace("$$", "$")
+    found = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True).stdout.strip()
+    assert found == ".venv-classroom/bin/python"
+    (tmp_path / ".venv" / "bin").mkdir(parents=True)
+    (tmp_path / ".venv" / "bin" / "python").symlink_to(sys.executable)
+    assert subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True).stdout.strip() \
+        == ".venv/bin/python"
 
 
-def test_site_has_every_markdown_page_and_a_language_switch_on_every_page(tmp_path):
+# --- 4. The site (tools/site.py: Sphinx with MyST-NB; make browser builds and opens it) -----------
+
+def test_site_sources_fold_solutions_and_listings_and_map_the_course(tmp_path):
     source = tmp_path / "notebooks"
     source.mkdir()
     for path in NOTEBOOK_PATHS[:2]:
-        (source / path.name).write_bytes(path.read_bytes())
-    (source / "ctx_cheatsheet.md").write_text("# ctx on one page\n\n| member | what |\n|---|---|\n"
-                                              "| `ctx.saved_tensors` | see [05](05_save_for_backward.ipynb) |\n")
-    fake_translation(source, {NOTEBOOK_PATHS[0].name})
-    (source / "zh" / "ctx_cheatsheet.md").write_text("# ctx 一页纸\n\n上下文。\n", encoding="utf-8")
-    pages = site.build(source, tmp_path / "site")
-    names = {page.relative_to(tmp_path / "site").as_posix() for page in pages}
-    first, second = NOTEBOOK_PATHS[0].stem, NOTEBOOK_PATHS[1].stem
-    assert names == {"index.html", f"{first}.html", f"{second}.html", "ctx_cheatsheet.html",
-                     "zh/index.html", f"zh/{first}.html", "zh/ctx_cheatsheet.html"}
-
-    cheatsheet = (tmp_path / "site" / "ctx_cheatsheet.html").read_text(encoding="utf-8")
-    assert "<table>" in cheatsheet and 'href="05_save_for_backward.html"' in cheatsheet
-    assert 'href="ctx_cheatsheet.html"' in (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
-    assert 'href="ctx_cheatsheet.html"' in (tmp_path / "site" / "zh" / "index.html").read_text(encoding="utf-8")
-
-    def language_links(name):
-        return sorted({href for href, lang in re.findall(r'<a class="language" href="([^"]+)" hreflang="(\w+)"',
-                                                  re.sub(r'(<a class="language") (hreflang="\w+") (href="[^"]+")',
-                                                         r"\1 \3 \2", (tmp_path / "site" / name).read_text("utf-8")))})
-
-    for name in ("index.html", f"{first}.html", "ctx_cheatsheet.html"):
-        assert language_links(name) == [f"zh/{name}"], name
-        assert language_links(f"zh/{name}") == [f"../{name}"], name
-        assert (tmp_path / "site" / "zh" / name).exists()
-    assert language_links(f"{second}.html") == [], "a page without a translation links to none"
-    assert '<html lang="zh">' in (tmp_path / "site" / "zh" / f"{first}.html").read_text(encoding="utf-8")
+        shutil.copy(path, source)
+    (source / "ctx_cheatsheet.md").write_text("# ctx on one page\n", encoding="utf-8")
+    site.prepare(source, tmp_path / "src", "en")
+    for path in NOTEBOOK_PATHS[:2]:
+        original, prepared = read_notebook(path), read_notebook(tmp_path / "src" / path.name)
+        for before, after in zip(original.cells, prepared.cells):
+            folded = bool({"solution", "under-the-hood"} & set(tags(before)))
+            assert ("hide-cell" in tags(after)) == folded and after.source == before.source
+    index = (tmp_path / "src" / "index.md").read_text(encoding="utf-8")
+    for path in NOTEBOOK_PATHS[:2]:
+        intro = notebook_intro(read_notebook(path), path.stem)
+        assert f"## [{intro.number} · {intro.title}]({path.name})" in index and intro.question in index
+        assert all(f"- {item}" in index for item in intro.learn) and intro.time.capitalize() in index
+    toctree = index.split("```{toctree}")[1]
+    assert [line for line in toctree.splitlines()[3:] if line and line != "```"] == \
+        [path.stem for path in NOTEBOOK_PATHS[:2]] + ["ctx_cheatsheet"]
+    assert (tmp_path / "src" / "ctx_cheatsheet.md").exists()
 
 
-def test_every_markdown_page_of_the_course_is_on_the_site(site_pages):
-    index = site_pages[0].read_text(encoding="utf-8")
-    for folder in editions(NOTEBOOKS).values():
-        for path in folder.glob("*.md"):
-            page = site_pages[0].parent / path.relative_to(NOTEBOOKS).with_suffix(".html")
-            assert page in site_pages
-            course_map = page.parent / "index.html"
-            assert f'href="{path.stem}.html"' in course_map.read_text(encoding="utf-8"), path
-    assert 'class="binder" href="https://mybinder.org/v2/gh/someone/minigrad/HEAD?urlpath=lab/tree/notebooks/00_' in index
-    zh_index = (site_pages[0].parent / "zh" / "index.html").read_text(encoding="utf-8")
-    assert 'href="https://mybinder.org/v2/gh/someone/minigrad/HEAD?urlpath=lab/tree/notebooks/zh/00_' in zh_index
-
-
-def test_site_without_a_github_repository_has_no_dead_binder_link_and_warns(tmp_path, monkeypatch, capsys):
-    (tmp_path / "notebooks").mkdir()
-    shutil.copy(NOTEBOOK_PATHS[0], tmp_path / "notebooks")
-    monkeypatch.setattr(site, "github_repository", lambda: None)
-    assert site.main([str(tmp_path / "notebooks"), str(tmp_path / "site")]) == 0
-    assert "make site BINDER_REPO=owner/name" in capsys.readouterr().err
-    index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
-    assert "mybinder.org" not in index and site.BINDER_PLACEHOLDER not in index
-    assert "needs the course's GitHub repository" in index
-    assert site.main([str(tmp_path / "notebooks"), str(tmp_path / "site"), "--binder-repo", "a/b"]) == 0
-    assert "mybinder.org/v2/gh/a/b/HEAD" in (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
-
-
-def test_markdown_pages_show_heading_anchors_only_on_hover(site_pages):
-    cheatsheet = next(page for page in site_pages if page.name == "ctx_cheatsheet.html").read_text(encoding="utf-8")
-    assert 'class="anchor-link"' in cheatsheet      # the "¶" links are there, for copying a link
-    assert re.search(r"a\.anchor-link \{[^}]*visibility: hidden", cheatsheet), "a '¶' after every heading"
-    assert re.search(r"h2:hover > a\.anchor-link[^{]*\{ visibility: visible", cheatsheet)
-
-
-def test_the_chinese_first_cells_are_read_like_the_english_ones():
+def test_the_chinese_course_map_reads_the_chinese_first_cells(tmp_path):
     """The zh course map shows each notebook's goals and time, read from the Chinese headings."""
     for path in notebook_paths(NOTEBOOKS / "zh"):
         english = notebook_intro(read_notebook(NOTEBOOKS / path.name), path.stem)
@@ -701,3 +624,25 @@ def test_the_chinese_first_cells_are_read_like_the_english_ones():
         assert intro.question and intro.number == english.number, path.name
         assert len(intro.learn) == len(english.learn), f"{path.name}: the 你将学到 bullets were not found"
         assert re.fullmatch(r"约 \d+ 分钟", intro.time), f"{path.name}: time {intro.time!r}"
+    index = site.course_map(NOTEBOOKS / "zh", "zh")
+    assert index.startswith(f"# {site.WORDS['zh']['title']}") and "你将学到：" in index
+
+
+def test_site_configuration_switches_language_and_launches_binder(monkeypatch):
+    config = (ROOT / "tools" / "templates" / "site" / "conf.py").read_text(encoding="utf-8")
+    assert 'nb_execution_mode = "off"' in config and '"language-switch.html"' in config
+    switch = (ROOT / "tools" / "templates" / "site" / "_templates" / "language-switch.html").read_text()
+    assert 'href="{{ language_switch_href }}{{ pagename }}.html"' in switch
+    calls = []
+    monkeypatch.setattr(site, "prepare", lambda *args: None)
+    monkeypatch.setattr(site, "sphinx_build", lambda argv: calls.append(json.loads(os.environ["MINIGRAD_SITE_EDITION"])) or 0)
+    site.build(NOTEBOOKS, Path("/nonexistent/site"), repository="someone/minigrad")
+    english, chinese = calls
+    assert english["context"]["language_switch_href"] == "zh/" and chinese["context"]["language_switch_href"] == "../"
+    assert english["theme_options"]["launch_buttons"]["binderhub_url"] == "https://mybinder.org"
+    assert chinese["theme_options"]["path_to_docs"] == "notebooks/zh" and chinese["language"] == "zh"
+
+
+def test_binder_link_opens_the_notebook_in_jupyterlab():
+    assert site.binder_url("someone/minigrad", "notebooks/zh/00_start_here.ipynb") == \
+        "https://mybinder.org/v2/gh/someone/minigrad/HEAD?urlpath=lab/tree/notebooks/zh/00_start_here.ipynb"

@@ -77,7 +77,7 @@ from . import anomaly_mode
 from ..tensor import Tensor, _warn_once
 from ..types import broadcast_shapes, from_numpy_dtype
 from .function import BackwardCFunction
-from .graph import AccumulateGrad, Node
+from .graph import AccumulateGrad, Node, _sum_out_of_place
 from .listeners import _BACKWARD_END, _BACKWARD_START, _NODE, graph_walk, notify
 
 CREATE_GRAPH_CYCLE = (
@@ -239,7 +239,7 @@ class GraphTask:
             if buffer is None:                       # the first gradient sent to node
                 buffer = buffers[node] = [None] * len(node._output_info)
             if grad is not None:
-                buffer[input_nr] = grad if buffer[input_nr] is None else buffer[input_nr] + grad
+                buffer[input_nr] = grad if buffer[input_nr] is None else _sum_out_of_place(buffer[input_nr], grad)
             left = dependencies[node] = dependencies[node] - 1
             if not left:                             # every edge into node has delivered
                 heapq.heappush(self.ready, (-node._sequence_nr, next(self.tie), node))
@@ -601,6 +601,8 @@ def _nobody_else_holds(grad: Tensor) -> bool:
     """
     if not (_COUNTS_KNOWN and sys.getrefcount(grad) == 3 and sys.getrefcount(grad._data) == 2):
         return False
+    if grad.is_sparse:   # a sparse .grad is never added into in place: holding the tensor is enough
+        return True
     flags = grad._data.flags   # .grad is added into in place: no read-only or broadcast memory
     if not flags.writeable or not (flags.c_contiguous or flags.f_contiguous):
         return False

@@ -320,7 +320,7 @@ class FunctionMeta(type):
 
     def __init__(cls, name: str, bases: tuple, attrs: dict) -> None:
         super().__init__(name, bases, attrs)
-        cls._backward_cls = _node_class(cls, attrs.get("_node_name") or name + "Backward")
+        cls._backward_cls = _node_class(cls, attrs.get("_node_name") or name + ("Backward0" if cls._is_builtin else "Backward"))
         if not bases:
             return   # Function itself: the checks below compare a subclass with it
         if "vjp" in attrs:   # vjp is PyTorch's other name for backward

@@ -136,9 +136,10 @@ class AccumulateGrad(Node):
 
 
 def _sum_out_of_place(old, grad):
-    """``.grad`` plus a new gradient as a new tensor, when the old one may not be changed in place:
-    it is part of a graph (``create_graph=True``), or it is sparse and the new gradient dense, which
-    makes ``.grad`` dense (PyTorch's ``new_grad + variable_grad``: dense plus sparse gives dense)."""
+    """A gradient already there plus a new one, as a new tensor: a ``.grad`` that may not be changed
+    in place (part of a graph, ``create_graph=True``, or sparse), or the gradient waiting in the
+    engine's buffer. Sparse plus dense is computed as dense plus sparse, which is dense (PyTorch's
+    ``new_grad + variable_grad``; it refuses ``sparse + dense``)."""
     if old.is_sparse and not grad.is_sparse:
         return grad + old
     return old + grad

@@ -4,7 +4,7 @@
 ``set_language("zh")`` makes them answer in Chinese (the Chinese notebooks do it in their
 set-up cell).
 
->>> from minigrad.exercises import nb00   # doctest: +SKIP
+>>> from minigrad.exercises import nb00
 """
 from ._feedback import get_language, set_language
 

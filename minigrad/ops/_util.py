@@ -143,3 +143,15 @@ def normalize_dims(dim, ndim: int) -> tuple:
 
 def dtype_of(array: np.ndarray):
     return _BY_NUMPY[array.dtype]
+
+
+# The C++ names of the dtypes, which some of PyTorch's error messages print.
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
+def _argument_error(function: str, name: str, position: int, expected: str, value) -> TypeError:
+    """PyTorch's error for an argument of the wrong type, e.g. ``isclose(): argument 'other' (position 2)
+    must be Tensor, not float``."""
+    return TypeError(f"{function}(): argument '{name}' (position {position}) must be {expected}, "
+                     f"not {type(value).__name__}")

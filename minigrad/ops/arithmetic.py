@@ -1,6 +1,8 @@
-"""Arithmetic: ``+ - * / ** // %``, unary minus, ``number - tensor`` and ``1 / tensor``. Each is a
-Function whose backward uses tensor operations (so that backward itself can be differentiated when
-``create_graph=True``).
+"""Pointwise arithmetic and comparisons: ``+ - * / ** // %``, unary minus, ``number - tensor`` and
+``1 / tensor``; ``== != < <= > >= & |``, ``isclose``/``allclose`` and the tests ``isnan``, ``isinf``,
+``isfinite``. Each arithmetic op is a Function whose backward uses tensor operations (so that backward
+itself can be differentiated when ``create_graph=True``); comparisons return bool tensors, which
+never need a gradient.
 
 Broadcasting needs no code here: when a gradient comes back larger than its input
 (``[3, 4]`` for a bias of shape ``[4]``), the engine sums it down to the input's shape.
@@ -9,6 +11,9 @@ Broadcasting needs no code here: when a gradient comes back larger than its inpu
 >>> a = torch.tensor([1.0, 2.0], requires_grad=True)
 >>> (a * 3).grad_fn.next_functions[1]    # the number 3 needs no gradient: no edge
 (None, 0)
+>>> x = torch.tensor([1.0, float('nan'), 3.0], requires_grad=True)
+>>> torch.isnan(x)
+tensor([False,  True, False])
 """
 from __future__ import annotations
 
@@ -16,7 +21,7 @@ import numpy as np
 
 from ..autograd.graph import ACCUMULATE_GRAD_SEQUENCE_NR
 from ..tensor import Tensor, _operand
-from ._util import Builtin, binary_arrays, qualify_node_name, result_dtype, wrap, zero_gradient
+from ._util import Builtin, _argument_error, binary_arrays, check_broadcast, qualify_node_name, wrap, zero_gradient
 
 
 class Add(Builtin):
@@ -26,8 +31,6 @@ class Add(Builtin):
     Saves nothing: both derivatives are 1, whatever a and b are.
     PyTorch's add(a, b, alpha=k) computes a + k * b, so there ∂L/∂b = k * grad.
     """
-
-    _node_name = "AddBackward0"
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
@@ -59,8 +62,6 @@ class Sub(Builtin):
     PyTorch's sub(a, b, alpha=k) computes a - k * b, so there ∂L/∂b = -k * grad.
     """
 
-    _node_name = "SubBackward0"
-
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         check_bool_subtraction(a, b)
@@ -88,7 +89,6 @@ class Mul(Builtin):
     (tensor([ 3., 40.]), tensor([ 1., 20.]))
     """
 
-    _node_name = "MulBackward0"
     _saved_names = ("self", "other")
 
     @staticmethod
@@ -113,7 +113,6 @@ class Div(Builtin):
     Saves b, which both gradients read, and a only when b needs a gradient.
     """
 
-    _node_name = "DivBackward0"
     _saved_names = ("self", "other")
 
     @staticmethod
@@ -141,8 +140,6 @@ class Neg(Builtin):
     Saves nothing: the derivative is the constant -1.
     """
 
-    _node_name = "NegBackward0"
-
     @staticmethod
     def forward(ctx, a):
         if a._data.dtype == np.bool_:
@@ -163,7 +160,6 @@ class Pow(Builtin):
     PyTorch's special case: for n = 0, ∂L/∂a = 0, also at a = 0 (where the formula is 0 * inf = nan).
     """
 
-    _node_name = "PowBackward0"
     _saved_names = ("self",)
 
     @staticmethod
@@ -278,7 +274,6 @@ class Reciprocal(Builtin):
     Saves the result f: the derivative reads only f, with no new division.
     """
 
-    _node_name = "ReciprocalBackward0"
     _saved_names = ("result",)
 
     @staticmethod
@@ -348,7 +343,6 @@ class FloorDivide(Builtin):
     @staticmethod
     def backward(ctx, *grads):
         raise RuntimeError("derivative for aten::floor_divide is not implemented")
-
 
 qualify_node_name(FloorDivide, "torch::autograd::NotImplemented")
 
@@ -486,7 +480,6 @@ class RemainderOfNumber(Builtin):
     def backward(ctx, grad):
         raise RuntimeError("derivative for aten::remainder is not implemented")
 
-
 qualify_node_name(RemainderOfNumber, "torch::autograd::NotImplemented")
 
 
@@ -512,3 +505,40 @@ def compare(numpy_function, a: Tensor, b) -> Tensor:
     """Comparisons and logical ops: bool results, no gradient, so no node is recorded."""
     x, y = binary_arrays(a, _operand(b))
     return wrap(numpy_function(x, y))
+
+
+def isclose(a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
+    """``|a - b| <= atol + rtol * |b|`` element-wise (equal infinities are close); never differentiable."""
+    if not isinstance(b, Tensor):
+        raise _argument_error("isclose", "other", 2, "Tensor", b)
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"{a.dtype.legacy_name[:-6]} did not match {b.dtype.legacy_name[:-6]}")
+    for name, value in (("rtol", rtol), ("atol", atol)):
+        if value < 0:
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {value}")
+    check_broadcast(a._data.shape, b._data.shape)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return wrap(np.isclose(a._data, b._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def allclose(a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+    """True when every element of ``isclose(a, b)`` is True."""
+    if not isinstance(b, Tensor):
+        raise _argument_error("allclose", "other", 2, "Tensor", b)
+    return bool(isclose(a, b, rtol, atol, equal_nan)._data.all())
+
+
+def isnan(a: Tensor) -> Tensor:
+    if a.is_sparse:   # per stored value: a sparse result
+        return a.isnan()
+    return wrap(np.isnan(a._data) if a._data.dtype.kind == "f" else np.zeros(a._data.shape, bool))
+
+
+def isinf(a: Tensor) -> Tensor:
+    if a.is_sparse:
+        return a.isinf()
+    return wrap(np.isinf(a._data) if a._data.dtype.kind == "f" else np.zeros(a._data.shape, bool))
+
+
+def isfinite(a: Tensor) -> Tensor:
+    return wrap(np.isfinite(a._data) if a._data.dtype.kind == "f" else np.ones(a._data.shape, bool))

@@ -1,5 +1,16 @@
-"""Reading and writing parts of a tensor: ``x[0]``, ``x[1:3]``, ``x[mask]``, ``x[idx] = v``,
-``index_add_``. Reads by ints and slices return views; the others copy."""
+"""Reading and writing parts of a tensor by a key: ``x[0]``, ``x[1:3]``, ``x[mask]``, ``x[idx] = v``,
+``masked_select``, ``masked_fill`` and ``nonzero``. Reads by ints and slices return views; the others
+copy. (Indexing along one dimension with an index tensor, ``gather``/``scatter``, ``index_select``
+and ``index_add_``, is in ``gather_scatter.py``.)
+
+>>> import minigrad as torch
+>>> x = torch.tensor([[1.0, -2.0], [3.0, -4.0]], requires_grad=True)
+>>> x.masked_select(x > 0)
+tensor([1., 3.], grad_fn=<MaskedSelectBackward0>)
+>>> x.masked_fill(x < 0, 0.0)
+tensor([[1., 0.],
+        [3., 0.]], grad_fn=<MaskedFillBackward0>)
+"""
 from __future__ import annotations
 
 import warnings
@@ -8,7 +19,7 @@ import numpy as np
 
 from ..autograd.views import check_inplace, writeable_memory
 from ..tensor import Tensor, _operand
-from ._util import Builtin, NoEdge, view_of, wrap
+from ._util import Builtin, NoEdge, _CPP_NAMES, _argument_error, binary_arrays, check_broadcast, view_of, wrap
 from .pointwise import _keep_gradient
 from .shape import Unsqueeze, ViewFunction, expand, view
 
@@ -101,11 +112,13 @@ class PutIntoZeros(Builtin):
 
 
 class SelectBackward(PutIntoZeros):
-    _node_name = "SelectBackwardBackward0"
+    """Select's backward as an operation (PyTorch's ``select_backward``): PutIntoZeros, with its
+    derivative, under PyTorch's node name."""
 
 
 class SliceBackward(PutIntoZeros):
-    _node_name = "SliceBackwardBackward0"
+    """Slice's backward as an operation (PyTorch's ``slice_backward``): PutIntoZeros, with its
+    derivative, under PyTorch's node name."""
 
 
 class Select(ViewFunction):
@@ -115,7 +128,6 @@ class Select(ViewFunction):
     Saves nothing: keeps a's shape and the key.
     """
 
-    _node_name = "SelectBackward0"
     _put = SelectBackward
 
     @staticmethod
@@ -135,7 +147,6 @@ class Slice(Select):
     Saves nothing: keeps a's shape and the key.
     """
 
-    _node_name = "SliceBackward0"
     _put = SliceBackward
 
 
@@ -145,8 +156,6 @@ class Alias(ViewFunction):
     ∂L/∂a = grad
     Saves nothing: the derivative is 1.
     """
-
-    _node_name = "AliasBackward0"
 
     @staticmethod
     def forward(ctx, a):
@@ -167,8 +176,6 @@ class Index(Builtin):
     refused. Keeps a's shape. The key is a tuple, which apply does not look into: no next_functions
     entries for the index tensors, as in PyTorch.
     """
-
-    _node_name = "IndexBackward0"
 
     @staticmethod
     def forward(ctx, a, key):
@@ -267,8 +274,6 @@ class IndexPut(Builtin):
     Index); keeps the rest of key.
     """
 
-    _node_name = "IndexPutBackward0"
-
     @staticmethod
     def forward(ctx, a, value, key):
         key = _save_key(ctx, key)
@@ -288,7 +293,6 @@ class IndexPut(Builtin):
         keep = np.ones(grad.shape, dtype=bool)
         keep[_numpy_key(key)] = False
         return _keep_gradient(wrap(keep), grad), getitem(grad, key), None
-
 
 for _function in (Index, IndexPut, PutIntoZeros):
     _function._backward_cls._saved_indices = property(_saved_indices)
@@ -419,40 +423,120 @@ def _copy_to(target: Tensor, value: Tensor) -> None:
         CopyInplace.apply(target, value)
 
 
-class IndexAdd(Builtin):
-    """f(a, source) = a with alpha * source added at index along dim, in place (``index_add_``)
+class MaskedSelect(Builtin):
+    """``x.masked_select(mask)``: f(x) = the elements of x where ``mask`` is True, as a 1-D tensor
+    (x and mask broadcast against each other first).
 
-    ∂L/∂a = grad,  ∂L/∂source = alpha * grad[..., index] (index along dim)
-    Saves the index and source, as PyTorch's node; as there, only source's gradient reads them, so
-    only then is an in-place change of either (or a second backward) refused. The index comes in a
-    ``NoEdge``: no next_functions entry for it, as in PyTorch. Keeps dim and alpha.
+    ∂L/∂x = zeros of the broadcast shape with ``grad`` put back where ``mask`` is True, summed
+    back to x's shape. Saves x and the mask, as PyTorch's node: backward reads the mask, so an
+    in-place change of either before backward is refused. The mask comes in a ``NoEdge``: no
+    next_functions entry for it, as in PyTorch.
     """
 
-    _node_name = "IndexAddBackward0"
-    _saved_names = ("index", "source")
+    _saved_names = ("self", "mask")
 
     @staticmethod
-    def forward(ctx, a, dim, index, source, alpha):
-        index = index.tensor
-        ctx._dim, ctx._alpha = dim, alpha
-        ctx.save_for_backward(index, source)
-        add = source._data if alpha == 1 else alpha * source._data
-        key = (slice(None),) * dim + (index._data,)
-        np.add.at(writeable_memory(a._data), key, add.astype(a._data.dtype, copy=False))
-        ctx.mark_dirty(a)
-        return a
+    def forward(ctx, a, mask):
+        mask = mask.tensor
+        ctx._shape = check_broadcast(mask.shape, a._data.shape)
+        ctx.save_for_backward(a, mask)
+        return wrap(np.broadcast_to(a._data, ctx._shape)[np.broadcast_to(mask._data, ctx._shape)])
 
     @staticmethod
     def backward(ctx, grad):
-        grad_source = None
-        if ctx.needs_input_grad[3]:
-            index, _ = ctx.saved_tensors
-            grad_source = getitem(grad, (slice(None),) * ctx._dim + (index,))
-            if ctx._alpha != 1:
-                grad_source = grad_source * ctx._alpha
-        return grad, None, None, grad_source, None
+        a, mask = ctx.saved_tensors
+        if mask.shape != ctx._shape:   # a view of the mask, broadcast (it shares the mask's version counter)
+            mask = view_of(mask, np.broadcast_to(mask._data, ctx._shape))
+        spread = PutIntoZeros.apply(grad, ctx._shape, (mask,))
+        return spread.sum_to_size(a.shape), None
 
 
-def index_add_(a: Tensor, dim: int, index: Tensor, source: Tensor, alpha=1) -> Tensor:
-    check_inplace(a, source)
-    return IndexAdd.apply(a, dim % a.ndim, NoEdge(index), source, alpha)
+def masked_select(a: Tensor, mask: Tensor) -> Tensor:
+    if not isinstance(mask, Tensor):
+        raise _argument_error("masked_select", "mask", 2, "Tensor", mask)
+    if mask._data.dtype != np.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    return MaskedSelect.apply(a, NoEdge(mask))
+
+
+def _check_mask(mask: Tensor, a: Tensor) -> tuple:
+    """PyTorch's checks of a mask for ``masked_fill``; returns the shape mask and a broadcast to."""
+    if mask._data.dtype != np.bool_:
+        name = _CPP_NAMES.get(mask._data.dtype.name, mask._data.dtype.name)
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {name}")
+    return check_broadcast(mask._data.shape, a._data.shape)
+
+
+class MaskedFill(Builtin):
+    """f(a) = value where mask, else a (value a number)
+
+    ∂L/∂a = grad, with 0 where mask
+    Saves the mask (``_saved_mask``), which backward reads, as PyTorch's node: an in-place change of
+    it before backward, or a second backward, is refused. It comes in a ``NoEdge``: like PyTorch's
+    node, this one has no next_functions entry for it.
+    """
+
+    _saved_names = ("mask",)
+
+    @staticmethod
+    def forward(ctx, a, mask, value):
+        mask = mask.tensor
+        ctx.save_for_backward(mask)
+        x = a._data
+        return wrap(np.where(mask._data, x.dtype.type(value), x))
+
+    @staticmethod
+    def backward(ctx, grad):
+        mask, = ctx.saved_tensors
+        return grad.masked_fill(mask, 0), None, None
+
+
+class MaskedFillTensor(Builtin):
+    """f(a, value) = value where mask, else a (value a 0-dim tensor)
+
+    ∂L/∂a = grad, with 0 where mask;  ∂L/∂value = the sum of grad where mask
+    Saves the mask (``_saved_mask``), which both gradients read, as MaskedFill (in a ``NoEdge``).
+    Node: MaskedFillBackward1.
+    """
+
+    _node_name = "MaskedFillBackward1"
+    _saved_names = ("mask",)
+
+    @staticmethod
+    def forward(ctx, a, mask, value):
+        mask = mask.tensor
+        ctx.save_for_backward(mask)
+        x, v = binary_arrays(a, value)
+        return wrap(np.where(mask._data, v.astype(x.dtype, copy=False), a._data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        mask, = ctx.saved_tensors
+        grad_value = grad.masked_fill(~mask, 0).sum() if ctx.needs_input_grad[2] else None
+        return grad.masked_fill(mask, 0), None, grad_value
+
+
+def masked_fill(a: Tensor, mask: Tensor, value) -> Tensor:
+    """``a`` with ``value`` written where ``mask`` (a bool tensor broadcastable to ``a``) is True."""
+    _check_mask(mask, a)
+    if _is_tensor_value(value):
+        return MaskedFillTensor.apply(a, NoEdge(mask), value)
+    return MaskedFill.apply(a, NoEdge(mask), value)
+
+
+def _is_tensor_value(value) -> bool:
+    """True for a 0-dim tensor value (its gradient flows), False for a number; PyTorch's error otherwise."""
+    if isinstance(value, Tensor) and value.ndim != 0:
+        raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value.ndim} dimension(s).")
+    return isinstance(value, Tensor)
+
+
+def nonzero(a: Tensor, as_tuple: bool = False):
+    """Indices of the non-zero elements: one row per element (int64), or one tensor per dimension."""
+    x = a._data if a._data.dtype == np.bool_ else a._data != 0   # numpy finds True values fastest
+    if as_tuple:
+        return tuple(wrap(i.astype(np.int64)) for i in np.nonzero(np.atleast_1d(x)))
+    if x.ndim == 0:
+        return wrap(np.zeros((1 if x else 0, 0), dtype=np.int64))
+    return wrap(np.argwhere(x).astype(np.int64))

@@ -1,6 +1,8 @@
-"""Element-wise functions: ``exp``, ``log``, ``sin``, ``cos``, ``tanh``, ``sigmoid``, ``relu``, ``sqrt``,
-``abs``, ``clamp`` and ``where``. Those whose derivative is easiest from the output save the output
-(``exp``, ``tanh``, ``sigmoid``, ``sqrt``, ``relu``), as PyTorch does; the others save the input."""
+"""Pointwise functions of one tensor: ``exp``, ``log``, ``sin``, ``cos``, ``tanh``, ``sigmoid``, ``sqrt``,
+``sgn``/``sign``, ``abs``, and ``clamp`` and ``where``. Those whose derivative is easiest from the
+output save the output (``exp``, ``tanh``, ``sigmoid``, ``sqrt``), as PyTorch does; the others save
+the input. (The activations of ``torch.nn.functional`` are in ``activation.py``.)
+"""
 from __future__ import annotations
 
 import warnings
@@ -22,7 +24,6 @@ class Exp(Builtin):
     Saves the result f: exp is its own derivative.
     """
 
-    _node_name = "ExpBackward0"
     _saved_names = ("result",)
 
     @staticmethod
@@ -45,7 +46,6 @@ class Log(Builtin):
     Saves a, which the derivative reads.
     """
 
-    _node_name = "LogBackward0"
     _saved_names = ("self",)
 
     @staticmethod
@@ -67,7 +67,6 @@ class Sin(Builtin):
     Saves a, which the derivative reads.
     """
 
-    _node_name = "SinBackward0"
     _saved_names = ("self",)
 
     @staticmethod
@@ -89,7 +88,6 @@ class Cos(Builtin):
     Saves a, which the derivative reads.
     """
 
-    _node_name = "CosBackward0"
     _saved_names = ("self",)
 
     @staticmethod
@@ -111,7 +109,6 @@ class Tanh(Builtin):
     Saves the result f: the derivative 1 - tanh(a) ** 2 reads only f.
     """
 
-    _node_name = "TanhBackward0"
     _saved_names = ("result",)
 
     @staticmethod
@@ -133,7 +130,6 @@ class Sigmoid(Builtin):
     Saves the result f: the derivative reads only f.
     """
 
-    _node_name = "SigmoidBackward0"
     _saved_names = ("result",)
 
     @staticmethod
@@ -148,57 +144,6 @@ class Sigmoid(Builtin):
     def backward(ctx, grad):
         result, = ctx.saved_tensors
         return grad * result * (1 - result)
-
-
-class Relu(Builtin):
-    """f(a) = max(a, 0)
-
-    ∂L/∂a = grad where f > 0, else 0 (0 also at a = 0, as in PyTorch)
-    Saves the result f, which is > 0 exactly where a is. Backward is one Function, ThresholdBackward
-    (PyTorch's threshold_backward), so that it can be differentiated again.
-    """
-
-    _node_name = "ReluBackward0"
-    _saved_names = ("result",)
-
-    @staticmethod
-    def forward(ctx, a):
-        x = a._data
-        if x.dtype == np.bool_:
-            raise RuntimeError("Boolean inputs not supported for relu")
-        out = wrap(np.maximum(x.dtype.type(0), x))   # 0 first: numpy then keeps -0.0 (and nan), as PyTorch
-        ctx.save_for_backward(out)
-        return out
-
-    @staticmethod
-    def backward(ctx, grad):
-        result, = ctx.saved_tensors
-        return ThresholdBackward.apply(grad, result, 0)
-
-
-class ThresholdBackward(Builtin):
-    """Relu's backward as one operation, as in PyTorch (``threshold_backward``).
-
-    f(g, y) = 0 where y <= threshold, else g (so a nan y passes its gradient on, as in PyTorch)
-    ∂L/∂g = grad where f passed g on, else 0: this same operation, so it can be differentiated again;
-    ∂L/∂y = 0 (f is piecewise constant in y; zeros, as PyTorch's zeros_like)
-    Saves y, to build the mask again. Node: ThresholdBackwardBackward0.
-    """
-
-    _node_name = "ThresholdBackwardBackward0"
-    _saved_names = ("self",)
-
-    @staticmethod
-    def forward(ctx, grad, result, threshold):
-        ctx.save_for_backward(result)
-        ctx._threshold = threshold
-        return wrap(_keep_where(~(result._data <= threshold), grad._data))
-
-    @staticmethod
-    def backward(ctx, grad):
-        result, = ctx.saved_tensors
-        zeros = zero_gradient(grad) if ctx.needs_input_grad[1] else None   # PyTorch: zeros_like
-        return ThresholdBackward.apply(grad, result, ctx._threshold), zeros, None
 
 
 def _keep_where(mask: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -224,7 +169,6 @@ class Sqrt(Builtin):
     Saves the result f: the derivative 1 / (2 * sqrt(a)) reads only f.
     """
 
-    _node_name = "SqrtBackward0"
     _saved_names = ("result",)
 
     @staticmethod
@@ -258,6 +202,27 @@ class Sign(Builtin):
         return zero_gradient(grad)
 
 
+class Signum(Builtin):
+    """``torch.sign``: f(x) = -1, 0 or 1 as x is negative, zero or positive (0 for nan, as in PyTorch).
+
+    ∂L/∂x = 0 everywhere (``zeros_like(grad)``, so a nan gradient gives 0). Nothing is saved.
+    (abs's backward uses ``sgn``, the same values under the node name ``SgnBackward0``: see ``Sign``.)
+    """
+
+    _node_name = "SignBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        x = a._data
+        if x.dtype.kind != "f":
+            return wrap(x.copy() if x.dtype == np.bool_ else np.sign(x))
+        return wrap(np.where(np.isnan(x), x.dtype.type(0), np.sign(x)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return wrap(np.zeros_like(grad._data))
+
+
 class Abs(Builtin):
     """f(a) = |a|
 
@@ -266,7 +231,6 @@ class Abs(Builtin):
     Saves a, whose sign the derivative reads.
     """
 
-    _node_name = "AbsBackward0"
     _saved_names = ("self",)
 
     @staticmethod
@@ -401,7 +365,6 @@ class Where(Builtin):
     ``NoEdge``: like PyTorch's node, this one has next_functions entries for a and b only.
     """
 
-    _node_name = "WhereBackward0"
     _saved_names = ("condition",)
 
     @staticmethod

@@ -1,13 +1,24 @@
-"""Reductions (sum, mean, max, min), gather and scatter_add, sort, softmax and log_softmax (with their
-backwards as operations)."""
+"""Reductions: ``sum``, ``mean``, ``amax``/``amin``, ``prod`` and ``norm`` (``max``/``min``, which also
+return indices along a dimension, are in ``sorting.py``; ``var``/``std`` in ``statistics.py``).
+
+>>> import minigrad as torch
+>>> x = torch.tensor([[3.0, -4.0], [1.0, 2.0]], requires_grad=True)
+>>> x.amax(1)
+tensor([3., 2.], grad_fn=<AmaxBackward0>)
+>>> x.prod(1)
+tensor([-12.,   2.], grad_fn=<ProdBackward1>)
+>>> x.norm(dim=1)
+tensor([5.0000, 2.2361], grad_fn=<LinalgVectorNormBackward0>)
+"""
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from .. import grad_mode
 from ..tensor import Tensor
-from ..types import int64
-from ._util import Builtin, NoEdge, normalize_dims, wrap, wrap_dim
+from ._util import Builtin, normalize_dims, wrap
 from .shape import View
 
 
@@ -25,8 +36,6 @@ class Sum(Builtin):
     ∂L/∂a = grad expanded to a's shape: each element's derivative is 1
     Saves nothing: keeps a's shape.
     """
-
-    _node_name = "SumBackward0"
 
     @staticmethod
     def forward(ctx, a, dtype=None):
@@ -73,8 +82,6 @@ class Mean(Builtin):
     ∂L/∂a = grad / N, expanded to a's shape
     Saves nothing: keeps a's shape.
     """
-
-    _node_name = "MeanBackward0"
 
     @staticmethod
     def forward(ctx, a, dtype=None):
@@ -148,415 +155,244 @@ def sum_to_size(a: Tensor, shape) -> Tensor:
     return View.apply(out, shape) if lead else out   # as PyTorch: sum with keepdim, then view
 
 
-class Gather(Builtin):
-    """f(a)[i][j] = a[i][index[i][j]] along dim (dim = 1 shown)
+# ------------------------------------------------------------------------------------ amax, amin
+class Amax(Builtin):
+    """f(a) = the largest element of a over dims (all dims when none are given)
 
-    ∂L/∂a = zeros shaped like a, with grad added at index along dim (ScatterAdd; repeats add up)
-    Saves a and index, as PyTorch's node: backward reads index, so an in-place change of either
-    before backward is refused; keeps dim and a's shape. index comes in a ``NoEdge``: no
-    next_functions entry for it, as in PyTorch.
+    ∂L/∂a = (grad / k) * mask, where mask marks the k elements equal to f: tied maxima share the
+    gradient, as PyTorch's ``scale_grad_by_count`` (a product with the mask, so an inf gradient gives
+    nan at the others, and a nan maximum, equal to nothing, a nan gradient, as in PyTorch)
+    Saves a and f, which the mask compares. Node: AmaxBackward0.
     """
 
-    _node_name = "GatherBackward0"
-    _saved_names = ("self", "index")
-
-    @staticmethod
-    def forward(ctx, a, dim, index):
-        index = index.tensor
-        ctx._shape, ctx._dim = a.shape, dim
-        ctx.save_for_backward(a, index)
-        return wrap(np.take_along_axis(a._data, index._data, axis=dim))
-
-    @staticmethod
-    def backward(ctx, grad):
-        _, index = ctx.saved_tensors
-        return ScatterAdd.apply(grad, ctx._dim, NoEdge(index), ctx._shape), None, None
-
-
-class ScatterAdd(Builtin):
-    """f(g) = zeros of ``shape``, with g added at index along dim: Gather's backward, as an operation
-
-    ∂L/∂g = grad gathered at index along dim (Gather)
-    Saves index, which backward reads (in a ``NoEdge``, as Gather's); keeps dim.
-    """
-
-    _node_name = "ScatterAddBackward0"
-    _saved_names = ("index",)
-
-    @staticmethod
-    def forward(ctx, grad, dim, index, shape):
-        index = index.tensor
-        ctx._dim = dim
-        ctx.save_for_backward(index)
-        out = np.zeros(shape, dtype=grad._data.dtype)
-        # np.add.at has no axis argument: build full coordinate arrays for the indexed axis.
-        coords = list(np.indices(index.shape, sparse=True))
-        coords[dim] = index._data
-        np.add.at(out, tuple(coords), grad._data)
-        return wrap(out)
-
-    @staticmethod
-    def backward(ctx, grad):
-        index, = ctx.saved_tensors
-        return Gather.apply(grad, ctx._dim, NoEdge(index)), None, None, None
-
-
-class _ReturnTypes(tuple):
-    """PyTorch's named pair ``torch.return_types.max(values=..., indices=...)``."""
-
-    _name = ""
-
-    def __new__(cls, values, indices):
-        return tuple.__new__(cls, (values, indices))
-
-    @property
-    def values(self):
-        return self[0]
-
-    @property
-    def indices(self):
-        return self[1]
-
-    def __repr__(self) -> str:
-        return f"torch.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
-
-
-def _return_type(name: str) -> type:
-    return type(name, (_ReturnTypes,), {"_name": name})
-
-
-max_return, min_return, sort_return = _return_type("max"), _return_type("min"), _return_type("sort")
-
-
-class MaxAll(Builtin):
-    """f(a) = max(a) (``x.max()``)
-
-    ∂L/∂a = grad / k at each of the k elements equal to f, 0 elsewhere: tied maxima share the
-    gradient evenly, as in PyTorch (``evenly_distribute_backward``)
-    Saves a and f, which pick the winners; saving a also catches an in-place change of it, as in PyTorch.
-    Node: MaxBackward1.
-    """
-
-    _node_name = "MaxBackward1"
     _saved_names = ("self", "result")
+    _name = "amax"
     _reduce = staticmethod(np.max)
 
     @staticmethod
-    def forward(ctx, a):
-        if a._data.size == 0:
-            raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() == 0. "
-                               "Specify the reduction dim with the 'dim' argument.")
-        out = wrap(ctx._forward_cls._reduce(a._data))
-        ctx.save_for_backward(a, out)   # as PyTorch: changing the input in place is then caught
+    def forward(ctx, a, dims, keepdim):
+        ctx._saved_dim, ctx._saved_keepdim = dims, keepdim
+        axes = dims or None
+        out = wrap(np.asarray(ctx._forward_cls._reduce(a._data, axis=axes, keepdims=keepdim)))
+        ctx.save_for_backward(a, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         a, result = ctx.saved_tensors
-        from .pointwise import where
-        # PyTorch's evenly_distribute_backward: the winners share the gradient; if the result is nan,
-        # the winners are the nan elements
-        winners = np.isnan(a._data) if np.isnan(result._data) else a._data == result._data
-        return where(wrap(winners), grad / int(winners.sum()), 0.0)
+        dims = ctx._saved_dim or tuple(range(a.ndim))
+        grad, result = _restore_dims(grad, dims, ctx._saved_keepdim), _restore_dims(result, dims, ctx._saved_keepdim)
+        mask = a._data == result._data
+        count = wrap(mask.sum(axis=dims, keepdims=True))
+        return grad / count * wrap(mask), None, None
 
 
-class MinAll(MaxAll):
-    """f(a) = min(a) (``x.min()``)
+class Amin(Amax):
+    """f(a) = the smallest element of a over dims (all dims when none are given)
 
-    ∂L/∂a = grad / k at each of the k elements equal to f, 0 elsewhere, as MaxAll's
-    Saves a and f, as MaxAll. Node: MinBackward1.
+    ∂L/∂a = (grad / k) * mask, for the k elements equal to f, as Amax's
+    Saves a and f. Node: AminBackward0.
     """
 
-    _node_name = "MinBackward1"
+    _name = "amin"
     _reduce = staticmethod(np.min)
 
 
-class MaxDim(Builtin):
-    """f(a) = (values, indices): the maximum along dim, and where it was found (``x.max(dim)``)
+def _extreme(function: type, a: Tensor, dim, keepdim: bool) -> Tensor:
+    dims = normalize_dims(() if dim is None else dim, a.ndim)
+    if a._data.size == 0:
+        if not dims:
+            raise RuntimeError(f"{function._name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                               "Specify the reduction dim with the 'dim' argument.")
+        empty = [d for d in dims if a.shape[d] == 0]
+        if empty:
+            raise IndexError(f"{function._name}(): Expected reduction dim {empty[0]} to have non-zero size.")
+    return function.apply(a, dims, keepdim)
 
-    ∂L/∂a = grad put at the index of each maximum along dim, 0 elsewhere (ScatterAdd)
-    The indices are marked non-differentiable: their gradient (grad_indices) is ignored.
-    Saves the indices, as PyTorch's node, and reads them in backward (so a second backward, or an
-    in-place change of them, is refused); keeps dim, keepdim and a's shape. Node: MaxBackward0.
+
+def amax(a: Tensor, dim=(), keepdim: bool = False) -> Tensor:
+    """The largest value over ``dim`` (an int or a tuple; all dimensions by default)."""
+    return _extreme(Amax, a, dim, keepdim)
+
+
+def amin(a: Tensor, dim=(), keepdim: bool = False) -> Tensor:
+    """The smallest value over ``dim`` (an int or a tuple; all dimensions by default)."""
+    return _extreme(Amin, a, dim, keepdim)
+
+
+def _prod_input(a: Tensor, dtype) -> np.ndarray:
+    x = a._data
+    if dtype is not None:
+        return x.astype(dtype.numpy)
+    return x.astype(np.int64) if x.dtype.kind in "biu" else x
+
+
+def _product_of_the_others(x: np.ndarray, axis: int) -> np.ndarray:
+    """For each element, the product of the other elements along ``axis`` (correct with zeros)."""
+    ones = np.ones_like(np.take(x, [0], axis=axis))
+    before = np.cumprod(np.concatenate([ones, np.delete(x, -1, axis=axis)], axis=axis), axis=axis)
+    after = np.flip(np.cumprod(np.concatenate([ones, np.flip(np.delete(x, 0, axis=axis), axis)], axis=axis),
+                               axis=axis), axis)
+    return before * after
+
+
+def _prod_grad(grad: Tensor, a: Tensor, result: Tensor, axis) -> Tensor:
+    """``grad * result / a``, or, where ``a`` has zeros, grad times the product of the others."""
+    if (a._data != 0).all():
+        return grad * result / a
+    if grad_mode.is_grad_enabled():
+        raise NotImplementedError("minigrad: the second derivative of prod() over an input that contains "
+                                  "zeros is not implemented")
+    if axis is None:
+        others = _product_of_the_others(a._data.reshape(-1), 0).reshape(a._data.shape)
+    else:
+        others = _product_of_the_others(a._data, axis)
+    return grad * wrap(others.astype(grad._data.dtype, copy=False))
+
+
+class Prod(Builtin):
+    """f(a) = the product of all elements of a
+
+    ∂L/∂a_i = grad * (the product of the other elements), computed as grad * f / a_i when a has no
+    zeros, else from running products from each side
+    Saves a and f, which the derivative reads. The second derivative where a has zeros is not
+    implemented (a NotImplementedError says so).
     """
 
-    _node_name = "MaxBackward0"
-    _saved_names = ("indices",)
-    _name = "max"
-    _arg = staticmethod(np.argmax)
+    _saved_names = ("self", "result")
 
     @staticmethod
-    def forward(ctx, a, dim, keepdim):
-        ctx._shape, ctx._dim, ctx._keepdim = a.shape, dim, keepdim
-        if a._data.ndim == 0:   # a 0-dim tensor is its own maximum, at index 0
-            indices = wrap(np.zeros((), np.int64))
-            ctx.mark_non_differentiable(indices)
-            ctx.save_for_backward(indices)
-            return wrap(a._data.copy()), indices
-        if a._data.shape[dim] == 0:
-            raise IndexError(f"{ctx._forward_cls._name}(): Expected reduction dim {dim} to have non-zero size.")
-        index = np.expand_dims(ctx._forward_cls._arg(a._data, axis=dim), dim)
-        values = np.take_along_axis(a._data, index, axis=dim)
-        if not keepdim:
-            values, index = values.squeeze(dim), index.squeeze(dim)
-        indices = wrap(index.astype(np.int64))
-        ctx.mark_non_differentiable(indices)
-        ctx.save_for_backward(indices)
-        return wrap(values), indices
-
-    @staticmethod
-    def backward(ctx, grad, grad_indices):
-        indices, = ctx.saved_tensors
-        if not ctx._shape:
-            return grad, None, None
-        if not ctx._keepdim:
-            grad, indices = grad.unsqueeze(ctx._dim), indices.unsqueeze(ctx._dim)
-        return ScatterAdd.apply(grad, ctx._dim, NoEdge(indices), ctx._shape), None, None
-
-
-class MinDim(MaxDim):
-    """f(a) = (values, indices): the minimum along dim, and where it was found (``x.min(dim)``)
-
-    ∂L/∂a = grad put at the index of each minimum along dim, 0 elsewhere, as MaxDim's
-    Node: MinBackward0.
-    """
-
-    _node_name = "MinBackward0"
-    _name = "min"
-    _arg = staticmethod(np.argmin)
-
-
-def max(a: Tensor, dim=None, keepdim: bool = False):
-    if isinstance(dim, Tensor):
-        raise NotImplementedError("minigrad: max(tensor, other) (maximum) is not implemented; use torch.where(a > b, a, b)")
-    if dim is None:
-        return MaxAll.apply(a)
-    return max_return(*MaxDim.apply(a, wrap_dim(dim, a.ndim), keepdim))
-
-
-def min(a: Tensor, dim=None, keepdim: bool = False):
-    if isinstance(dim, Tensor):
-        raise NotImplementedError("minigrad: min(tensor, other) (minimum) is not implemented; use torch.where(a < b, a, b)")
-    if dim is None:
-        return MinAll.apply(a)
-    return min_return(*MinDim.apply(a, wrap_dim(dim, a.ndim), keepdim))
-
-
-def argmax(a: Tensor, dim=None, keepdim: bool = False) -> Tensor:
-    if a._data.dtype == np.bool_:
-        raise RuntimeError("argmax(): does not support bool input")
-    if dim is None:
-        return wrap(np.int64(np.argmax(a._data)))
-    dim = wrap_dim(dim, a.ndim)
-    if a.ndim == 0:
-        return wrap(np.zeros((), np.int64))
-    if a.shape[dim] == 0:
-        raise IndexError("argmax(): Expected reduction dim " + str(dim) + " to have non-zero size.")
-    return wrap(np.argmax(a._data, axis=dim, keepdims=keepdim).astype(np.int64))
-
-
-def argmin(a: Tensor, dim=None, keepdim: bool = False) -> Tensor:
-    if a._data.dtype == np.bool_:
-        raise RuntimeError("argmin(): does not support bool input")
-    if dim is None:
-        return wrap(np.int64(np.argmin(a._data)))
-    dim = wrap_dim(dim, a.ndim)
-    if a.ndim == 0:
-        return wrap(np.zeros((), np.int64))
-    if a.shape[dim] == 0:
-        raise IndexError("argmin(): Expected reduction dim " + str(dim) + " to have non-zero size.")
-    return wrap(np.argmin(a._data, axis=dim, keepdims=keepdim).astype(np.int64))
-
-
-def _descending_order(x: np.ndarray, dim: int) -> np.ndarray:
-    """Indices that sort ``x`` from largest to smallest. PyTorch counts NaN as larger than
-    everything, so NaNs come first (numpy's argsort of ``-x`` would put them last)."""
-    keys = -x if x.dtype.kind in "fi" else -x.astype(np.int64)   # bool and uint8 cannot be negated as they are
-    order = np.argsort(keys, axis=dim, kind="stable")
-    if np.issubdtype(x.dtype, np.floating):
-        is_number = ~np.isnan(np.take_along_axis(x, order, axis=dim))
-        order = np.take_along_axis(order, np.argsort(is_number, axis=dim, kind="stable"), axis=dim)
-    return order
-
-
-class Sort(Builtin):
-    """f(a) = (values, indices): a sorted along dim, and where each value came from
-
-    ∂L/∂a = grad sent back to where each value came from (ScatterAdd at the indices)
-    The indices are marked non-differentiable. Saves the indices, as PyTorch's node, and reads them
-    in backward (so a second backward, or an in-place change of them, is refused); keeps dim.
-    """
-
-    _node_name = "SortBackward0"
-    _saved_names = ("indices",)
-
-    @staticmethod
-    def forward(ctx, a, dim, descending):
-        x = a._data
-        if x.ndim == 0:   # one element: it is already sorted
-            x, dim = x.reshape(1), 0
-        order = _descending_order(x, dim) if descending else np.argsort(x, axis=dim, kind="stable")
-        values = np.take_along_axis(x, order, axis=dim)
-        if a._data.ndim == 0:
-            values, order = values.reshape(()), order.reshape(())
-        ctx._dim = dim
-        indices = wrap(order.astype(np.int64))
-        ctx.mark_non_differentiable(indices)
-        ctx.save_for_backward(indices)
-        return wrap(values), indices
-
-    @staticmethod
-    def backward(ctx, grad, grad_indices):
-        indices, = ctx.saved_tensors
-        if not grad.shape:
-            return grad, None, None
-        return ScatterAdd.apply(grad, ctx._dim, NoEdge(indices), tuple(grad.shape)), None, None
-
-
-def sort(a: Tensor, dim: int = -1, descending: bool = False):
-    return sort_return(*Sort.apply(a, wrap_dim(dim, a.ndim), descending))
-
-
-class Softmax(Builtin):
-    """f(a) = exp(a) / sum(exp(a)) along dim
-
-    ∂L/∂a = f * (grad - sum(grad * f, dim)): the Jacobian diag(f) - f f.T applied to grad
-    Saves the result f, all the derivative reads. Backward is one Function, SoftmaxBackwardData
-    (PyTorch's ``_softmax_backward_data``), so that it can be differentiated again.
-    """
-
-    _node_name = "SoftmaxBackward0"
-    _saved_names = ("result",)
-
-    @staticmethod
-    def forward(ctx, a, dim):
-        x, axis = a._data, _softmax_axis(a, dim, "softmax")
-        if x.size:
-            with np.errstate(invalid="ignore"):   # inf - inf is nan, as in PyTorch, without a numpy warning
-                e = np.exp(x - np.maximum.reduce(x, axis=axis, keepdims=True))   # x minus its max: no overflow
-                e /= np.add.reduce(e, axis=axis, keepdims=True)   # in place (a 0-dim numpy scalar is just replaced)
-        else:
-            e = x.copy()
-        out = wrap(e)
-        ctx._dim = dim
-        ctx.save_for_backward(out)
+    def forward(ctx, a, dtype=None):
+        out = wrap(_prod_input(a, dtype).prod())
+        ctx.save_for_backward(a, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        y, = ctx.saved_tensors
-        return SoftmaxBackwardData.apply(grad, y, ctx._dim), None
+        a, result = ctx.saved_tensors
+        return _prod_grad(grad, a, result, None), None
 
 
-class SoftmaxBackwardData(Builtin):
-    """Softmax's backward as one operation, as in PyTorch (``_softmax_backward_data``).
+class ProdDim(Builtin):
+    """f(a) = the product of the elements of a along dim
 
-    f(g, y) = y * (g - sum(g * y, dim)), for the softmax output y
-    ∂L/∂g = y * (grad - sum(grad * y, dim)): this same operation, as f is linear in g;
-    ∂L/∂y = g * grad - sum(y * g, dim) * grad - g * sum(y * grad, dim) (PyTorch's softmax_double_backward)
-    Saves g and y, which both gradients read. Node: SoftmaxBackwardDataBackward0.
+    ∂L/∂a_i = grad * (the product of the others along dim), as Prod's
+    Saves a and f, which the derivative reads. Node: ProdBackward1.
     """
 
-    _node_name = "SoftmaxBackwardDataBackward0"
-    _saved_names = ("grad_output", "output")
+    _node_name = "ProdBackward1"
+    _saved_names = ("self", "result")
 
     @staticmethod
-    def forward(ctx, grad, y, dim):
-        g, out = grad._data, y._data
-        axis = dim if out.ndim else None
-        result = g - np.add.reduce(g * out, axis=axis, keepdims=True)
-        result *= out   # in place (a 0-dim numpy scalar is just replaced)
-        ctx._dim = dim
-        ctx.save_for_backward(grad, y)
-        return wrap(result)
+    def forward(ctx, a, dim, keepdim, dtype=None):
+        out = wrap(_prod_input(a, dtype).prod(axis=dim, keepdims=keepdim))
+        ctx.save_for_backward(a, out)
+        ctx._saved_dim, ctx._saved_keepdim = dim, keepdim
+        return out
 
     @staticmethod
     def backward(ctx, grad):
-        grad_output, output = ctx.saved_tensors
-        dim = ctx._dim
-        wrt_grad_output = SoftmaxBackwardData.apply(grad, output, dim) if ctx.needs_input_grad[0] else None
-        wrt_output = None
-        if ctx.needs_input_grad[1]:   # PyTorch's softmax_double_backward
-            wrt_output = (grad_output * grad - (output * grad_output).sum(dim, keepdim=True) * grad
-                          - grad_output * (output * grad).sum(dim, keepdim=True))
-        return wrt_grad_output, wrt_output, None
+        a, result = ctx.saved_tensors
+        dims = (ctx._saved_dim,)
+        grad = _restore_dims(grad, dims, ctx._saved_keepdim)
+        result = _restore_dims(result, dims, ctx._saved_keepdim)
+        return _prod_grad(grad, a, result, ctx._saved_dim), None, None, None
 
 
-class LogSoftmax(Builtin):
-    """f(a) = a - log(sum(exp(a))) along dim
+def prod(a: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """The product of all elements, or along one dimension ``dim``."""
+    if dim is None:
+        return Prod.apply(a, dtype) if dtype is not None else Prod.apply(a)
+    if not isinstance(dim, int):
+        raise TypeError(f"prod() received an invalid combination of arguments - got ({type(dim).__name__}), but "
+                        "expected one of:\n * (*, torch.dtype dtype = None)\n"
+                        " * (int dim, bool keepdim = False, *, torch.dtype dtype = None)\n")
+    return ProdDim.apply(a, normalize_dims(dim, a.ndim)[0] if a.ndim else 0, keepdim, dtype)
 
-    ∂L/∂a = grad - exp(f) * sum(grad, dim) (exp(f) is the softmax)
-    Saves the result f, all the derivative reads. Backward is one Function, LogSoftmaxBackwardData
-    (PyTorch's ``_log_softmax_backward_data``), so that it can be differentiated again.
+
+# ------------------------------------------------------------------------------------ norm
+class LinalgVectorNorm(Builtin):
+    """``x.norm(p, dim)``: f(x) = (sum |x|^p) ^ (1/p) over ``dim`` (p = inf: max |x|; p = 0: the
+    number of non-zero elements).
+
+    ∂L/∂x, with n = f(x): p = 2: grad * x / n; p = 1: grad * sign(x); p = inf: grad * sign(x)
+    shared among the elements where |x| = n; other p: grad * sign(x) * |x|^(p-1) / n^(p-1);
+    p = 0: none (the count does not change under small moves). Wherever n = 0 the gradient is 0.
+    Saves the input and the result, as PyTorch does.
     """
 
-    _node_name = "LogSoftmaxBackward0"
-    _saved_names = ("result",)
+    _saved_names = ("self", "result")
 
     @staticmethod
-    def forward(ctx, a, dim):
-        x, axis = a._data, _softmax_axis(a, dim, "log_softmax")
-        if x.size:
-            with np.errstate(invalid="ignore", divide="ignore"):   # inf - inf and log(0): nan and -inf, as in PyTorch
-                out = x - np.maximum.reduce(x, axis=axis, keepdims=True)   # x minus its max: exp cannot overflow
-                out -= np.log(np.add.reduce(np.exp(out), axis=axis, keepdims=True))   # in place (or, 0-dim, replaced)
-        else:
-            out = x.copy()
-        result = wrap(out)
-        ctx._dim = dim
-        ctx.save_for_backward(result)
+    def forward(ctx, a, p, dims, keepdim, dtype):
+        ctx._saved_ord, ctx._saved_dim, ctx._saved_keepdim, ctx._input_dtype = p, dims, keepdim, a.dtype
+        x = np.abs(a._data if dtype is None else a._data.astype(dtype.numpy))
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            if p == math.inf:
+                out = np.max(x, axis=dims, keepdims=keepdim, initial=0)
+            elif p == -math.inf:
+                out = np.min(x, axis=dims, keepdims=keepdim)
+            elif p == 0:
+                out = np.count_nonzero(x, axis=dims, keepdims=keepdim).astype(x.dtype)
+            elif p == 1:
+                out = np.sum(x, axis=dims, keepdims=keepdim)
+            elif p == 2:
+                out = np.sqrt(np.sum(x * x, axis=dims, keepdims=keepdim))
+            else:
+                out = np.sum(x ** p, axis=dims, keepdims=keepdim) ** (1 / p)
+        result = wrap(np.asarray(out, dtype=x.dtype))
+        ctx.save_for_backward(a, result)
         return result
 
     @staticmethod
     def backward(ctx, grad):
-        y, = ctx.saved_tensors
-        return LogSoftmaxBackwardData.apply(grad, y, ctx._dim), None
-
-
-class LogSoftmaxBackwardData(Builtin):
-    """LogSoftmax's backward as one operation, as in PyTorch (``_log_softmax_backward_data``).
-
-    f(g, y) = g - exp(y) * sum(g, dim), for the log_softmax output y
-    ∂L/∂g = grad - sum(grad * exp(y), dim),  ∂L/∂y = -sum(g, dim) * exp(y) * grad
-    (the formulas of PyTorch's derivatives.yaml)
-    Saves g and y, which the gradients read. Node: LogSoftmaxBackwardDataBackward0.
-
-    >>> import minigrad as torch
-    >>> x = torch.tensor([1.0, 2.0], requires_grad=True)
-    >>> g, = torch.autograd.grad(x.log_softmax(0)[0], x, create_graph=True)
-    >>> g.grad_fn.name()
-    'LogSoftmaxBackwardDataBackward0'
-    """
-
-    _node_name = "LogSoftmaxBackwardDataBackward0"
-    _saved_names = ("grad_output", "output")
+        a, norm = ctx.saved_tensors
+        p, dims = ctx._saved_ord, ctx._saved_dim
+        if p == 0:
+            return None, None, None, None, None
+        if norm.dtype is not a.dtype:   # norm(dtype=...) computed in another dtype
+            a = a.to(norm.dtype)
+        grad_a = LinalgVectorNorm._gradient(grad, a, norm, p, dims, ctx._saved_keepdim)
+        return grad_a.to(ctx._input_dtype), None, None, None, None
 
     @staticmethod
-    def forward(ctx, grad, y, dim):
-        g, out = grad._data, y._data
-        result = np.exp(out)
-        result *= -np.add.reduce(g, axis=dim if out.ndim else None, keepdims=True)
-        result += g   # g - exp(y) * sum(g), exactly, computed in place (a 0-dim numpy scalar is just replaced)
-        ctx._dim = dim
-        ctx.save_for_backward(grad, y)
-        return wrap(result)
-
-    @staticmethod
-    def backward(ctx, grad):
-        grad_output, output = ctx.saved_tensors
-        dim = ctx._dim
-        wrt_grad_output = wrt_output = None
-        if ctx.needs_input_grad[0]:   # the formulas of PyTorch's derivatives.yaml
-            wrt_grad_output = grad - (grad * output.exp()).sum(dim, keepdim=True)
-        if ctx.needs_input_grad[1]:
-            wrt_output = -grad_output.sum(dim, keepdim=True) * output.exp() * grad
-        return wrt_grad_output, wrt_output, None
+    def _gradient(grad: Tensor, a: Tensor, norm: Tensor, p: float, dims: tuple, keepdim: bool) -> Tensor:
+        grad, norm = _restore_dims(grad, dims, keepdim), _restore_dims(norm, dims, keepdim)
+        zero = norm == 0
+        if p == 2:
+            return grad * (a / norm).masked_fill(zero, 0)
+        if p == 1:
+            return a.sign() * grad
+        if math.isinf(p):
+            magnitude = a.abs()
+            winners = (magnitude == norm) | magnitude.isnan()
+            shared = winners.to(a.dtype)
+            return a.sign() * ((grad / shared.sum(dims, keepdim=True)) * shared)
+        if p < 1:
+            scaled = a.sign() * (a.abs() ** (p - 1)).masked_fill(a == 0, 0)
+            return scaled * grad * norm ** (1 - p)
+        scaled = a.sign() * a.abs() ** (p - 1) if p < 2 else a * a.abs() ** (p - 2)
+        return scaled * (grad / norm ** (p - 1)).masked_fill(zero, 0)
 
 
-def _softmax_axis(a: Tensor, dim: int, name: str):
-    """The numpy axis for softmax over ``dim`` (None for a 0-dim tensor), after PyTorch's checks."""
-    dim = wrap_dim(dim, a.ndim)
-    if a._data.dtype.kind != "f":
-        kernel = "lastdim_kernel_impl" if dim == a.ndim - 1 or a.ndim == 0 else "kernel_impl"
-        raise NotImplementedError(f'"{name}_{kernel}" not implemented for \'{a.dtype.legacy_name[:-len("Tensor")]}\'')
-    return dim if a.ndim else None
+def norm(a: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+    """The vector p-norm of ``a`` (all elements, or over ``dim``); ``'fro'`` is the 2-norm."""
+    if isinstance(p, str):
+        if p != "fro":
+            if p == "nuc":
+                raise NotImplementedError("minigrad: the nuclear norm (norm(p='nuc'), a matrix norm) is not "
+                                          "implemented")
+            raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+        p = 2
+    if p is None:
+        p = 2
+    if a._data.dtype.kind not in "fc":
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{a.dtype.legacy_name[:-6]}")
+    dims = normalize_dims(dim, a.ndim)
+    empty = [d for d in dims if a.shape[d] == 0] if math.isinf(p) else []
+    if empty:   # max and min of nothing: PyTorch's two texts (the second one lacks a space, as in PyTorch)
+        where = "an empty tensor " if dim is None else f"the dimension {empty[0]}because this dimension is empty and "
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {p} norm on {where}"
+                           f"{'because ' if dim is None else ''}the operation does not have an identity")
+    return LinalgVectorNorm.apply(a, float(p), dims, keepdim, dtype)

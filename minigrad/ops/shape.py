@@ -1,6 +1,14 @@
 """Operations that change the shape, not the values: view and reshape, t, transpose, permute, squeeze,
-unsqueeze, expand, and also clone, to (a dtype copy), cat and stack. Most return *views*: tensors
-that share memory and the version counter with their input."""
+unsqueeze, expand, flip, and also clone and to (a dtype copy). Most return *views*: tensors that share
+memory and the version counter with their input. (``cat``, ``stack`` and the pieces of a tensor are
+in ``joining.py``.)
+
+>>> import minigrad as torch
+>>> x = torch.tensor([[1.0, -2.0], [3.0, -4.0]], requires_grad=True)
+>>> x.flip(0)
+tensor([[ 3., -4.],
+        [ 1., -2.]], grad_fn=<FlipBackward0>)
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -8,8 +16,7 @@ import numpy as np
 from .. import grad_mode
 from ..autograd import views
 from ..tensor import Tensor
-from ..types import Size, promote_types
-from ._util import Builtin, view_of, wrap, wrap_dim
+from ._util import Builtin, _argument_error, normalize_dims, view_of, wrap, wrap_dim
 
 
 class ViewFunction(Builtin):
@@ -68,8 +75,6 @@ class View(ViewFunction):
     Saves nothing: keeps a's shape.
     """
 
-    _node_name = "ViewBackward0"
-
     @staticmethod
     def forward(ctx, a, shape):
         ctx._shape = a.shape
@@ -88,8 +93,6 @@ class UnsafeView(Builtin):
     Saves nothing: keeps a's shape.
     """
 
-    _node_name = "UnsafeViewBackward0"
-
     @staticmethod
     def forward(ctx, a, shape):
         ctx._shape = a.shape
@@ -107,8 +110,6 @@ class ReshapeAlias(ViewFunction):
     ∂L/∂a = grad.reshape(a's shape)
     Saves nothing: keeps a's shape.
     """
-
-    _node_name = "ReshapeAliasBackward0"
 
     @staticmethod
     def forward(ctx, a, shape):
@@ -166,8 +167,6 @@ class T(ViewFunction):
     Saves nothing.
     """
 
-    _node_name = "TBackward0"
-
     @staticmethod
     def forward(ctx, a):
         return view_of(a, a._data.T)
@@ -190,8 +189,6 @@ class Transpose(ViewFunction):
     Saves nothing: keeps (d0, d1).
     """
 
-    _node_name = "TransposeBackward0"
-
     @staticmethod
     def forward(ctx, a, dim0, dim1):
         dim0, dim1 = wrap_dim(dim0, a.ndim), wrap_dim(dim1, a.ndim)
@@ -209,8 +206,6 @@ class Permute(ViewFunction):
     ∂L/∂a = grad.permute(the inverse of dims)
     Saves nothing: keeps the inverse permutation.
     """
-
-    _node_name = "PermuteBackward0"
 
     @staticmethod
     def forward(ctx, a, dims):
@@ -242,8 +237,6 @@ class Unsqueeze(ViewFunction):
     Saves nothing: keeps dim.
     """
 
-    _node_name = "UnsqueezeBackward0"
-
     @staticmethod
     def forward(ctx, a, dim):
         dim = wrap_dim(dim, a.ndim + 1)
@@ -261,8 +254,6 @@ class Squeeze(ViewFunction):
     ∂L/∂a = grad.reshape(a's shape)
     Saves nothing: keeps a's shape.
     """
-
-    _node_name = "SqueezeBackward0"
 
     @staticmethod
     def forward(ctx, a, dims):
@@ -312,8 +303,6 @@ class Expand(ViewFunction):
     Saves nothing: keeps a's shape.
     """
 
-    _node_name = "ExpandBackward0"
-
     @staticmethod
     def forward(ctx, a, shape):
         ctx._shape = a.shape
@@ -361,8 +350,6 @@ class Clone(Builtin):
     Saves nothing: the derivative is 1.
     """
 
-    _node_name = "CloneBackward0"
-
     @staticmethod
     def forward(ctx, a):
         return wrap(a._data.copy())
@@ -379,8 +366,6 @@ class ToCopy(Builtin):
     Saves nothing: keeps a's dtype.
     """
 
-    _node_name = "ToCopyBackward0"
-
     @staticmethod
     def forward(ctx, a, dtype):
         ctx._dtype = a.dtype
@@ -391,101 +376,36 @@ class ToCopy(Builtin):
         return grad.to(ctx._dtype), None
 
 
-def _same_dtype(tensors) -> list:
-    """The tensors' arrays, cast to PyTorch's common dtype (int64 and float32 give float32, not float64)."""
-    target = tensors[0].dtype
-    for t in tensors[1:]:
-        target = promote_types(target, t.dtype)
-    return [t._data if t._data.dtype == target.numpy else t._data.astype(target.numpy) for t in tensors]
+class Flip(Builtin):
+    """``x.flip(dims)``: f(x) = x with the order of the elements reversed along each of ``dims``.
 
-
-class Cat(Builtin):
-    """f(t1, t2, ...) = the tensors joined along dim (``cat``)
-
-    ∂L/∂ti = the slice of grad along dim where ti was placed (None for dim, the first argument)
-    Saves nothing: keeps dim and each tensor's size along it. PyTorch's legacy rule: a 1-D empty
-    tensor (shape ``(0,)``) is skipped, whatever the other tensors' shapes, and gets an empty gradient.
+    ∂L/∂x = grad flipped along the same dims. Nothing is saved (flipping is its own inverse).
     """
 
-    _node_name = "CatBackward0"
-
     @staticmethod
-    def forward(ctx, dim, *tensors):
-        ctx._dim = dim
-        arrays = _same_dtype(tensors)   # the dtype counts every tensor, even a skipped one
-        ctx._sizes = [None if _skipped_in_cat(t) else t.shape[dim] for t in tensors]
-        joined = [array for size, array in zip(ctx._sizes, arrays) if size is not None] or arrays[:1]
-        # numpy keeps its inputs' memory order (a transposed input gives a transposed result); PyTorch's is contiguous
-        return wrap(np.ascontiguousarray(np.concatenate(joined, axis=dim)))
+    def forward(ctx, a, dims):
+        ctx._saved_dims = dims
+        return wrap(np.flip(a._data, dims).copy() if dims else a._data.copy())   # a copy, as in PyTorch
 
     @staticmethod
     def backward(ctx, grad):
-        grads, start = [None], 0
-        index = [slice(None)] * grad.ndim
-        for size in ctx._sizes:
-            if size is None:   # a skipped empty tensor gets an empty gradient
-                grads.append(wrap(np.zeros(0, grad._data.dtype)))
-                continue
-            index[ctx._dim] = slice(start, start + size)
-            grads.append(grad[tuple(index)])
-            start += size
-        return tuple(grads)
+        return Flip.apply(grad, ctx._saved_dims), None
 
 
-def _skipped_in_cat(t: Tensor) -> bool:
-    """PyTorch's cat skips a 1-D empty tensor (shape ``(0,)``), whatever the other tensors' shapes:
-    an old rule, kept so that ``cat([torch.tensor([]), x])`` works."""
-    return t._data.shape == (0,)
+def flip(a: Tensor, dims) -> Tensor:
+    if isinstance(dims, int):
+        raise _argument_error("flip", "dims", 2, "tuple of ints", dims)
+    return Flip.apply(a, normalize_dims(tuple(dims), a.ndim))
 
 
-class Stack(Builtin):
-    """f(t1, t2, ...) = the tensors joined along a new dimension dim (``stack``)
-
-    ∂L/∂ti = grad[..., i] along dim (None for dim, the first argument)
-    Saves nothing: keeps dim.
-    """
-
-    _node_name = "StackBackward0"
-
-    @staticmethod
-    def forward(ctx, dim, *tensors):
-        ctx._dim = dim
-        return wrap(np.ascontiguousarray(np.stack(_same_dtype(tensors), axis=dim)))
-
-    @staticmethod
-    def backward(ctx, grad):
-        index = [slice(None)] * grad.ndim
-        grads = [None]
-        for i in range(grad.shape[ctx._dim]):
-            index[ctx._dim] = i
-            grads.append(grad[tuple(index)])
-        return tuple(grads)
-
-
-def cat(tensors, dim: int = 0) -> Tensor:
-    """Join tensors along an existing dimension."""
-    tensors = list(tensors)
-    for position, t in enumerate(tensors):
-        if t.ndim == 0:
-            raise RuntimeError(f"zero-dimensional tensor (at position {position}) cannot be concatenated")
-    joined = [(number, t) for number, t in enumerate(tensors) if not _skipped_in_cat(t)] or [(0, tensors[0])]
-    dim = wrap_dim(dim, joined[0][1].ndim)
-    first = joined[0][1].shape
-    for number, t in joined[1:]:
-        if t.ndim != len(first):
-            raise RuntimeError(f"Tensors must have same number of dimensions: got {len(first)} and {t.ndim}")
-        for d, (expected, got) in enumerate(zip(first, t.shape)):
-            if d != dim and expected != got:
-                raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}. Expected size {expected} "
-                                   f"but got size {got} for tensor number {number} in the list.")
-    return Cat.apply(dim, *tensors)
-
-
-def stack(tensors, dim: int = 0) -> Tensor:
-    """Join tensors along a new dimension."""
-    tensors = list(tensors)
-    for entry, t in enumerate(tensors[1:], start=1):
-        if t.shape != tensors[0].shape:
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
-                               f"entry 0 and {list(t.shape)} at entry {entry}")
-    return Stack.apply(wrap_dim(dim, tensors[0].ndim + 1), *tensors)
+# ------------------------------------------------------------------------------------ stride
+def stride(a: Tensor, dim=None):
+    """The step, in elements, between neighbours along each dimension (0 along an expanded one): the
+    numpy array's strides, which minigrad's operations keep as PyTorch's do."""
+    x = a._data
+    strides = [s // x.itemsize for s in x.strides]
+    if dim is None:
+        return tuple(strides)
+    if not strides:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return strides[wrap_dim(dim, x.ndim)]

@@ -1,11 +1,12 @@
-"""``prod``, ``var`` and ``std``: reductions whose gradient depends on every element.
+"""Statistics: ``var`` and ``std``, and ``var_mean`` and ``std_mean`` (two statistics in one pass, one node
+with two outputs). Their gradients depend on every element.
 
 >>> import minigrad as torch
 >>> x = torch.tensor([[1.0, 2.0], [3.0, 5.0]], requires_grad=True)
->>> x.prod(1)
-tensor([ 2., 15.], grad_fn=<ProdBackward1>)
 >>> x.var()
 tensor(2.9167, grad_fn=<VarBackward0>)
+>>> torch.var_mean(x, 1)
+(tensor([0.5000, 2.0000], grad_fn=<VarMeanBackward0>), tensor([1.5000, 4.0000], grad_fn=<VarMeanBackward0>))
 """
 from __future__ import annotations
 
@@ -14,101 +15,9 @@ import warnings
 
 import numpy as np
 
-from .. import grad_mode
 from ..tensor import Tensor
 from ._util import Builtin, normalize_dims, wrap
 from .reduction import _restore_dims
-
-
-def _prod_input(a: Tensor, dtype) -> np.ndarray:
-    x = a._data
-    if dtype is not None:
-        return x.astype(dtype.numpy)
-    return x.astype(np.int64) if x.dtype.kind in "biu" else x
-
-
-def _product_of_the_others(x: np.ndarray, axis: int) -> np.ndarray:
-    """For each element, the product of the other elements along ``axis`` (correct with zeros)."""
-    ones = np.ones_like(np.take(x, [0], axis=axis))
-    before = np.cumprod(np.concatenate([ones, np.delete(x, -1, axis=axis)], axis=axis), axis=axis)
-    after = np.flip(np.cumprod(np.concatenate([ones, np.flip(np.delete(x, 0, axis=axis), axis)], axis=axis),
-                               axis=axis), axis)
-    return before * after
-
-
-def _prod_grad(grad: Tensor, a: Tensor, result: Tensor, axis) -> Tensor:
-    """``grad * result / a``, or, where ``a`` has zeros, grad times the product of the others."""
-    if (a._data != 0).all():
-        return grad * result / a
-    if grad_mode.is_grad_enabled():
-        raise NotImplementedError("minigrad: the second derivative of prod() over an input that contains "
-                                  "zeros is not implemented")
-    if axis is None:
-        others = _product_of_the_others(a._data.reshape(-1), 0).reshape(a._data.shape)
-    else:
-        others = _product_of_the_others(a._data, axis)
-    return grad * wrap(others.astype(grad._data.dtype, copy=False))
-
-
-class Prod(Builtin):
-    """f(a) = the product of all elements of a
-
-    ∂L/∂a_i = grad * (the product of the other elements), computed as grad * f / a_i when a has no
-    zeros, else from running products from each side
-    Saves a and f, which the derivative reads. The second derivative where a has zeros is not
-    implemented (a NotImplementedError says so).
-    """
-
-    _node_name = "ProdBackward0"
-    _saved_names = ("self", "result")
-
-    @staticmethod
-    def forward(ctx, a, dtype=None):
-        out = wrap(_prod_input(a, dtype).prod())
-        ctx.save_for_backward(a, out)
-        return out
-
-    @staticmethod
-    def backward(ctx, grad):
-        a, result = ctx.saved_tensors
-        return _prod_grad(grad, a, result, None), None
-
-
-class ProdDim(Builtin):
-    """f(a) = the product of the elements of a along dim
-
-    ∂L/∂a_i = grad * (the product of the others along dim), as Prod's
-    Saves a and f, which the derivative reads. Node: ProdBackward1.
-    """
-
-    _node_name = "ProdBackward1"
-    _saved_names = ("self", "result")
-
-    @staticmethod
-    def forward(ctx, a, dim, keepdim, dtype=None):
-        out = wrap(_prod_input(a, dtype).prod(axis=dim, keepdims=keepdim))
-        ctx.save_for_backward(a, out)
-        ctx._saved_dim, ctx._saved_keepdim = dim, keepdim
-        return out
-
-    @staticmethod
-    def backward(ctx, grad):
-        a, result = ctx.saved_tensors
-        dims = (ctx._saved_dim,)
-        grad = _restore_dims(grad, dims, ctx._saved_keepdim)
-        result = _restore_dims(result, dims, ctx._saved_keepdim)
-        return _prod_grad(grad, a, result, ctx._saved_dim), None, None, None
-
-
-def prod(a: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
-    """The product of all elements, or along one dimension ``dim``."""
-    if dim is None:
-        return Prod.apply(a, dtype) if dtype is not None else Prod.apply(a)
-    if not isinstance(dim, int):
-        raise TypeError(f"prod() received an invalid combination of arguments - got ({type(dim).__name__}), but "
-                        "expected one of:\n * (*, torch.dtype dtype = None)\n"
-                        " * (int dim, bool keepdim = False, *, torch.dtype dtype = None)\n")
-    return ProdDim.apply(a, normalize_dims(dim, a.ndim)[0] if a.ndim else 0, keepdim, dtype)
 
 
 def _degrees_of_freedom(a: Tensor, dims: tuple, correction, name: str) -> float:
@@ -167,7 +76,6 @@ class Var(Builtin):
     Saves a, from which backward computes the deviations again.
     """
 
-    _node_name = "VarBackward0"
     _saved_names = ("self",)
     _name = "var"
 
@@ -195,7 +103,6 @@ class Std(Var):
     Saves a and f, which the derivative reads.
     """
 
-    _node_name = "StdBackward0"
     _saved_names = ("self", "result")
     _name = "std"
 
@@ -237,3 +144,105 @@ def _over_everything(a: Tensor, dim) -> bool:
     """``x.var()`` (no dim, or a bool in its place) and any 0-dim tensor: PyTorch's var_backward then
     treats N - correction <= 0 apart."""
     return dim is None or isinstance(dim, bool) or a.ndim == 0
+
+
+class VarMean(Builtin):
+    """``torch.var_mean(x, dim)``: f(x) = (var, mean) over ``dims``, with
+    var = sum((x - mean)^2) / (N - correction) and mean = sum(x) / N.
+
+    ∂L/∂x = ∂L/∂var * 2 (x - mean) / (N - correction) + ∂L/∂mean / N (each part only when its
+    output received a gradient; the var part is PyTorch's var_backward, as for ``var``, so
+    N - correction <= 0 gives inf or nan, never a ZeroDivisionError). Saves the input.
+    """
+
+    _saved_names = ("self",)
+    _name = "var_mean"
+
+    @staticmethod
+    def forward(ctx, a, dims, correction, keepdim, everything=False):
+        ctx.save_for_backward(a)
+        ctx._saved_dim, ctx._saved_correction, ctx._saved_keepdim = dims, correction, keepdim
+        ctx._everything = everything   # x.var_mean() over every element: var_backward treats dof <= 0 apart
+        dof = _degrees_of_freedom(a, dims, correction, ctx._forward_cls._name)
+        ctx._count = int(np.prod([a.shape[d] for d in dims])) if a.ndim else 1
+        x = a._data
+        with np.errstate(divide="ignore", invalid="ignore"):   # (an empty input: nan, silently as in PyTorch)
+            mean = np.add.reduce(x, axis=dims, keepdims=True) / x.dtype.type(ctx._count)
+            if not np.isfinite(mean).all():
+                mean = _running_mean(x, dims)   # an inf or nan among the values: PyTorch's running mean
+            centred = x - mean
+            var = (centred * centred).sum(axis=dims, keepdims=keepdim) / x.dtype.type(dof)
+        if not ctx._count:
+            var = np.full_like(var, np.nan)   # the variance of nothing is nan, as in PyTorch
+        return wrap(var), wrap(mean if keepdim else mean.squeeze(dims) if dims else mean.reshape(()))
+
+    @staticmethod
+    def backward(ctx, grad_var, grad_mean):
+        a, = ctx.saved_tensors
+        return _var_mean_backward(ctx, a, grad_var, grad_mean), None, None, None, None
+
+
+class StdMean(VarMean):
+    """``torch.std_mean(x, dim)``: f(x) = (std, mean), std = sqrt(var).
+
+    ∂L/∂x = ∂L/∂std * (x - mean) / (std * (N - correction)) + ∂L/∂mean / N: var's part for
+    ∂L/∂var = ∂L/∂std / (2 std), taken as 0 where std = 0 (PyTorch's std_backward). Saves the input
+    and the standard deviation.
+    """
+
+    _saved_names = ("self", "result0")
+    _name = "std_mean"
+
+    @staticmethod
+    def forward(ctx, a, dims, correction, keepdim, everything=False):
+        var, mean = VarMean.forward(ctx, a, dims, correction, keepdim, everything)
+        std = wrap(np.sqrt(var._data))
+        ctx.save_for_backward(a, std)
+        return std, mean
+
+    @staticmethod
+    def backward(ctx, grad_std, grad_mean):
+        a, std = ctx.saved_tensors
+        grad_var = None if grad_std is None else (grad_std / (std * 2)).masked_fill(std == 0, 0)
+        return _var_mean_backward(ctx, a, grad_var, grad_mean), None, None, None, None
+
+
+def _running_mean(x: np.ndarray, dims: tuple) -> np.ndarray:
+    """The mean PyTorch's var_mean computes, element by element (Welford's update m += (x_k - m) / k),
+    kept with ``keepdims``. It equals sum / N for finite values; with an infinity it differs: an inf
+    followed by a finite value gives nan, where sum / N gives inf."""
+    moved = np.moveaxis(x, dims, range(x.ndim - len(dims), x.ndim)) if dims else x[..., None]
+    rows = moved.reshape(moved.shape[:moved.ndim - max(len(dims), 1)] + (-1,))
+    mean = np.zeros(rows.shape[:-1], x.dtype)
+    for k in range(rows.shape[-1]):
+        mean = mean + (rows[..., k] - mean) / x.dtype.type(k + 1)
+    shape = tuple(1 if d in dims else n for d, n in enumerate(x.shape))
+    return mean.reshape(shape)
+
+
+def _var_mean_backward(ctx, a: Tensor, grad_var, grad_mean):
+    """∂L/∂x from the variance's gradient (``var_backward``) plus the mean's, spread over the N elements."""
+    dims, keepdim = ctx._saved_dim, ctx._saved_keepdim
+    grad = None
+    if grad_var is not None:
+        grad = var_backward(grad_var, a, dims, ctx._saved_correction, keepdim, ctx._everything)
+    if grad_mean is not None:
+        spread = _restore_dims(grad_mean, dims, keepdim).expand(a.shape) / ctx._count
+        grad = spread if grad is None else grad + spread
+    return grad
+
+
+def _statistics(function: type, name: str, a: Tensor, dim, unbiased, keepdim, correction) -> tuple:
+    if a._data.dtype.kind not in "fc":
+        raise RuntimeError(f"{name} only support floating point and complex dtypes")
+    return function.apply(a, *_var_arguments(a, dim, unbiased, keepdim, correction), _over_everything(a, dim))
+
+
+def var_mean(a: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *, correction=None) -> tuple:
+    """``(var, mean)`` along ``dim``, with ``var``'s arguments."""
+    return _statistics(VarMean, "var_mean", a, dim, unbiased, keepdim, correction)
+
+
+def std_mean(a: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *, correction=None) -> tuple:
+    """``(std, mean)`` along ``dim``, with ``std``'s arguments."""
+    return _statistics(StdMean, "std_mean", a, dim, unbiased, keepdim, correction)

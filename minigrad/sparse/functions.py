@@ -1,317 +1,347 @@
-"""The operations on sparse tensors, each a builtin Function named like PyTorch's node.
+"""Building, converting and transposing sparse tensors, each a builtin Function named like PyTorch's node.
 
-=============================  ==============================================  ==========================
-operation                      node (``grad_fn``)                              output
-=============================  ==============================================  ==========================
-``sparse_coo_tensor(i, v, s)`` ``SparseCooTensorWithDimsAndTensorsBackward0``  sparse
-``a @ b``, ``a.mm(b)``         ``MmBackward0`` (``MvBackward0`` for a vector)  dense
-``minigrad.sparse.mm(a, b)``   ``SparseAddmmBackward0``                        dense
-``b @ a`` (dense @ sparse)     ``MmBackward0``                                 dense
-``a.t()``                      ``TBackward0``                                  sparse
-``a.to_dense()``               ``ToDenseBackward0``                            dense
-``a.coalesce()``               ``CoalesceBackward0``                           sparse
-=============================  ==============================================  ==========================
+==================================  ==============================================  ==============
+operation                           node (``grad_fn``)                              output
+==================================  ==============================================  ==============
+``sparse_coo_tensor(i, v, size)``   ``SparseCooTensorWithDimsAndTensorsBackward0``  sparse
+``s.to_dense()``                    ``ToDenseBackward0``                            dense
+``d.to_sparse()``, ``to_sparse(k)`` ``ToSparseBackward1``, ``ToSparseBackward0``    sparse
+``s.coalesce()``                    ``CoalesceBackward0``                           sparse
+``s.values()``                      ``ValuesBackward0``                             dense
+``s.clone()``, ``s.to(dtype)``      ``CloneBackward0``, ``ToCopyBackward0``         sparse
+``s.t()``, ``s.transpose(i, j)``    ``TBackward0``, ``TransposeBackward0``          sparse
+``x.sparse_mask(mask)``             ``SparseMaskBackward0``                         sparse
+==================================  ==============================================  ==============
 
-**Gradients with respect to a sparse tensor are dense**, as in PyTorch: the backward of
-``a @ b`` computes ``grad @ b.t()``, an ``n_rows x n_cols`` matrix, and the node that built ``a``
-then reads its nnz entries off it. That is correct, and it is the O(N^2) memory that pyGAT's
-``SpecialSpmmFunction`` and ``minigrad.sparse.spmm`` avoid (see ``spmm.py``).
+**The gradient of a sparse tensor may be sparse or dense**, as in PyTorch: each backward returns
+what PyTorch's does. ``to_dense``'s is sparse and *masked*: it holds the incoming gradient at the
+coordinates the input stores, nothing elsewhere (``masked_gradient``). A product such as ``s @ d``
+(``products.py``) gives a dense one. Every backward here accepts either kind.
 
 >>> import minigrad as torch
->>> v = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
->>> a = torch.sparse_coo_tensor([[0, 0, 1], [1, 1, 0]], v, (2, 2))   # (0, 1) appears twice
->>> out = a @ torch.tensor([[1.0], [10.0]])
->>> out
-tensor([[30.],
-        [ 3.]], grad_fn=<MmBackward0>)
->>> out.sum().backward(); v.grad                                     # each repeat gets the full gradient
-tensor([10., 10.,  1.])
+>>> s = torch.sparse_coo_tensor([[0, 0, 1], [1, 1, 0]], [1.0, 2.0, 3.0], (2, 2), requires_grad=True)
+>>> (s.to_dense() * torch.tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()
+>>> s.grad                                      # on s's pattern: (0, 1) and (1, 0), each once
+tensor(indices=tensor([[0, 1],
+                       [1, 0]]),
+       values=tensor([2., 3.]),
+       size=(2, 2), nnz=2, layout=torch.sparse_coo)
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..ops._util import Builtin, result_dtype, wrap
-from ..tensor import Tensor, _operand
-from . import kernels
-from .coo import UNSUPPORTED, SparseTensor
+from .. import types
+from ..ops._util import Builtin, NoEdge, wrap, wrap_dim
+from ..tensor import Tensor
+from . import arrays
+from .coo import CSR_AND_FRIENDS, SparseTensor, not_for_sparse
+
+
+# ---------------------------------------------------------------------- gradients of sparse inputs
+def read_at(x: Tensor, indices: np.ndarray) -> np.ndarray:
+    """``x`` (dense or sparse) read at each coordinate of ``indices``: ``(n, *dense_shape)``."""
+    if x.is_sparse:
+        return arrays.lookup(x._index_array, x._value_array, tuple(x.shape), indices)
+    return arrays.gather(x._data, indices)
+
+
+class ValuesAt(Builtin):
+    """f(x) = x read at each coordinate of ``indices``: ``(n, *dense_shape)`` (a sparse x gives its
+    summed value there, 0 where it stores none). The step every masked gradient starts with.
+
+    ∂L/∂x = the sparse tensor with grad[k] at indices[:, k] (repeats add up); dense for a dense x
+    Saves nothing (the coordinates are an array). A minigrad node (PyTorch's backward does the
+    same inside its C++ kernels).
+    """
+
+    @staticmethod
+    def forward(ctx, x, indices, shape):
+        ctx.indices, ctx.shape, ctx.sparse_input = indices, shape, x.is_sparse
+        return wrap(read_at(x, indices))
+
+    @staticmethod
+    def backward(ctx, grad):
+        scattered = SparseCooTensorWithDimsAndTensors.apply(grad, ctx.indices, ctx.shape, False)
+        return (scattered if ctx.sparse_input else scattered.to_dense()), None, None
+
+
+def masked_gradient(grad: Tensor, a: SparseTensor) -> SparseTensor:
+    """``grad`` kept at the coordinates ``a`` stores (each once, sorted, so coalesced), dropped
+    elsewhere: PyTorch's ``grad.sparse_mask(a)``, the masked gradient of a sparse input. Built from
+    Functions, so that it can be differentiated again."""
+    shape = tuple(a.shape)
+    indices = arrays.unique_coordinates(a._index_array, shape)
+    return SparseCooTensorWithDimsAndTensors.apply(ValuesAt.apply(grad, indices, shape), indices, shape, True)
+
+
+def densified(a: SparseTensor) -> SparseTensor:
+    """``a`` with every element stored (zeros included), coalesced: the input gradcheck perturbs
+    element by element when it checks a sparse input's gradient everywhere (``masked=False``)."""
+    shape = tuple(a.shape)
+    indices = arrays.all_positions(shape, a.sparse_dim())
+    values = arrays.gather(arrays.to_dense(a._index_array, a._value_array, shape), indices)
+    return SparseTensor._from_arrays(indices, values, shape, coalesced=True).requires_grad_(a.requires_grad)
 
 
 # ---------------------------------------------------------------------- building and converting
 class SparseCooTensorWithDimsAndTensors(Builtin):
     """f(values) = the sparse tensor with values[k] at indices[:, k] (``sparse_coo_tensor``)
 
-    ∂L/∂values[k] = grad[indices[:, k]]: the (dense) gradient read at each stored coordinate; a
-    repeated coordinate gets the full gradient at each of its repeats
+    ∂L/∂values[k] = grad[indices[:, k]]: the gradient (dense or sparse) read at each stored
+    coordinate; a repeated coordinate gets the full gradient at each of its repeats
     Saves the result, whose index array backward reads. Only values is differentiable: indices is
     passed as an array, so the node has no next_functions entry for it.
     """
 
-    _node_name = "SparseCooTensorWithDimsAndTensorsBackward0"
     _saved_names = ("result",)
 
     @staticmethod
     def forward(ctx, values, indices, size, is_coalesced):
-        result = SparseTensor._from_arrays(indices, values._data, size, is_coalesced)
+        # at most one entry: coalesced from the start, as in PyTorch
+        result = SparseTensor._from_arrays(indices, values._data, size, is_coalesced or values.shape[0] < 2)
         ctx.save_for_backward(result)
         return result
 
     @staticmethod
     def backward(ctx, grad):
         result, = ctx.saved_tensors
-        return entries_at(grad, result._index_array), None, None, None
-
-
-def entries_at(grad: Tensor, index: np.ndarray) -> Tensor:
-    """``grad[index[0, k], index[1, k], ...]`` for every k: the gradient of each stored value.
-
-    A repeated coordinate gets the full gradient at each of its repeats (its entries add up).
-    """
-    return grad.to_dense()[tuple(Tensor._make(row) for row in index)]
-
-
-def dense_array(a: SparseTensor) -> np.ndarray:
-    dense = np.zeros(tuple(a.shape), a._value_array.dtype)
-    np.add.at(dense, tuple(a._index_array), a._value_array)   # repeated coordinates add up
-    return dense
-
-
-class AddDenseSparse(Builtin):
-    """f(a, s) = a + s, for a dense a and a sparse s of the same shape (``dense + sparse``): dense
-
-    ∂L/∂a = grad,  ∂L/∂s = grad (dense, as every gradient of a sparse input here)
-    Saves nothing. Node: AddBackward0, as PyTorch's. PyTorch does not broadcast here, and refuses
-    ``sparse + dense`` (SparseTensor.__add__ says so).
-    """
-
-    _node_name = "AddBackward0"
-
-    @staticmethod
-    def forward(ctx, a, s):
-        if a.shape != s.shape:
-            raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size {list(a.shape)} "
-                               f"while other has size {list(s.shape)} (FYI: dense-sparse addition does not currently "
-                               "support broadcasting)")
-        dtype = result_dtype(a, s).numpy   # PyTorch's promotion: int64 + float32 is float32
-        return wrap(a._data.astype(dtype) + dense_array(s).astype(dtype, copy=False))
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad, grad
+        return ValuesAt.apply(grad, result._index_array, tuple(result.shape)), None, None, None
 
 
 class ToDense(Builtin):
     """f(a) = the dense tensor of the sparse a (repeated coordinates add up)
 
-    ∂L/∂a = grad: the gradient of a sparse input is dense, as in PyTorch
-    Saves nothing.
+    ∂L/∂a = grad on a's pattern (masked, sparse), or, with ``masked_grad=False``, grad as a sparse
+    tensor with every nonzero of grad
+    Saves a when masked (its coordinates make the pattern).
     """
 
-    _node_name = "ToDenseBackward0"
+    _saved_names = ("self",)
 
     @staticmethod
-    def forward(ctx, a):
-        return wrap(dense_array(a))
+    def forward(ctx, a, masked):
+        ctx.masked, ctx.sparse_dim = masked, a.sparse_dim()
+        ctx.save_for_backward(a if masked else None)
+        return wrap(arrays.to_dense(a._index_array, a._value_array, tuple(a.shape)))
 
     @staticmethod
     def backward(ctx, grad):
-        return grad   # the gradient of the sparse input, in dense form
+        if ctx.masked:
+            a, = ctx.saved_tensors
+            return masked_gradient(grad, a), None
+        return ToSparse.apply(grad.to_dense(), ctx.sparse_dim), None
 
 
-def coalesced_arrays(index: np.ndarray, values: np.ndarray) -> tuple:
-    """Coordinates sorted (first dimension first), each kept once, with their values summed."""
-    if values.shape[0] == 0:
-        return index.copy(), values.copy()
-    order = np.lexsort(index[::-1])
-    index = index[:, order]
-    starts_new = np.ones(index.shape[1], dtype=bool)
-    starts_new[1:] = (index[:, 1:] != index[:, :-1]).any(axis=0)
-    starts = np.flatnonzero(starts_new)
-    return index[:, starts], np.add.reduceat(values[order], starts)
+def to_sparse_array(dense: np.ndarray, sparse_dim: int) -> SparseTensor:
+    indices, values = arrays.from_dense(dense, sparse_dim)
+    return SparseTensor._from_arrays(indices, values, dense.shape, coalesced=True)
+
+
+class ToSparse(Builtin):
+    """f(d) = the sparse (coalesced) form of the dense d with ``sparse_dim`` sparse dimensions
+
+    ∂L/∂d = grad as a dense tensor
+    Saves nothing. Node: ToSparseBackward0 (``to_sparse(sparse_dim)``); ToSparseBackward1 below.
+    """
+
+    @staticmethod
+    def forward(ctx, d, sparse_dim):
+        return to_sparse_array(d._data, sparse_dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.to_dense(), None
+
+
+class ToSparseAll(ToSparse):
+    """f(d) = ``d.to_sparse()``: every dimension sparse (see ToSparse)
+
+    ∂L/∂d = grad as a dense tensor. Node: ToSparseBackward1.
+    """
+
+    _node_name = "ToSparseBackward1"
+
+
+def check_to_sparse_layout(layout, blocksize) -> None:
+    if (layout is not None and layout is not types.sparse_coo) or blocksize is not None:
+        raise NotImplementedError(f"minigrad: to_sparse(layout={layout}) is not implemented: {CSR_AND_FRIENDS}")
+
+
+def to_sparse(d: Tensor, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None) -> SparseTensor:
+    """``d.to_sparse()``: a coalesced sparse tensor holding the nonzero elements (or nonzero blocks of
+    the last dimensions, with ``sparse_dim`` sparse dimensions) of a dense tensor."""
+    check_to_sparse_layout(layout, blocksize)
+    if sparse_dim is None:
+        return ToSparseAll.apply(d, d.ndim)
+    if not 0 <= sparse_dim <= d.ndim:
+        raise RuntimeError(f"dense_to_sparse: sparse_dim argument must be in [0,{d.ndim}] range, but {sparse_dim} "
+                           "is given")
+    if sparse_dim == 0 and d.ndim:
+        raise RuntimeError("dense_to_sparse: sparse_dim argument must be in >0 when self.dim()>0")
+    return ToSparse.apply(d, int(sparse_dim))
 
 
 class Coalesce(Builtin):
     """f(a) = a with its coordinates sorted and each kept once, the values of repeats summed
 
-    ∂L/∂a = grad (dense): the same matrix, so the derivative is 1
+    ∂L/∂a = grad: the same tensor, so the derivative is 1
     Saves nothing.
     """
 
-    _node_name = "CoalesceBackward0"
-
     @staticmethod
     def forward(ctx, a):
-        index, values = coalesced_arrays(a._index_array, a._value_array)
-        return SparseTensor._from_arrays(index, values, a.shape, coalesced=True)
+        indices, values = arrays.coalesce(a._index_array, a._value_array, tuple(a.shape))
+        return SparseTensor._from_arrays(indices, values, a.shape, coalesced=True)
 
     @staticmethod
     def backward(ctx, grad):
         return grad
 
 
-class SparseT(Builtin):
-    """f(a) = a.T: the same entries with the two index rows swapped (a view, as in PyTorch)
+class Values(Builtin):
+    """f(a) = the values of the coalesced a, ``(nnz, *dense_shape)``, sharing its memory
 
-    ∂L/∂a = grad.t()
-    Saves nothing. Node: TBackward0, as for a dense ``t()``.
+    ∂L/∂a = the sparse tensor with a's coordinates and grad as its values
+    Saves a (its coordinates).
+    """
+
+    _saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return wrap(a._value_array)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        return SparseCooTensorWithDimsAndTensors.apply(grad, a._index_array, tuple(a.shape), True)
+
+
+class Clone(Builtin):
+    """f(a) = a copy of the sparse a (indices, values and the coalesced flag)
+
+    ∂L/∂a = grad
+    Saves nothing.
+    """
+
+    @staticmethod
+    def forward(ctx, a):
+        return a._like(a._index_array.copy(), a._value_array.copy())
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class ToCopy(Builtin):
+    """f(a) = a with its values converted to ``dtype``
+
+    ∂L/∂a = grad converted back to a's dtype
+    Saves nothing (a's dtype).
+    """
+
+    @staticmethod
+    def forward(ctx, a, dtype):
+        ctx.dtype = a.dtype
+        return a._like(values=a._value_array.astype(dtype.numpy))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.to(ctx.dtype), None
+
+
+def target_dtype(args: tuple, kwargs: dict):
+    """The dtype that ``s.to(...)`` asks for (None if only a device, which must be the CPU)."""
+    target = kwargs.get("dtype")
+    for a in (*args, kwargs.get("device")):
+        if isinstance(a, types.dtype):
+            target = a
+        elif isinstance(a, Tensor):
+            target = a.dtype
+        elif a is not None:
+            types.check_device(a)
+    return target
+
+
+class SparseMask(Builtin):
+    """f(x) = x read at each entry of the sparse ``mask``: a sparse tensor with mask's coordinates (as
+    given, repeats included) and flag, and x's (summed) value there (``x.sparse_mask(mask)``)
+
+    ∂L/∂x = grad.sparse_mask(mask): a coordinate the mask repeats k times holds k copies of x's
+    value, so it gets k times the gradient (sparse; made dense for a dense x)
+    Saves the mask (its coordinates), which gets no gradient (no next_functions entry).
+    """
+
+    _saved_names = ("mask",)
+
+    @staticmethod
+    def forward(ctx, x, box):
+        mask = box.tensor
+        ctx.dense_input = not x.is_sparse
+        ctx.save_for_backward(mask)
+        return mask._like(values=read_at(x, mask._index_array).astype(x.dtype.numpy, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        mask, = ctx.saved_tensors
+        shape = tuple(mask.shape)
+        grad = SparseCooTensorWithDimsAndTensors.apply(ValuesAt.apply(grad, mask._index_array, shape),
+                                                       mask._index_array, shape, mask._coalesced)
+        return (grad.to_dense() if ctx.dense_input else grad), None
+
+
+def sparse_mask(x: Tensor, mask) -> SparseTensor:
+    """``x.sparse_mask(mask)``: x (dense or sparse) kept where the sparse ``mask`` stores entries."""
+    if not getattr(mask, "is_sparse", False):
+        raise not_for_sparse("sparse_mask() with a dense mask")
+    if x.shape != mask.shape:
+        raise RuntimeError(f"sparse_mask(): operands have incompatible sizes; self has size {list(x.shape)} but mask "
+                           f"has size {list(mask.shape)}")
+    return SparseMask.apply(x, NoEdge(mask))
+
+
+# ---------------------------------------------------------------------- transposing
+class SparseTranspose(Builtin):
+    """f(a) = a with sparse dimensions dim0 and dim1 swapped: two index rows exchanged
+
+    ∂L/∂a = grad.transpose(dim0, dim1)
+    Saves nothing. The result is not flagged coalesced (its coordinates are no longer sorted) unless
+    it has no entries.
+    """
+
+    _node_name = "TransposeBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim0, dim1):
+        ctx.dims = dim0, dim1
+        if dim0 == dim1:   # t() of a vector or of a 0-dim tensor
+            return a._like(a._index_array.copy(), a._value_array.copy())
+        order = list(range(a.sparse_dim()))
+        order[dim0], order[dim1] = dim1, dim0
+        size = list(a.shape)
+        size[dim0], size[dim1] = size[dim1], size[dim0]
+        return a._like(np.ascontiguousarray(a._index_array[order]), a._value_array.copy(),
+                       a._coalesced and not a._nnz(), tuple(size))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (grad if ctx.dims[0] == ctx.dims[1] else grad.transpose(*ctx.dims)), None, None
+
+
+class SparseT(SparseTranspose):
+    """f(a) = a.t(): the transpose of a sparse matrix (see SparseTranspose)
+
+    ∂L/∂a = grad.t(). Node: TBackward0.
     """
 
     _node_name = "TBackward0"
 
-    @staticmethod
-    def forward(ctx, a):
-        out = SparseTensor._from_arrays(a._index_array[::-1], a._value_array, tuple(a.shape)[::-1])
-        out._version_counter = a._version_counter
-        return out
 
-    @staticmethod
-    def backward(ctx, grad):
-        return grad.t()
-
-
-# ---------------------------------------------------------------------- products with a dense tensor
-def _product(a: SparseTensor, dense: np.ndarray) -> np.ndarray:
-    """``a @ dense`` for a 2-D sparse ``a`` and a 2-D array: O(nnz * d), repeats add up."""
-    rows, cols = a._index_array
-    return kernels.scatter_add(rows, cols, a._value_array, dense, n_out=a.shape[0])
-
-
-class SparseMm(Builtin):
-    """f(a, b) = a @ b, for a 2-D sparse a and a dense matrix b
-
-    ∂L/∂a = grad @ b.T (dense, n_rows x n_cols, like PyTorch's),  ∂L/∂b = a.T @ grad (a sparse product)
-    Saves b only when a needs a gradient, and a only when b does: each is read by the other's gradient.
-    Node: MmBackward0, as for dense matrices.
-    """
-
-    _node_name = "MmBackward0"
-    _saved_names = ("self", "mat2")
-
-    @staticmethod
-    def forward(ctx, a, b):
-        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[0] else None)
-        return wrap(_product(a, b._data))
-
-    @staticmethod
-    def backward(ctx, grad):
-        a, b = ctx.saved_tensors
-        return (grad.mm(b.t()) if ctx.needs_input_grad[0] else None,   # dense n_rows x n_cols
-                a.t().mm(grad) if ctx.needs_input_grad[1] else None)
-
-
-class SparseAddmm(SparseMm):
-    """f(a, b) = a @ b, as SparseMm, with the node ``torch.sparse.mm`` gives it
-
-    ∂L/∂a = grad @ b.T (dense),  ∂L/∂b = a.T @ grad: SparseMm's backward. Node: SparseAddmmBackward0.
-    """
-
-    _node_name = "SparseAddmmBackward0"
-
-
-class SparseMv(Builtin):
-    """f(a, v) = a @ v, for a 2-D sparse a and a vector v
-
-    ∂L/∂a = outer(grad, v) (dense, like PyTorch's),  ∂L/∂v = a.T @ grad (a sparse product)
-    Saves v only when a needs a gradient, and a only when v does. Node: MvBackward0.
-    """
-
-    _node_name = "MvBackward0"
-    _saved_names = ("self", "vec")
-
-    @staticmethod
-    def forward(ctx, a, v):
-        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, v if ctx.needs_input_grad[0] else None)
-        return wrap(_product(a, v._data[:, None])[:, 0])
-
-    @staticmethod
-    def backward(ctx, grad):
-        a, v = ctx.saved_tensors
-        return (grad.unsqueeze(1) * v.unsqueeze(0) if ctx.needs_input_grad[0] else None,
-                a.t().matmul(grad) if ctx.needs_input_grad[1] else None)
-
-
-class DenseSparseMm(Builtin):
-    """f(d, a) = d @ a, for a dense matrix d and a 2-D sparse a, computed as (a.T @ d.T).T without
-    forming anything dense
-
-    ∂L/∂d = grad @ a.T (computed as (a @ grad.T).T, a sparse product),  ∂L/∂a = d.T @ grad (dense,
-    like PyTorch's)
-    Saves a only when d needs a gradient, and d only when a does. Node: MmBackward0.
-    """
-
-    _node_name = "MmBackward0"
-    _saved_names = ("self", "mat2")
-
-    @staticmethod
-    def forward(ctx, d, a):
-        ctx.save_for_backward(d if ctx.needs_input_grad[1] else None, a if ctx.needs_input_grad[0] else None)
-        rows, cols = a._index_array
-        out_t = kernels.scatter_add(cols, rows, a._value_array, d._data.T, n_out=a.shape[1])
-        return wrap(np.ascontiguousarray(out_t.T))
-
-    @staticmethod
-    def backward(ctx, grad):
-        d, a = ctx.saved_tensors
-        return (a.matmul(grad.t()).t() if ctx.needs_input_grad[0] else None,
-                d.t().mm(grad) if ctx.needs_input_grad[1] else None)   # dense, like PyTorch
-
-
-def _scalar_name(t: Tensor) -> str:
-    return t.dtype.legacy_name[:-len("Tensor")]   # "FloatTensor" -> "Float"
-
-
-def _check_dtypes(a: SparseTensor, dense: Tensor) -> None:
-    if a.dtype is not dense.dtype:
-        raise RuntimeError(f"expected scalar type {_scalar_name(a)} but found {_scalar_name(dense)}")
-    if a.dtype.name == "bool":
-        raise NotImplementedError("\"addmm_sparse_dense\" not implemented for 'Bool'")
-
-
-def sparse_matmul(a: SparseTensor, other, matrix_only: bool = False, function=SparseMm) -> Tensor:
-    """``a @ other`` with PyTorch's checks and error texts (``matrix_only``: ``a.mm(other)``)."""
-    other = _operand(other)
-    if isinstance(other, SparseTensor):
-        raise NotImplementedError("minigrad: sparse @ sparse is not implemented; the other operand must be dense "
-                                  "(use .to_dense() on it)")
-    if a.ndim != 2:
-        raise NotImplementedError(f"minigrad: matmul needs a 2-D sparse matrix, got {a.ndim} dimensions. {UNSUPPORTED}")
-    if other.ndim == 0:
-        raise RuntimeError("both arguments to matmul need to be at least 1D, but they are 2D and 0D")
-    if matrix_only and other.ndim != 2:
-        raise RuntimeError(f"addmm: matrices expected, got {other.ndim}D tensor")
-    if other.ndim > 2:
-        raise RuntimeError("expand is unsupported for Sparse tensors")
-    _check_dtypes(a, other)
-    if other.ndim == 1:
-        if other.shape[0] != a.shape[1]:
-            raise RuntimeError("mv: expected self.size(-1) == vec.size(-1)")
-        return SparseMv.apply(a, other)
-    if other.shape[0] != a.shape[1]:
-        raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {a.shape[1]}, got {other.shape[0]}")
-    return function.apply(a, other)
-
-
-def dense_sparse_matmul(d, a: SparseTensor) -> Tensor:
-    """``d @ a`` for a dense matrix ``d`` and a 2-D sparse ``a``."""
-    d = _operand(d)
-    if a.ndim != 2 or d.ndim != 2:
-        raise NotImplementedError("minigrad: dense @ sparse is implemented for two matrices only")
-    if d.shape[1] != a.shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({d.shape[0]}x{d.shape[1]} and "
-                           f"{a.shape[0]}x{a.shape[1]})")
-    _check_dtypes(a, d)
-    return DenseSparseMm.apply(d, a)
-
-
-def mm(a: SparseTensor, b: Tensor) -> Tensor:
-    """``torch.sparse.mm(a, b)``: ``a @ b`` for a sparse ``a`` and a dense matrix ``b``.
-
-    >>> import minigrad as torch
-    >>> a = torch.sparse_coo_tensor([[0, 1], [1, 0]], [2.0, 3.0], (2, 2), requires_grad=True)
-    >>> torch.sparse.mm(a, torch.ones(2, 1))
-    tensor([[2.],
-            [3.]], grad_fn=<SparseAddmmBackward0>)
-    """
-    if not isinstance(a, SparseTensor):
-        raise NotImplementedError("minigrad.sparse.mm: the first argument must be a sparse tensor")
-    return sparse_matmul(a, b, matrix_only=True, function=SparseAddmm)
+def transpose(a: SparseTensor, dim0: int, dim1: int) -> SparseTensor:
+    dim0, dim1 = wrap_dim(dim0, a.ndim), wrap_dim(dim1, a.ndim)
+    if max(dim0, dim1) >= a.sparse_dim():
+        raise RuntimeError(f"sparse transpose: transposed dimensions must be sparse Got sparse_dim: {a.sparse_dim()}, "
+                           f"d0: {dim0}, d1: {dim1}")
+    return SparseTranspose.apply(a, dim0, dim1)

@@ -5,8 +5,8 @@ is not needed to draw. A missing ``dot`` is reported by
 :func:`minigrad.doctor.require_dot`, with the install steps for each system, before
 anything is run.
 
->>> png = render('digraph { a -> b }', "png")   # doctest: +SKIP
->>> png[:4]                                      # doctest: +SKIP
+>>> png = render('digraph { a -> b }', "png")
+>>> png[:4]
 b'\\x89PNG'
 """
 from __future__ import annotations

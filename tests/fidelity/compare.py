@@ -42,8 +42,8 @@ def tensor_differences(expected: dict, actual: dict, where: str) -> list:
             e, a = SPACE.sub("", NUMBER.sub("N", e)), SPACE.sub("", NUMBER.sub("N", a))
         if e != a:
             found.append(f"{where}: {key}\n  torch:    {expected[key]}\n  minigrad: {actual[key]}")
-    for key in ("dtype", "shape", "requires_grad", "is_leaf", "graph"):
-        if expected[key] != actual[key]:
+    for key in ("dtype", "shape", "requires_grad", "is_leaf", "graph", "sparse"):
+        if expected.get(key) != actual.get(key):
             found.append(f"{where}: {key}\n  torch:    {expected[key]!r}\n  minigrad: {actual[key]!r}")
     return found
 

@@ -138,6 +138,19 @@ class Program:
         parts += [step.source() for step in self.steps]
         return "\n".join(parts) + "\n"
 
+    @classmethod
+    def from_lines(cls, lines: list) -> "Program":
+        """A program written line by line: a line ending in ``# observe: EXPR`` observes EXPR, a line
+        ``name = ...`` observes ``name``, any other line nothing (but its error, if it raises)."""
+        steps = []
+        for line in lines:
+            code, _, observe = line.partition("  # observe: ")
+            if not observe:
+                head = code.split(" = ", 1)[0]
+                observe = head if " = " in code and head.isidentifier() else "None"
+            steps.append(Step(code, observe))
+        return cls(steps)
+
 
 # ---------------------------------------------------------------------------------------- running
 
@@ -173,6 +186,7 @@ def warm_up(torch) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         torch.tensor(1.0).T, torch.ones(2).T
+        torch.sparse_coo_tensor([[0]], [1.0], (1,))   # PyTorch: "Sparse invariant checks are implicitly disabled"
 
 
 def run(program: Program, torch) -> list:
@@ -198,6 +212,11 @@ def observe(value, torch):
 
 
 def observe_tensor(t) -> dict:
+    if t.is_sparse:   # its dense values, and what makes it sparse: dimensions, entries, coalesced flag
+        return {"repr": repr(t), "str": str(t), "dtype": str(t.dtype), "shape": tuple(t.shape),
+                "requires_grad": t.requires_grad, "is_leaf": t.is_leaf, "graph": graph_of(t.grad_fn),
+                "values": t.detach().to_dense().numpy().copy(),
+                "sparse": (str(t.layout), t.sparse_dim(), t.dense_dim(), t._nnz(), t.is_coalesced())}
     try:
         data = t.detach().numpy().copy()
     except RuntimeError:   # PyTorch's ZeroTensor gradients refuse numpy() unless forced

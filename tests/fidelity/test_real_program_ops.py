@@ -11,7 +11,7 @@ import minigrad
 
 torch = pytest.importorskip("torch", reason="the fidelity tests compare with real PyTorch: run `make fidelity`")
 from compare import compare, report  # noqa: E402  (after the skip)
-from programs import Program, Step  # noqa: E402
+from programs import Program  # noqa: E402
 
 X = "x = torch.tensor([[1.5, -2.0, 0.5], [-0.25, 3.0, -1.0]], requires_grad=True)"
 D = "d = torch.tensor([[1.5, -2.0, 0.5], [-0.25, 3.0, -1.0]], dtype=torch.float64, requires_grad=True)"
@@ -197,13 +197,6 @@ PROGRAMS = {
 
 @pytest.mark.parametrize("name", PROGRAMS, ids=list(PROGRAMS))
 def test_program_behaves_the_same_on_minigrad_and_pytorch(name):
-    steps = []
-    for line in PROGRAMS[name]:
-        code, _, observe = line.partition("  # observe: ")
-        if not observe:
-            head = code.split(" = ", 1)[0]
-            observe = head if " = " in code and head.isidentifier() else "None"
-        steps.append(Step(code, observe))
-    program = Program(steps)
+    program = Program.from_lines(PROGRAMS[name])
     found = compare(program, torch, minigrad)
     assert not found, report(program, found)

@@ -1,0 +1,491 @@
+"""Indexing along one dimension with an index tensor: ``gather``, ``scatter``, ``scatter_add``,
+``index_select``, ``index_add_``, and ``embedding`` (rows of a weight, by index).
+
+>>> import minigrad as torch
+>>> x = torch.tensor([[1.0, -2.0], [3.0, -4.0]], requires_grad=True)
+>>> x.index_select(1, torch.tensor([1, 1]))
+tensor([[-2., -2.],
+        [-4., -4.]], grad_fn=<IndexSelectBackward0>)
+>>> torch.zeros(2, 3).scatter(1, torch.tensor([[2], [0]]), 7.0)
+tensor([[0., 0., 7.],
+        [7., 0., 0.]])
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.views import check_inplace, writeable_memory
+from ..tensor import Tensor
+from ._util import Builtin, NoEdge, _argument_error, view_of, wrap, wrap_dim
+from .indexing import PutIntoZeros, getitem
+from .pointwise import _keep_gradient
+
+
+class Gather(Builtin):
+    """f(a)[i][j] = a[i][index[i][j]] along dim (dim = 1 shown)
+
+    ∂L/∂a = zeros shaped like a, with grad added at index along dim (ScatterAdd; repeats add up)
+    Saves a and index, as PyTorch's node: backward reads index, so an in-place change of either
+    before backward is refused; keeps dim and a's shape. index comes in a ``NoEdge``: no
+    next_functions entry for it, as in PyTorch.
+    """
+
+    _saved_names = ("self", "index")
+
+    @staticmethod
+    def forward(ctx, a, dim, index):
+        index = index.tensor
+        ctx._shape, ctx._dim = a.shape, dim
+        ctx.save_for_backward(a, index)
+        return wrap(np.take_along_axis(a._data, index._data, axis=dim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        _, index = ctx.saved_tensors
+        return ScatterAdd.apply(grad, ctx._dim, NoEdge(index), ctx._shape), None, None
+
+
+class ScatterAdd(Builtin):
+    """f(g) = zeros of ``shape``, with g added at index along dim: Gather's backward, as an operation
+
+    ∂L/∂g = grad gathered at index along dim (Gather)
+    Saves index, which backward reads (in a ``NoEdge``, as Gather's); keeps dim.
+    """
+
+    _saved_names = ("index",)
+
+    @staticmethod
+    def forward(ctx, grad, dim, index, shape):
+        index = index.tensor
+        ctx._dim = dim
+        ctx.save_for_backward(index)
+        out = np.zeros(shape, dtype=grad._data.dtype)
+        # np.add.at has no axis argument: build full coordinate arrays for the indexed axis.
+        coords = list(np.indices(index.shape, sparse=True))
+        coords[dim] = index._data
+        np.add.at(out, tuple(coords), grad._data)
+        return wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        index, = ctx.saved_tensors
+        return Gather.apply(grad, ctx._dim, NoEdge(index)), None, None, None
+
+
+# ------------------------------------------------------------------------------------ gather, scatter_add
+def _index_array(index, what: str) -> np.ndarray:
+    """The numpy array of ``index`` (an int32 or int64 tensor), for the checks made before the op."""
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{what}(): argument 'index' (position 2) must be Tensor, not {type(index).__name__}")
+    if index._data.dtype not in (np.int64, np.int32):
+        raise RuntimeError(f"{what}(): Expected dtype int32/int64 for index")
+    return index._data
+
+
+def _check_bounds(index: np.ndarray, dim: int, size: int) -> None:
+    bad = (index < 0) | (index >= size)
+    if bad.any():
+        raise RuntimeError(f"index {index[bad].flat[0]} is out of bounds for dimension {dim} with size {size}")
+
+
+def gather(a: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    """``out[i][j] = a[i][index[i][j]]`` (for dim = 1): pick one element of ``a`` per entry of ``index``."""
+    if sparse_grad:
+        raise NotImplementedError("minigrad: gather(sparse_grad=True) is not implemented (sparse gradients)")
+    dim = wrap_dim(dim, a.ndim)
+    idx = _index_array(index, "gather")
+    if idx.ndim != a.ndim and not (idx.ndim <= 1 and a.ndim <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    if a.ndim == 0:   # a 0-dim tensor gathers as if it had one element
+        _check_bounds(idx, 0, 1)
+    else:
+        for d in range(a.ndim):
+            if d != dim and idx.shape[d] > a.shape[d]:
+                raise RuntimeError(f"Size does not match at dimension {d} expected index {list(idx.shape)} to be "
+                                   f"no larger than self {list(a.shape)} apart from dimension {dim}")
+        _check_bounds(idx, dim, a.shape[dim])
+    return GatherPart.apply(a, dim, NoEdge(index))
+
+
+class GatherPart(Gather):
+    """``torch.gather``: f(a)[i][j] = a[i][index[i][j]] (for dim = 1). ``index`` may be smaller than
+    ``a`` in the other dimensions: only that leading part of ``a`` is read. A 0-dim ``a`` gathers
+    as if it had one element.
+
+    ∂L/∂a = zeros shaped like a, with grad added at the gathered places (repeats add up); for a
+    0-dim a, the sum of grad. Saves a and index, as Gather (index in a ``NoEdge``).
+    """
+
+    _node_name = "GatherBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, index):
+        index = index.tensor
+        ctx._shape, ctx._dim = a.shape, dim
+        ctx.save_for_backward(a, index)
+        if a._data.ndim == 0:
+            return wrap(np.take(a._data.reshape(1), index._data))
+        part = tuple(slice(None) if d == dim else slice(0, n) for d, n in enumerate(index.shape))
+        return wrap(np.take_along_axis(a._data[part], index._data, axis=dim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        if not ctx._shape:
+            ctx.saved_tensors   # read, as the index is read for any other a: freed, or changed in place, raises
+            return grad.sum(), None, None
+        return Gather.backward(ctx, grad)
+
+
+class ScatterAddInto(Builtin):
+    """``x.scatter_add(dim, index, src)``: f(x, src) = x with src[i][j] added to x[i][index[i][j]]
+    (for dim = 1), repeats adding up.
+
+    ∂L/∂x = grad; ∂L/∂src = grad gathered at ``index`` (``grad.gather(dim, index)``).
+    Saves index (in a ``NoEdge``: no next_functions entry), as PyTorch's node; as there, only src's
+    gradient reads it, so only then is an in-place change of it (or a second backward) refused.
+    """
+
+    _node_name = "ScatterAddBackward0"
+    _saved_names = ("index",)
+
+    @staticmethod
+    def forward(ctx, a, dim, index, src):
+        index = index.tensor
+        ctx._dim = dim
+        ctx.save_for_backward(index)
+        out = a._data.copy()
+        coords = list(np.indices(index.shape, sparse=True))
+        coords[dim] = index._data
+        np.add.at(out, tuple(coords), src._data[tuple(slice(0, n) for n in index.shape)])
+        return wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad_src = None
+        if ctx.needs_input_grad[3]:
+            index, = ctx.saved_tensors
+            grad_src = Gather.apply(grad, ctx._dim, NoEdge(index))
+        return grad, None, None, grad_src
+
+
+def _scatter_add_arguments(a: Tensor, dim: int, index: Tensor, src: Tensor) -> int:
+    """PyTorch's checks of ``scatter_add``; returns dim as a non-negative axis."""
+    dim = wrap_dim(dim, a.ndim)
+    idx = _index_array(index, "scatter")
+    if not isinstance(src, Tensor):
+        raise TypeError(f"scatter_add(): argument 'src' (position 3) must be Tensor, not {type(src).__name__}")
+    if idx.ndim != a.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    if src.dtype is not a.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    too_big = any(idx.shape[d] > a.shape[d] for d in range(a.ndim) if d != dim)
+    if too_big or any(n > m for n, m in zip(idx.shape, src.shape)):
+        raise RuntimeError(f"Expected index {list(idx.shape)} to be no larger than self {list(a.shape)} apart "
+                           f"from dimension {dim} and to be no larger size than src {list(src.shape)}")
+    _check_bounds(idx, dim, a.shape[dim])
+    return dim
+
+
+def scatter_add(a: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    return ScatterAddInto.apply(a, _scatter_add_arguments(a, dim, index, src), NoEdge(index), src)
+
+
+def scatter_add_(a: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    from .inplace import ScatterAddInplace, unary_
+    return unary_(ScatterAddInplace, a, _scatter_add_arguments(a, dim, index, src), NoEdge(index), src)
+
+
+# ------------------------------------------------------------------------------------ scatter
+def _index(index, ndim: int, what: str) -> np.ndarray:
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{what}(): argument 'index' (position 2) must be Tensor, not {type(index).__name__}")
+    if index._data.dtype not in (np.int64, np.int32):
+        raise RuntimeError(f"{what}(): Expected dtype int32/int64 for index")
+    if index.ndim != ndim and not (index.ndim <= 1 and ndim <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    return index._data if ndim else index._data.reshape(-1)
+
+
+def _scatter_arguments(a: Tensor, dim: int, index, src) -> int:
+    """PyTorch's checks of ``scatter``, in its order; returns dim as a non-negative axis."""
+    dim = wrap_dim(dim, a.ndim)
+    idx = _index(index, a.ndim, "scatter")
+    shape = a.shape if a.ndim else (1,)
+    bigger = any(idx.shape[d] > shape[d] for d in range(idx.ndim) if d != dim)
+    if isinstance(src, Tensor):
+        if src.ndim != a.ndim and not (src.ndim <= 1 and a.ndim <= 1):
+            raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+        if src.dtype is not a.dtype:
+            raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+        if bigger or any(n > m for n, m in zip(idx.shape, src.shape)):
+            raise RuntimeError(f"Expected index {list(idx.shape)} to be no larger than self {list(a.shape)} apart "
+                               f"from dimension {dim} and to be no larger size than src {list(src.shape)}")
+    elif bigger:
+        raise RuntimeError(f"Expected index {list(idx.shape)} to be no larger than self {list(a.shape)} apart from "
+                           f"dimension {dim}")
+    bad = (idx < 0) | (idx >= shape[dim])
+    if bad.any():
+        raise RuntimeError(f"index {idx[bad].flat[0]} is out of bounds for dimension {dim} with size {shape[dim]}")
+    return dim
+
+
+def _written(x: np.ndarray, dim: int, index: np.ndarray, values) -> np.ndarray:
+    """``x`` with ``values`` written at ``index`` along ``dim``, in place: ``x[i][index[i][j]] = values[i][j]``
+    for every position (i, j) of index (dim = 1), and nowhere else; a repeated index keeps the last."""
+    target = x.reshape(1) if x.ndim == 0 else x
+    if isinstance(values, np.ndarray) and values.ndim:
+        values = values[tuple(slice(0, n) for n in index.shape)]   # src may be larger than index
+    coords = list(np.indices(index.shape, sparse=True))
+    coords[dim] = index
+    target[tuple(coords)] = values
+    return x
+
+
+class Scatter(Builtin):
+    """f(a, src) = a with src[i][j] written at a[i][index[i][j]] (for dim = 1): ``a.scatter(dim, index, src)``
+
+    ∂L/∂a = grad, with 0 where something was written (even for an inf or nan grad);
+    ∂L/∂src = grad gathered at index (``grad.gather(dim, index)``, of index's shape, as PyTorch's:
+    a src larger than index gets PyTorch's error about the gradient's shape)
+    Saves the index, which both gradients read, as PyTorch's node: an in-place change of it before
+    backward, or a second backward, is refused. It comes in a ``NoEdge``: no next_functions entry for
+    it, as in PyTorch. Keeps dim. ``a.scatter_(...)`` is the same node, writing into a.
+    Node: ScatterBackward0.
+    """
+
+    _saved_names = ("index",)
+
+    @staticmethod
+    def forward(ctx, a, dim, index, src, in_place=False):
+        return _scatter_into(ctx, a, dim, index.tensor, src._data, in_place)
+
+    @staticmethod
+    def backward(ctx, grad):
+        index, = ctx.saved_tensors
+        return (_unwritten_gradient(grad, ctx._saved_dim, index) if ctx.needs_input_grad[0] else None, None, None,
+                _gathered(grad, ctx._saved_dim, index) if ctx.needs_input_grad[3] else None, None)
+
+
+class ScatterValue(Builtin):
+    """f(a) = a with a number v written at a[i][index[i][j]] (for dim = 1): ``a.scatter(dim, index, v)``
+
+    ∂L/∂a = grad, with 0 where v was written (even for an inf or nan grad)
+    Saves the index, as Scatter (in a ``NoEdge``); keeps dim. Node: ScatterBackward1.
+    """
+
+    _node_name = "ScatterBackward1"
+    _saved_names = ("index",)
+
+    @staticmethod
+    def forward(ctx, a, dim, index, value, in_place=False):
+        return _scatter_into(ctx, a, dim, index.tensor, np.asarray(value), in_place)
+
+    @staticmethod
+    def backward(ctx, grad):
+        index, = ctx.saved_tensors
+        return _unwritten_gradient(grad, ctx._saved_dim, index), None, None, None, None
+
+
+def _scatter_into(ctx, a: Tensor, dim: int, index: Tensor, values: np.ndarray, in_place: bool) -> Tensor:
+    """Both scatters' forward: a copy of ``a`` written into (or ``a`` itself, marked dirty, for ``scatter_``)."""
+    ctx._saved_dim = dim
+    ctx.save_for_backward(index)
+    x = writeable_memory(a._data) if in_place else a._data.copy()
+    out = _written(x, dim, _index_of(index, a), values.astype(x.dtype, copy=False))
+    if not in_place:
+        return wrap(out)
+    ctx.mark_dirty(a)
+    return a
+
+
+def _index_of(index: Tensor, a) -> np.ndarray:
+    """The index array scatter writes with: for a 0-dim ``a``, a 0-dim index as one element."""
+    return index._data if a.ndim else index._data.reshape(-1)
+
+
+def _unwritten_gradient(grad: Tensor, dim: int, index: Tensor) -> Tensor:
+    """``grad.scatter(dim, index, 0)``: the gradient of what scatter kept (kept or zeroed, never grad * 0)."""
+    kept = _written(np.ones(grad.shape, dtype=bool), dim, _index_of(index, grad), False)
+    return _keep_gradient(wrap(kept), grad)
+
+
+def _gathered(grad: Tensor, dim: int, index: Tensor) -> Tensor:
+    """``grad.gather(dim, index)``: of index's shape, read from the part of grad the index covers."""
+    if grad.ndim == 0:
+        return grad.reshape(index.shape)
+    if any(n < m for d, (n, m) in enumerate(zip(index.shape, grad.shape)) if d != dim):
+        grad = grad[tuple(slice(None) if d == dim else slice(0, n) for d, n in enumerate(index.shape))]
+    return Gather.apply(grad, dim, NoEdge(index))
+
+
+def scatter(a: Tensor, dim: int, index, src=None, *, value=None, reduce=None, in_place: bool = False) -> Tensor:
+    """``a.scatter(dim, index, src)`` or ``a.scatter(dim, index, value)``; ``scatter_`` writes into ``a``."""
+    if reduce is not None:
+        raise NotImplementedError("minigrad: scatter(reduce=...) is not implemented; use scatter_add for 'add'")
+    src = value if src is None else src
+    dim = _scatter_arguments(a, dim, index, src)
+    if in_place:
+        check_inplace(a, *([src] if isinstance(src, Tensor) else []))
+    if isinstance(src, Tensor):
+        return Scatter.apply(a, dim, NoEdge(index), src, in_place)
+    return ScatterValue.apply(a, dim, NoEdge(index), src, in_place)
+
+
+class IndexSelect(Builtin):
+    """``x.index_select(dim, index)``: f(x) = the slices x[..., index[k], ...] along ``dim``, in order.
+
+    ∂L/∂x = zeros shaped like x with each slice of ``grad`` added at its index (a repeated index
+    gets the sum). Saves the index (``_saved_index``), which backward reads, as PyTorch's node: an
+    in-place change of it before backward, or a second backward, is refused. It comes in a
+    ``NoEdge``: no next_functions entry for it, as in PyTorch. Keeps dim and x's shape.
+    """
+
+    _saved_names = ("index",)
+
+    @staticmethod
+    def forward(ctx, a, dim, index):
+        index = index.tensor
+        ctx._shape, ctx._dim = a._data.shape, dim
+        ctx.save_for_backward(index)
+        if not a._data.ndim:
+            return wrap(a._data.copy())
+        return wrap(np.take(a._data, index._data.reshape(-1), axis=dim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        index, = ctx.saved_tensors
+        if not ctx._shape:
+            return grad, None, None
+        if index.ndim == 0:   # a 0-dim index picks one slice, as a 1-element one
+            index = view_of(index, index._data.reshape(1))
+        return PutIntoZeros.apply(grad, ctx._shape, (slice(None),) * ctx._dim + (index,)), None, None
+
+
+def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
+    if not isinstance(index, Tensor):
+        raise _argument_error("index_select", "index", 2, "Tensor", index)
+    dim = wrap_dim(dim, a.ndim)
+    if index._data.dtype not in (np.int64, np.int32):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    if index.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    indices = index._data.reshape(-1)
+    if a.ndim == 0:
+        if indices.size != 1:
+            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {indices.size} value(s)")
+        if indices[0] != 0:
+            raise IndexError("index out of range in self")
+    size = a._data.shape[dim] if a.ndim else 1
+    bad = (indices < 0) | (indices >= size)
+    if bad.any():
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={indices[bad][0]} axis_dim={size}")
+    return IndexSelect.apply(a, dim, NoEdge(index))
+
+
+class IndexAdd(Builtin):
+    """f(a, source) = a with alpha * source added at index along dim, in place (``index_add_``)
+
+    ∂L/∂a = grad,  ∂L/∂source = alpha * grad[..., index] (index along dim)
+    Saves the index and source, as PyTorch's node; as there, only source's gradient reads them, so
+    only then is an in-place change of either (or a second backward) refused. The index comes in a
+    ``NoEdge``: no next_functions entry for it, as in PyTorch. Keeps dim and alpha.
+    """
+
+    _saved_names = ("index", "source")
+
+    @staticmethod
+    def forward(ctx, a, dim, index, source, alpha):
+        index = index.tensor
+        ctx._dim, ctx._alpha = dim, alpha
+        ctx.save_for_backward(index, source)
+        add = source._data if alpha == 1 else alpha * source._data
+        key = (slice(None),) * dim + (index._data,)
+        np.add.at(writeable_memory(a._data), key, add.astype(a._data.dtype, copy=False))
+        ctx.mark_dirty(a)
+        return a
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad_source = None
+        if ctx.needs_input_grad[3]:
+            index, _ = ctx.saved_tensors
+            grad_source = getitem(grad, (slice(None),) * ctx._dim + (index,))
+            if ctx._alpha != 1:
+                grad_source = grad_source * ctx._alpha
+        return grad, None, None, grad_source, None
+
+
+def index_add_(a: Tensor, dim: int, index: Tensor, source: Tensor, alpha=1) -> Tensor:
+    check_inplace(a, source)
+    return IndexAdd.apply(a, dim % a.ndim, NoEdge(index), source, alpha)
+
+
+# ------------------------------------------------------------------------------------ embedding
+class Embedding(Builtin):
+    """``F.embedding(indices, weight)``: f(weight) = weight[indices], one row per index.
+
+    ∂L/∂weight = zeros shaped like weight, with each row of grad added to the row its index
+    names (repeats add up; divided by the index's count with ``scale_grad_by_freq``); the row
+    ``padding_idx`` gets none. Saves the indices (``_saved_indices``), as PyTorch's node: backward
+    reads them, so an in-place change of them before backward is refused. They come in a
+    ``NoEdge``: no next_functions entry for them.
+    """
+
+    _saved_names = ("indices",)
+
+    @staticmethod
+    def forward(ctx, weight, indices, padding_idx, scale_grad_by_freq):
+        indices = indices.tensor
+        ctx._padding_idx, ctx._scale = padding_idx, scale_grad_by_freq
+        ctx._num_weights = weight._data.shape[0]
+        ctx.save_for_backward(indices)
+        return wrap(weight._data[indices._data])
+
+    @staticmethod
+    def backward(ctx, grad):
+        indices, = ctx.saved_tensors
+        flat = indices.reshape(-1)
+        rows = grad.reshape(flat.numel(), grad.shape[-1])
+        if ctx._scale:
+            counts = np.bincount(flat._data, minlength=ctx._num_weights)[flat._data]
+            rows = rows / wrap(counts.astype(grad._data.dtype)).unsqueeze(1)
+        if ctx._padding_idx is not None:
+            rows = rows.masked_fill(wrap(flat._data == ctx._padding_idx).unsqueeze(1), 0)
+        from .indexing import PutIntoZeros
+        return PutIntoZeros.apply(rows, (ctx._num_weights, grad.shape[-1]), (flat,)), None, None, None
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx=None, max_norm=None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """Look up rows of ``weight``: ``weight[input]``, as ``torch.nn.functional.embedding``."""
+    if input._data.dtype not in (np.int64, np.int32):
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got torch.{input.dtype.legacy_name} instead (while checking arguments "
+                           "for embedding)")
+    if weight.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    rows = weight.shape[0]
+    if padding_idx is not None:
+        if not -rows <= padding_idx < rows:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        padding_idx %= rows
+    indices = input._data
+    if ((indices < 0) | (indices >= rows)).any():
+        raise IndexError("index out of range in self")
+    if sparse:
+        raise NotImplementedError("minigrad: embedding(sparse=True) is not implemented (sparse gradients); "
+                                  "use sparse=False")
+    if max_norm is not None:
+        _renormalize_rows(weight, np.unique(indices), max_norm, norm_type)
+    return Embedding.apply(weight, NoEdge(input), padding_idx, scale_grad_by_freq)
+
+
+def _renormalize_rows(weight: Tensor, rows: np.ndarray, max_norm: float, norm_type: float) -> None:
+    """PyTorch's ``embedding_renorm_``: rows used whose norm exceeds ``max_norm`` are scaled down in
+    place, outside autograd (the weight's version moves)."""
+    chosen = weight._data[rows]
+    norms = np.linalg.norm(chosen, ord=norm_type, axis=1)
+    too_long = norms > max_norm
+    scale = (max_norm / (norms[too_long] + 1e-7)).astype(chosen.dtype)
+    weight._data[rows[too_long]] = chosen[too_long] * scale[:, None]
+    weight._version_counter.value += 1
