@@ -32,6 +32,8 @@ class RemovableHandle:
     Hooks live in a dict keyed by a number unique to each registration, so registering the same
     function twice gives two handles that each remove their own entry. Removing a hook while
     backward runs takes effect from the next backward: the engine walks a snapshot of the hooks.
+    As in PyTorch, a handle is also a context manager: ``with t.register_hook(fn):`` removes the
+    hook at the end of the block.
     """
 
     __slots__ = ("_hooks", "_id")
@@ -43,6 +45,12 @@ class RemovableHandle:
 
     def remove(self) -> None:
         self._hooks.pop(self._id, None)
+
+    def __enter__(self) -> "RemovableHandle":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.remove()
 
 
 class Node:
@@ -117,7 +125,7 @@ class AccumulateGrad(Node):
         tensor([6., 6.])
         """
         variable = self.variable
-        if not variable.requires_grad:
+        if not (variable._requires_grad or variable._grad_fn is not None):   # variable.requires_grad
             return   # detached in place (detach_()) since the graph was made: PyTorch gives it no gradient
         if variable._grad is None:
             variable._grad = _first_gradient(grad, create_graph, sole_owner)
@@ -154,6 +162,5 @@ def _first_gradient(grad, create_graph: bool, sole_owner: bool):
 
 def _recorded_copy(grad):
     """``torch.empty_like(grad).copy_(grad)`` while grad mode is on: a copy whose grad_fn is ``copy_``'s
-    node, ``CopyInplace``'s, named ``CopyBackwards`` as PyTorch names the node of this copy."""
-    from ..ops.inplace import CopyInplace   # ops are built on autograd: imported when first needed
-    return CopyInplace.apply(grad._detached_copy(), grad)
+    node, named ``CopyBackwards`` as PyTorch names the node of this copy."""
+    return grad._detached_copy().copy_(grad)

@@ -240,11 +240,13 @@ class AsStrided(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        from ..ops.indexing import PutIntoZeros   # zeros of the base's shape, grad added at the view's places
+        # Zeros of the base's shape, with grad added at the view's places: an element the view shows
+        # several times (an expanded view) gets the sum. A 0-dim base is one element (see
+        # positions_in_base). Tensor methods, so that a backward with create_graph=True records it.
         shape = ctx._base_shape
-        if not shape:   # a 0-dim base: every element of the view adds to its one element
-            return PutIntoZeros.apply(grad, (1,), ctx._key).reshape(())
-        return PutIntoZeros.apply(grad, shape, ctx._key)
+        places = np.ravel_multi_index(ctx._key, shape or (1,)).reshape(-1)
+        summed = grad.new_zeros(int(np.prod(shape))).index_add_(0, Tensor._make(places), grad.reshape(-1))
+        return summed.reshape(shape)
 
 
 class CopySlicesNode(BackwardCFunction):

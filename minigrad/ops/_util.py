@@ -6,6 +6,7 @@ import numpy as np
 from ..autograd.function import Function
 from ..tensor import Tensor, VersionCounter
 from ..types import _BY_NUMPY, category, float32, int64, promote_types
+from ..types import broadcast_shapes as check_broadcast  # noqa: F401 - the ops' name for it
 
 
 class Builtin(Function):
@@ -100,7 +101,7 @@ def binary_arrays(a: Tensor, b: Tensor, elementwise: bool = True) -> tuple:
     For element-wise operations the shapes must broadcast (matrix products pass ``elementwise=False``).
     """
     x, y = a._data, b._data
-    if x.shape != y.shape and elementwise and y.ndim and not _trailing(y.shape, x.shape):
+    if x.shape != y.shape and elementwise and y.ndim:   # (a number broadcasts to anything)
         check_broadcast(x.shape, y.shape)
     if x.dtype == y.dtype:
         return x, y
@@ -113,27 +114,6 @@ def binary_arrays(a: Tensor, b: Tensor, elementwise: bool = True) -> tuple:
         return x.astype(y.dtype), y
     target = result_dtype(a, b).numpy
     return x.astype(target, copy=False), y.astype(target, copy=False)
-
-
-def _trailing(short: tuple, long: tuple) -> bool:
-    """True if ``short`` is the end of ``long`` (a bias against a batch, a number against anything):
-    such shapes always broadcast, with no need for the full check below."""
-    return len(short) <= len(long) and long[len(long) - len(short):] == short
-
-
-def check_broadcast(x_shape: tuple, y_shape: tuple) -> tuple:
-    """The broadcast shape of two shapes, or PyTorch's error naming the first dimension that clashes."""
-    if x_shape == y_shape:
-        return x_shape
-    ndim = max(len(x_shape), len(y_shape))
-    x_full = (1,) * (ndim - len(x_shape)) + tuple(x_shape)
-    y_full = (1,) * (ndim - len(y_shape)) + tuple(y_shape)
-    for dim in reversed(range(ndim)):   # PyTorch reports the last clashing dimension
-        m, n = x_full[dim], y_full[dim]
-        if m != n and m != 1 and n != 1:
-            raise RuntimeError(f"The size of tensor a ({m}) must match the size of tensor b ({n}) at "
-                               f"non-singleton dimension {dim}")
-    return tuple(m if n == 1 else n for m, n in zip(x_full, y_full))
 
 
 def wrap_dim(dim: int, ndim: int) -> int:
