@@ -54,6 +54,8 @@ prod, var, std = map(_unary, ["prod", "var", "std"])
 # What students and real programs reach for; div, remainder and floor_divide take a number first too
 argsort, scatter, amax, amin, median = map(_unary, ["argsort", "scatter", "amax", "amin", "median"])
 from .ops import div, floor_divide, remainder  # noqa: E402
+from .ops.arithmetic import (bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift,  # noqa: E402
+                             bitwise_xor, logical_and, logical_not, logical_or, logical_xor, rsub)
 from .grad_mode import inference_mode, is_inference_mode_enabled  # noqa: E402
 clip = clamp
 # What real programs by other authors reach for: in-place functions, selection, scans...

@@ -468,59 +468,182 @@ class Tensor:
         return bool(self._data.flags.c_contiguous)
 
     # ------------------------------------------------------------------ arithmetic
-    def __add__(self, other): return _ops.Add.apply(self, _operand(other))
-    def __radd__(self, other): return _ops.Add.apply(self, _operand(other))   # PyTorch: self first
-    def __sub__(self, other): return _ops.Sub.apply(self, _operand(other))
-    def __rsub__(self, other): return _ops.Rsub.apply(self, other)
-    def __mul__(self, other): return _ops.Mul.apply(self, _operand(other))
-    def __rmul__(self, other): return _ops.Mul.apply(self, _operand(other))   # PyTorch: self first
-    def __truediv__(self, other): return _ops.Div.apply(self, _operand(other))
-    def __rtruediv__(self, other): return _ops.Reciprocal.apply(self) * other   # as PyTorch computes it
-    def __pow__(self, exponent): return _ops.pow(self, exponent)
-    def __rpow__(self, base): return _ops.pow(base, self)
-    def __floordiv__(self, other): return _ops.arithmetic.floor_divide(self, other)
-    def __rfloordiv__(self, other): return _ops.arithmetic.floor_divide(other, self)
-    def __mod__(self, other): return _ops.arithmetic.remainder(self, other)
-    def __rmod__(self, other): return _ops.arithmetic.remainder(other, self)
+    # An operand that is neither a tensor nor a number makes an operator return NotImplemented, as
+    # PyTorch's do: Python then tries the other operand's reflected method, or raises its TypeError.
+    def __add__(self, other):
+        try: return _ops.Add.apply(self, _operand(other))
+        except NotAnOperand: return NotImplemented
+
+    def __radd__(self, other):
+        try: return _ops.Add.apply(self, _operand(other))   # PyTorch: self first
+        except NotAnOperand: return NotImplemented
+
+    def __sub__(self, other):
+        try: return _ops.Sub.apply(self, _operand(other))
+        except NotAnOperand: return NotImplemented
+
+    def __rsub__(self, other):
+        try: return _ops.arithmetic.rsub(self, other)
+        except NotAnOperand: return NotImplemented
+
+    def __mul__(self, other):
+        try: return _ops.Mul.apply(self, _operand(other))
+        except NotAnOperand: return NotImplemented
+
+    def __rmul__(self, other):
+        try: return _ops.Mul.apply(self, _operand(other))   # PyTorch: self first
+        except NotAnOperand: return NotImplemented
+
+    def __truediv__(self, other):
+        try: return _ops.Div.apply(self, _operand(other))
+        except NotAnOperand: return NotImplemented
+
+    def __rtruediv__(self, other):
+        try: return _ops.Reciprocal.apply(self) * _operand(other)   # as PyTorch computes it
+        except NotAnOperand: return NotImplemented
+
+    def __pow__(self, exponent):
+        try: return _ops.pow(self, exponent)
+        except NotAnOperand: return NotImplemented
+
+    def __rpow__(self, base):
+        try: return _ops.pow(base, self)
+        except NotAnOperand: return NotImplemented
+
+    def __floordiv__(self, other):
+        try: return _ops.arithmetic.floor_divide(self, other)
+        except NotAnOperand: return NotImplemented
+
+    def __rfloordiv__(self, other):
+        try: return _ops.arithmetic.floor_divide(other, self)
+        except NotAnOperand: return NotImplemented
+
+    def __mod__(self, other):
+        try: return _ops.arithmetic.remainder(self, other)
+        except NotAnOperand: return NotImplemented
+
+    def __rmod__(self, other):
+        try: return _ops.arithmetic.remainder(other, self)
+        except NotAnOperand: return NotImplemented
+
+    def __matmul__(self, other): return _ops.matmul(self, other) if isinstance(other, Tensor) else NotImplemented
+    def __rmatmul__(self, other): return _ops.matmul(other, self) if isinstance(other, Tensor) else NotImplemented
     def __neg__(self): return _ops.Neg.apply(self)
     def __pos__(self): return self
-    def __matmul__(self, other): return _ops.matmul(self, other)
-    def __rmatmul__(self, other): return _ops.matmul(_operand(other), self)
     def __abs__(self): return _ops.Abs.apply(self)
 
     def add(self, other, *, alpha=1):
-        return _ops.Add.apply(self, _operand(other), alpha) if alpha != 1 else self + other
+        other = _argument(other, "add")
+        return _ops.Add.apply(self, other, alpha) if alpha != 1 else self + other
 
     def sub(self, other, *, alpha=1):
-        return _ops.Sub.apply(self, _operand(other), alpha) if alpha != 1 else self - other
+        other = _argument(other, "sub")
+        return _ops.Sub.apply(self, other, alpha) if alpha != 1 else self - other
 
-    def mul(self, other): return self * other
-    def div(self, other, *, rounding_mode=None): return _ops.arithmetic.div(self, other, rounding_mode)
+    def mul(self, other): return self * _argument(other, "mul")
+    def div(self, other, *, rounding_mode=None):
+        return _ops.arithmetic.div(self, _argument(other, "div"), rounding_mode)
     def neg(self): return -self
     def pow(self, exponent): return _ops.pow(self, exponent)
 
     # comparisons give bool tensors and are not differentiable
-    def __eq__(self, other): return False if other is None else _ops.compare(np.equal, self, other)   # t == None: False
-    def __ne__(self, other): return True if other is None else _ops.compare(np.not_equal, self, other)
-    def __lt__(self, other): return _ops.compare(np.less, self, other)
-    def __le__(self, other): return _ops.compare(np.less_equal, self, other)
-    def __gt__(self, other): return _ops.compare(np.greater, self, other)
-    def __ge__(self, other): return _ops.compare(np.greater_equal, self, other)
-    eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
+    def __eq__(self, other):
+        try: return _ops.compare(np.equal, self, other)
+        except NotAnOperand: return NotImplemented   # t == None, t == "a": False, as in PyTorch
 
-    def __and__(self, other): return _ops.compare(np.logical_and, self, other)
-    def __or__(self, other): return _ops.compare(np.logical_or, self, other)
-    def __invert__(self): return Tensor._make(np.logical_not(self._data) if self._data.dtype == np.bool_ else ~self._data)
+    def __ne__(self, other):
+        try: return _ops.compare(np.not_equal, self, other)
+        except NotAnOperand: return NotImplemented
+
+    def __lt__(self, other):
+        try: return _ops.compare(np.less, self, other)
+        except NotAnOperand: return NotImplemented
+
+    def __le__(self, other):
+        try: return _ops.compare(np.less_equal, self, other)
+        except NotAnOperand: return NotImplemented
+
+    def __gt__(self, other):
+        try: return _ops.compare(np.greater, self, other)
+        except NotAnOperand: return NotImplemented
+
+    def __ge__(self, other):
+        try: return _ops.compare(np.greater_equal, self, other)
+        except NotAnOperand: return NotImplemented
+
+    def eq(self, other): return _ops.compare(np.equal, self, other)
+    def ne(self, other): return _ops.compare(np.not_equal, self, other)
+    def lt(self, other): return _ops.compare(np.less, self, other)
+    def le(self, other): return _ops.compare(np.less_equal, self, other)
+    def gt(self, other): return _ops.compare(np.greater, self, other)
+    def ge(self, other): return _ops.compare(np.greater_equal, self, other)
+    greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+
+    # bitwise operations (integers and bools), each with its reflected and in-place forms: see ops/arithmetic.py
+    def _bitwise(self, operation, other, reflected=False, in_place=False):
+        try:
+            if in_place:
+                return _ops.arithmetic.bitwise_(operation, self, other)
+            return _ops.arithmetic.bitwise(operation, other, self) if reflected else \
+                _ops.arithmetic.bitwise(operation, self, other)
+        except NotAnOperand:
+            return NotImplemented
+
+    def __and__(self, other): return self._bitwise("and", other)
+    def __or__(self, other): return self._bitwise("or", other)
+    def __xor__(self, other): return self._bitwise("xor", other)
+    def __lshift__(self, other): return self._bitwise("lshift", other)
+    def __rshift__(self, other): return self._bitwise("rshift", other)
+    def __rand__(self, other): return self._bitwise("and", other, reflected=True)
+    def __ror__(self, other): return self._bitwise("or", other, reflected=True)
+    def __rxor__(self, other): return self._bitwise("xor", other, reflected=True)
+    def __rlshift__(self, other): return self._bitwise("lshift", other, reflected=True)
+    def __rrshift__(self, other): return self._bitwise("rshift", other, reflected=True)
+    def __iand__(self, other): return self._bitwise("and", other, in_place=True)
+    def __ior__(self, other): return self._bitwise("or", other, in_place=True)
+    def __ixor__(self, other): return self._bitwise("xor", other, in_place=True)
+    def __ilshift__(self, other): return self._bitwise("lshift", other, in_place=True)
+    def __irshift__(self, other): return self._bitwise("rshift", other, in_place=True)
+    def __invert__(self):
+        if self._data.dtype.kind == "f":
+            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+        return _ops.arithmetic.bitwise_not(self)
+
+    def bitwise_and(self, other): return _ops.arithmetic.bitwise("and", self, other)
+    def bitwise_or(self, other): return _ops.arithmetic.bitwise("or", self, other)
+    def bitwise_xor(self, other): return _ops.arithmetic.bitwise("xor", self, other)
+    def bitwise_left_shift(self, other): return _ops.arithmetic.bitwise("lshift", self, other)
+    def bitwise_right_shift(self, other): return _ops.arithmetic.bitwise("rshift", self, other)
+    def bitwise_not(self): return _ops.arithmetic.bitwise_not(self)
+    def bitwise_and_(self, other): return _ops.arithmetic.bitwise_("and", self, other)
+    def bitwise_or_(self, other): return _ops.arithmetic.bitwise_("or", self, other)
+    def bitwise_xor_(self, other): return _ops.arithmetic.bitwise_("xor", self, other)
+    def logical_and(self, other): return _ops.arithmetic.logical("and", self, other, method=True)
+    def logical_or(self, other): return _ops.arithmetic.logical("or", self, other, method=True)
+    def logical_xor(self, other): return _ops.arithmetic.logical("xor", self, other, method=True)
+    def logical_not(self): return _ops.arithmetic.logical_not(self)
 
     # ------------------------------------------------------------------ in place (bump the version)
-    def add_(self, other, *, alpha=1): return _ops.inplace(_ops.AddInplace, self, other, alpha)
-    def sub_(self, other, *, alpha=1): return _ops.inplace(_ops.SubInplace, self, other, alpha)
-    def mul_(self, other): return _ops.inplace(_ops.MulInplace, self, other)
-    def div_(self, other): return _ops.inplace(_ops.DivInplace, self, other)
-    def __iadd__(self, other): return self.add_(other)
-    def __isub__(self, other): return self.sub_(other)
-    def __imul__(self, other): return self.mul_(other)
-    def __itruediv__(self, other): return self.div_(other)
+    def add_(self, other, *, alpha=1): return _ops.inplace(_ops.AddInplace, self, _argument(other, "add_"), alpha)
+    def sub_(self, other, *, alpha=1): return _ops.inplace(_ops.SubInplace, self, _argument(other, "sub_"), alpha)
+    def mul_(self, other): return _ops.inplace(_ops.MulInplace, self, _argument(other, "mul_"))
+    def div_(self, other): return _ops.inplace(_ops.DivInplace, self, _argument(other, "div_"))
+
+    def __iadd__(self, other):
+        try: return _ops.inplace(_ops.AddInplace, self, _operand(other))
+        except NotAnOperand: return NotImplemented   # Python then tries +, and raises its TypeError
+
+    def __isub__(self, other):
+        try: return _ops.inplace(_ops.SubInplace, self, _operand(other))
+        except NotAnOperand: return NotImplemented
+
+    def __imul__(self, other):
+        try: return _ops.inplace(_ops.MulInplace, self, _operand(other))
+        except NotAnOperand: return NotImplemented
+
+    def __itruediv__(self, other):
+        try: return _ops.inplace(_ops.DivInplace, self, _operand(other))
+        except NotAnOperand: return NotImplemented
 
     def zero_(self) -> "Tensor":
         """Fill with zeros in place."""
@@ -649,7 +772,7 @@ class Tensor:
     def isinf(self): return _ops.isinf(self)
     def isfinite(self): return _ops.isfinite(self)
     def prod(self, dim=None, keepdim: bool = False, *, dtype=None): return _ops.prod(self, dim, keepdim, dtype=dtype)
-    def narrow(self, dim: int, start, length: int): return _ops.narrow(self, dim, start, length)
+    def narrow(self, dim: int, start, length: int): return _ops.narrow(self, dim, start, length, method=True)
     def split(self, split_size, dim: int = 0): return _ops.split(self, split_size, dim)
     def chunk(self, chunks: int, dim: int = 0): return _ops.chunk(self, chunks, dim)
 
@@ -773,6 +896,11 @@ def _check_assigned_grad(t: Tensor, value) -> None:
                            f"'{list(t.shape)}'. Please ensure that the gradient and the tensor are the same size")
 
 
+class NotAnOperand(TypeError):
+    """``_operand``'s error for a value that is neither a tensor nor a number (operators return
+    NotImplemented on it, so that Python tries the other operand, then raises its own TypeError)."""
+
+
 def _operand(value) -> Tensor:
     """Python numbers become 0-dim 'wrapped number' tensors, as in PyTorch (they never require grad)."""
     if isinstance(value, Tensor):
@@ -783,7 +911,15 @@ def _operand(value) -> Tensor:
         return t
     if isinstance(value, np.ndarray):
         return Tensor._make(value)
-    raise TypeError(f"unsupported operand type for a tensor operation: '{type(value).__name__}'")
+    raise NotAnOperand(f"unsupported operand type for a tensor operation: '{type(value).__name__}'")
+
+
+def _argument(value, method: str) -> Tensor:
+    """``value`` as the operand of the method ``method`` (``x.add(value)``), or PyTorch's TypeError."""
+    try:
+        return _operand(value)
+    except NotAnOperand:
+        raise TypeError(f"{method}(): argument 'other' (position 1) must be Tensor, not {type(value).__name__}") from None
 
 
 # Imported last: autograd and ops define Functions and nodes, which need the Tensor class above.
