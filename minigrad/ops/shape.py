@@ -401,11 +401,26 @@ def flip(a: Tensor, dims) -> Tensor:
 # ------------------------------------------------------------------------------------ stride
 def stride(a: Tensor, dim=None):
     """The step, in elements, between neighbours along each dimension (0 along an expanded one): the
-    numpy array's strides, which minigrad's operations keep as PyTorch's do."""
+    numpy array's strides, which minigrad's operations keep as PyTorch's do. numpy gives a tensor
+    with no element all-zero strides; PyTorch gives it the strides of a contiguous tensor, counting
+    each dimension of size 0 as 1.
+
+    >>> import minigrad as torch
+    >>> torch.zeros(2, 3).t().stride(), torch.zeros(1, 0, 3).stride()
+    ((1, 3), (3, 3, 1))
+    """
     x = a._data
-    strides = [s // x.itemsize for s in x.strides]
+    strides = [s // x.itemsize for s in x.strides] if x.size else _contiguous_strides(x.shape)
     if dim is None:
         return tuple(strides)
     if not strides:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     return strides[wrap_dim(dim, x.ndim)]
+
+
+def _contiguous_strides(shape: tuple) -> list:
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return strides[::-1]
