@@ -5,11 +5,11 @@ from .dropout import Dropout
 from .embedding import Embedding
 from .layers import CrossEntropyLoss, Linear, MSELoss, NLLLoss, ReLU, Sequential, Sigmoid, Tanh
 from .module import Module
-from .parameter import Parameter
+from .parameter import Buffer, Parameter
 from .unsupported import LAYERS as _UNSUPPORTED_LAYERS
 
 globals().update(_UNSUPPORTED_LAYERS)   # nn.Conv2d, nn.MaxPool2d, nn.BatchNorm1d...: NotImplementedError when built
 
-__all__ = ["Module", "Parameter", "Linear", "ReLU", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "Softmax", "LogSoftmax",
+__all__ = ["Module", "Parameter", "Buffer", "Linear", "ReLU", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "Softmax", "LogSoftmax",
            "Identity", "Hardtanh", "Dropout", "Sequential", "MSELoss", "NLLLoss", "CrossEntropyLoss", "Embedding",
            "functional", "init", "modules", "parameter", "utils"]
