@@ -175,3 +175,29 @@ def _argument_error(function: str, name: str, position: int, expected: str, valu
     must be Tensor, not float``."""
     return TypeError(f"{function}(): argument '{name}' (position {position}) must be {expected}, "
                      f"not {type(value).__name__}")
+
+
+def _accepts(kind: str, value) -> bool:
+    """Does PyTorch's argument parser take ``value`` for a parameter of type ``kind`` ('int', 'Tensor')?"""
+    from ..tensor import Tensor
+    if kind == "Tensor":
+        return isinstance(value, Tensor)
+    if kind == "int":   # a bool is no int there; a one-element integer tensor is
+        if isinstance(value, Tensor):
+            return value._data.dtype.kind in "iu" and value._data.size == 1
+        return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    raise ValueError(kind)
+
+
+def invalid_arguments(function: str, signatures: list, args: tuple) -> TypeError:
+    """PyTorch's error for arguments that fit none of a function's signatures, e.g. ``narrow()
+    received an invalid combination of arguments - got (int, float, int), but expected one of: ...``.
+    Each signature is a list of ``(type, name)`` pairs; the types that do not fit are marked ``!type!``."""
+    got = ", ".join(type(a).__name__ for a in args)
+    lines = [f"{function}() received an invalid combination of arguments - got ({got}), but expected one of:"]
+    for signature in signatures:
+        lines.append(" * (" + ", ".join(f"{kind} {name}" for kind, name in signature) + ")")
+        marked = [type(a).__name__ if _accepts(kind, a) else f"!{type(a).__name__}!"
+                  for (kind, _), a in zip(signature, args)]
+        lines.append("      didn't match because some of the arguments have invalid types: (" + ", ".join(marked) + ")")
+    return TypeError("\n".join(lines) + "\n")

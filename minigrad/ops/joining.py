@@ -21,7 +21,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from ..types import promote_types
-from ._util import Builtin, view_of, wrap, wrap_dim
+from ._util import Builtin, _accepts, invalid_arguments, view_of, wrap, wrap_dim
 from .indexing import Slice
 from .shape import MultiViewFunction
 
@@ -197,8 +197,22 @@ def chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple:
     return split(a, max(math.ceil(length / chunks), 1) if length else 0, dim)
 
 
-def narrow(a: Tensor, dim: int, start, length: int) -> Tensor:
-    """The view ``a[..., start:start + length, ...]`` along ``dim``."""
+_NARROW_SIGNATURES = [[("int", "dim"), ("Tensor", "start"), ("int", "length")],
+                      [("int", "dim"), ("int", "start"), ("int", "length")]]
+
+
+def narrow(a: Tensor, dim: int, start, length: int, method: bool = False) -> Tensor:
+    """The view ``a[..., start:start + length, ...]`` along ``dim``; ``start`` may be a 0-dim integer
+    tensor. (``method``: called as ``a.narrow(...)``, which PyTorch's argument errors do not count ``a`` in.)"""
+    if not (_accepts("int", dim) and _accepts("int", length) and (_accepts("int", start) or
+                                                                  isinstance(start, Tensor))):
+        if method:
+            raise invalid_arguments("narrow", _NARROW_SIGNATURES, (dim, start, length))
+        raise invalid_arguments("narrow", [[("Tensor", "input")] + s for s in _NARROW_SIGNATURES],
+                                (a, dim, start, length))
+    if isinstance(start, Tensor) and (start.ndim != 0 or start._data.dtype.kind not in "iu"):
+        raise RuntimeError("start must be an 0-dim integral Tensor.")
+    dim, length = int(dim), int(length)
     if a.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     if length < 0:

@@ -129,10 +129,11 @@ def sum(a: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
 
 
 def mean(a: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
-    if a._data.dtype.kind not in "fc" and dtype is None:
-        raise RuntimeError(
-            "mean(): could not infer output dtype. Input dtype must be either a floating point or "
-            f"complex dtype. Got: {a.dtype.legacy_name.replace('Tensor', '')}")
+    """The mean over ``dim`` (all elements by default), in ``dtype`` if given: a floating-point one."""
+    kind, checked = ("Optional", dtype) if dtype is not None else ("Input", a.dtype)
+    if not checked.is_floating_point:
+        raise RuntimeError(f"mean(): could not infer output dtype. {kind} dtype must be either a floating point or "
+                           f"complex dtype. Got: {checked.legacy_name.replace('Tensor', '')}")
     if dim is None:
         return Mean.apply(a, dtype) if dtype is not None else Mean.apply(a)
     return MeanDim.apply(a, normalize_dims(dim, a.ndim), keepdim, dtype)
