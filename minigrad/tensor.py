@@ -841,16 +841,19 @@ class Tensor:
         return tensor(data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
 
     def new_zeros(self, *size, dtype=None, device=None, requires_grad: bool = False):
-        from .factories import zeros
-        return zeros(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+        from .factories import _shape, zeros
+        return zeros(_shape(size, None, "new_zeros"), dtype=dtype or self.dtype, device=device,
+                     requires_grad=requires_grad)
 
     def new_ones(self, *size, dtype=None, device=None, requires_grad: bool = False):
-        from .factories import ones
-        return ones(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+        from .factories import _shape, ones
+        return ones(_shape(size, None, "new_ones"), dtype=dtype or self.dtype, device=device,
+                     requires_grad=requires_grad)
 
     def new_empty(self, *size, dtype=None, device=None, requires_grad: bool = False):
-        from .factories import empty
-        return empty(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+        from .factories import _shape, empty
+        return empty(_shape(size, None, "new_empty"), dtype=dtype or self.dtype, device=device,
+                     requires_grad=requires_grad)
 
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad: bool = False):
         from .factories import full

@@ -201,3 +201,10 @@ def invalid_arguments(function: str, signatures: list, args: tuple) -> TypeError
                   for (kind, _), a in zip(signature, args)]
         lines.append("      didn't match because some of the arguments have invalid types: (" + ", ".join(marked) + ")")
     return TypeError("\n".join(lines) + "\n")
+
+
+def check_ndim(ndim: int) -> None:
+    """numpy's arrays, and so minigrad's tensors, have at most 64 dimensions (PyTorch's have more)."""
+    if ndim > 64:
+        raise NotImplementedError(f"minigrad does not implement tensors of more than 64 dimensions (numpy's limit); "
+                                  f"this one would have {ndim}")

@@ -154,35 +154,45 @@ class ScatterAddInto(Builtin):
         ctx._dim = dim
         ctx.save_for_backward(index)
         out = a._data.copy()
-        coords = list(np.indices(index.shape, sparse=True))
-        coords[dim] = index._data
-        np.add.at(out, tuple(coords), src._data[tuple(slice(0, n) for n in index.shape)])
+        x = out if out.ndim else out.reshape(1)   # 0-dim and 1-dim tensors count as one dimension
+        idx = index._data if index.ndim == x.ndim else index._data.reshape(-1)
+        values = src._data if src.ndim == x.ndim else src._data.reshape(-1)
+        coords = list(np.indices(idx.shape, sparse=True))
+        coords[dim] = idx
+        np.add.at(x, tuple(coords), values[tuple(slice(0, n) for n in idx.shape)])
         return wrap(out)
 
     @staticmethod
     def backward(ctx, grad):
         grad_src = None
         if ctx.needs_input_grad[3]:
-            index, = ctx.saved_tensors
-            grad_src = Gather.apply(grad, ctx._dim, NoEdge(index))
+            index, = ctx.saved_tensors   # (index may be smaller than grad outside dim: GatherPart reads that part)
+            grad_src = GatherPart.apply(grad, ctx._dim, NoEdge(index))
         return grad, None, None, grad_src
 
 
 def _scatter_add_arguments(a: Tensor, dim: int, index: Tensor, src: Tensor) -> int:
-    """PyTorch's checks of ``scatter_add``; returns dim as a non-negative axis."""
+    """PyTorch's checks of ``scatter_add``, in its order; returns dim as a non-negative axis."""
     dim = wrap_dim(dim, a.ndim)
+    if not isinstance(index, Tensor):
+        raise _argument_error("scatter_add", "index", 2, "Tensor", index)
     idx = _index_array(index, "scatter")
     if not isinstance(src, Tensor):
         raise TypeError(f"scatter_add(): argument 'src' (position 3) must be Tensor, not {type(src).__name__}")
-    if idx.ndim != a.ndim:
+    if idx.ndim != a.ndim and not (idx.ndim <= 1 and a.ndim <= 1):   # 0-dim and 1-dim count as one
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
     if src.dtype is not a.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
-    too_big = any(idx.shape[d] > a.shape[d] for d in range(a.ndim) if d != dim)
-    if too_big or any(n > m for n, m in zip(idx.shape, src.shape)):
+    shape, idx_shape, src_shape = a.shape or (1,), idx.shape or (1,), src.shape or (1,)
+    if src.ndim and src.ndim < idx.ndim:   # PyTorch asks src for the size of each of index's dimensions
+        wrap_dim(src.ndim, src.ndim)
+    too_big = any(idx_shape[d] > shape[d] for d in range(len(shape)) if d != dim)
+    if too_big or any(n > m for n, m in zip(idx_shape, src_shape)):
         raise RuntimeError(f"Expected index {list(idx.shape)} to be no larger than self {list(a.shape)} apart "
                            f"from dimension {dim} and to be no larger size than src {list(src.shape)}")
-    _check_bounds(idx, dim, a.shape[dim])
+    if src.ndim != idx.ndim and not (src.ndim <= 1 and idx.ndim <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+    _check_bounds(idx, dim, shape[dim])
     return dim
 
 
@@ -377,8 +387,10 @@ def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
             raise IndexError("index out of range in self")
     size = a._data.shape[dim] if a.ndim else 1
     bad = (indices < 0) | (indices >= size)
-    if bad.any():
-        raise RuntimeError(f"INDICES element is out of DATA bounds, id={indices[bad][0]} axis_dim={size}")
+    if bad.any():   # PyTorch's kernel for dim 1 says it in its own words
+        if dim == 1:
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={indices[bad][0]} axis_dim={size}")
+        raise IndexError("index out of range in self")
     return IndexSelect.apply(a, dim, NoEdge(index))
 
 

@@ -35,6 +35,13 @@ def _numpy_key(key):
     return key
 
 
+STRING_KEY_WARNING = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in pytorch 2.9; use "
+    "x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as tensor index, x[torch.tensor(seq)], "
+    "which will result either in an error or a different result (Triggered internally at "
+    "/__w/pytorch/pytorch/torch/csrc/autograd/python_variable_indexing.cpp:349.)")
+
+
 def _tensor_key(key):
     """The index as PyTorch reads it: a 0-dim integer tensor is an int (it selects, as an int does),
     and a list, a numpy array or a bool becomes a tensor. Other tensors stay themselves: the operation
@@ -212,9 +219,25 @@ def _check_zero_dim_key(key) -> None:
         raise IndexError(f"index {first} is out of bounds for dimension 0 with size 0")
 
 
+def _check_index_tensor(k: Tensor, indexed: Tensor, dim: int) -> None:
+    """PyTorch's checks of a tensor in a key: an integer or bool dtype, and a mask shaped like the
+    dimensions it covers (``dim`` onwards)."""
+    kind = k._data.dtype.kind
+    if kind not in "biu":
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if kind == "b":
+        for j, (m, n) in enumerate(zip(k._data.shape, indexed._data.shape[dim:])):
+            if m != n:
+                raise IndexError(f"The shape of the mask {list(k._data.shape)} at index {j} does not match the shape "
+                                 f"of the indexed tensor {list(indexed._data.shape)} at index {dim + j}")
+
+
 def getitem(a: Tensor, key) -> Tensor:
     """``a[key]`` the way PyTorch builds it: ints select, slices slice, None unsqueezes, one node
     each and in order (views); then integer tensors and masks index what is left (a copy)."""
+    if isinstance(key, str):   # PyTorch reads a string as a sequence of indices, and refuses its items
+        warnings.warn(STRING_KEY_WARNING, UserWarning, stacklevel=3)
+        raise TypeError("new(): invalid data type 'str'")
     if a.ndim == 0 and not isinstance(key, tuple):
         _check_zero_dim_key(key)
     key = _tensor_key(key)
@@ -252,6 +275,7 @@ def getitem(a: Tensor, key) -> Tensor:
             advanced.append(wrap(np.flatnonzero(k._data)))
             dim += 1
         elif isinstance(k, Tensor):           # an integer tensor or a boolean mask
+            _check_index_tensor(k, result, dim)
             advanced.append(k)
             dim += _dims_used(k)
         else:

@@ -93,9 +93,22 @@ class Stack(Builtin):
         return tuple(grads)
 
 
+def _tensor_list(function: str, tensors) -> list:
+    """``tensors`` as a list, after PyTorch's checks of a list-of-tensors argument."""
+    if isinstance(tensors, Tensor):
+        raise TypeError(f"{function}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
+    tensors = list(tensors)
+    for position, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {position} in argument 0, but got {type(t).__name__}")
+    return tensors
+
+
 def cat(tensors, dim: int = 0) -> Tensor:
     """Join tensors along an existing dimension."""
-    tensors = list(tensors)
+    tensors = _tensor_list("cat", tensors)
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     for position, t in enumerate(tensors):
         if t.ndim == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {position}) cannot be concatenated")
@@ -114,7 +127,9 @@ def cat(tensors, dim: int = 0) -> Tensor:
 
 def stack(tensors, dim: int = 0) -> Tensor:
     """Join tensors along a new dimension."""
-    tensors = list(tensors)
+    tensors = _tensor_list("stack", tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
     for entry, t in enumerate(tensors[1:], start=1):
         if t.shape != tensors[0].shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "

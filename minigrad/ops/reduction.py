@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import grad_mode
 from ..tensor import Tensor
-from ._util import Builtin, normalize_dims, wrap
+from ._util import Builtin, normalize_dims, wrap, wrap_dim
 from .shape import View
 
 
@@ -140,11 +140,15 @@ def mean(a: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
 
 
 def sum_to_size(a: Tensor, shape) -> Tensor:
-    """Sum the dimensions that broadcasting added or stretched, giving ``shape``."""
+    """Sum the dimensions that broadcasting added or stretched, giving ``shape`` (which must broadcast
+    to a's shape)."""
     shape = tuple(shape)
     own = a._data.shape
     if own == shape:
         return a
+    if len(shape) > len(own) or any(n != m and n != 1 for n, m in zip(reversed(shape), reversed(own))):
+        raise RuntimeError(f"size {{[{', '.join(map(str, shape))}]}} is not expandable to size "
+                           f"{{[{', '.join(map(str, own))}]}}.")
     lead = len(own) - len(shape)
     stretched = tuple(lead + i for i, n in enumerate(shape) if n == 1 and own[lead + i] != 1)
     if not stretched and not grad_mode.state.enabled:
@@ -271,6 +275,8 @@ class Prod(Builtin):
     @staticmethod
     def backward(ctx, grad):
         a, result = ctx.saved_tensors
+        if a.ndim == 0:   # f(a) = a: PyTorch passes grad on as it is
+            return grad, None
         return _prod_grad(grad, a, result, None), None
 
 
@@ -286,7 +292,8 @@ class ProdDim(Builtin):
 
     @staticmethod
     def forward(ctx, a, dim, keepdim, dtype=None):
-        out = wrap(_prod_input(a, dtype).prod(axis=dim, keepdims=keepdim))
+        x = _prod_input(a, dtype)
+        out = wrap(x.prod(axis=dim, keepdims=keepdim) if x.ndim else x.copy())   # a 0-dim a: itself
         ctx.save_for_backward(a, out)
         ctx._saved_dim, ctx._saved_keepdim = dim, keepdim
         return out
@@ -294,6 +301,8 @@ class ProdDim(Builtin):
     @staticmethod
     def backward(ctx, grad):
         a, result = ctx.saved_tensors
+        if a.ndim == 0:   # f(a) = a: PyTorch passes grad on as it is
+            return grad, None, None, None
         dims = (ctx._saved_dim,)
         grad = _restore_dims(grad, dims, ctx._saved_keepdim)
         result = _restore_dims(result, dims, ctx._saved_keepdim)
@@ -308,7 +317,7 @@ def prod(a: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
         raise TypeError(f"prod() received an invalid combination of arguments - got ({type(dim).__name__}), but "
                         "expected one of:\n * (*, torch.dtype dtype = None)\n"
                         " * (int dim, bool keepdim = False, *, torch.dtype dtype = None)\n")
-    return ProdDim.apply(a, normalize_dims(dim, a.ndim)[0] if a.ndim else 0, keepdim, dtype)
+    return ProdDim.apply(a, wrap_dim(dim, a.ndim), keepdim, dtype)
 
 
 # ------------------------------------------------------------------------------------ norm

@@ -16,7 +16,7 @@ import numpy as np
 from .. import grad_mode
 from ..autograd import views
 from ..tensor import Tensor
-from ._util import Builtin, _argument_error, normalize_dims, view_of, wrap, wrap_dim
+from ._util import Builtin, _argument_error, check_ndim, normalize_dims, view_of, wrap, wrap_dim
 
 
 class ViewFunction(Builtin):
@@ -56,6 +56,13 @@ def _shape_arg(shape: tuple) -> tuple:
 
 
 def _infer_shape(shape: tuple, numel: int) -> tuple:
+    """``shape`` with its -1 worked out, or PyTorch's error."""
+    for index, s in enumerate(shape):
+        if s < -1:
+            raise RuntimeError(f"invalid shape dimension {s} at index {index} of shape [{', '.join(map(str, shape))}]")
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    check_ndim(len(shape))
     if shape.count(-1) == 1:
         known = int(np.prod([s for s in shape if s != -1]))
         if not known and not numel:   # 0 elements and another dimension 0: -1 could be anything
@@ -152,6 +159,8 @@ def reshape(a: Tensor, shape: tuple) -> Tensor:
 
 def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     start, end = wrap_dim(start_dim, a.ndim), wrap_dim(end_dim, a.ndim)
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if a.ndim == 0:
         return reshape(a, (1,))
     if start == end:   # nothing to flatten: PyTorch returns the tensor itself
@@ -240,6 +249,7 @@ class Unsqueeze(ViewFunction):
     @staticmethod
     def forward(ctx, a, dim):
         dim = wrap_dim(dim, a.ndim + 1)
+        check_ndim(a.ndim + 1)
         ctx._dim = dim
         return view_of(a, np.expand_dims(a._data, dim))
 
@@ -332,7 +342,12 @@ def expand(a: Tensor, sizes: tuple) -> Tensor:
         raise RuntimeError(f"expand(torch.{a.dtype.legacy_name}{{[{', '.join(map(str, a.shape))}]}}, size={shown}): "
                            f"the number of sizes provided ({len(sizes)}) must be greater or equal to the number of "
                            f"dimensions in the tensor ({a.ndim})")
+    for i in range(lead):
+        if sizes[i] == -1:
+            raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing "
+                               f"dimension {i}")
     shape = sizes if -1 not in sizes else tuple(own[i - lead] if s == -1 else s for i, s in enumerate(sizes))
+    check_ndim(len(shape))
     for i in reversed(range(len(own))):   # PyTorch reports the last clashing dimension
         s = own[i]
         if s != 1 and s != shape[lead + i]:
