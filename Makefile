@@ -59,6 +59,7 @@ help: ## list the targets (the default)
 	@echo "           BINDER_REPO=owner/name (make site: the GitHub repository its Binder links open; default: origin's)"
 	@echo "           FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_SEED=$(FUZZ_SEED) FUZZ_VIEWS_INPLACE=1 TORCH_VERSION=$(TORCH_VERSION)"
 	@echo "           TORCH_INDEX=$(TORCH_INDEX) (make fidelity: where torch comes from; empty: pip's own indexes)"
+	@echo "           OPS='add nn.functional.relu' (make fidelity: regenerate only these OpInfo entries)"
 
 venv: $(STAMP) ## create .venv and install minigrad with its course and test tools
 	@:
@@ -118,7 +119,11 @@ test: venv dot ## check your set-up and the course: the unit tests, then every n
 	echo "::: nbval on notebooks/ (with notebooks/zh/) took $$((SECONDS - start)) s"; \
 	exit $$status
 
-fidelity: $(FIDELITY_STAMP) ## compare minigrad with real PyTorch (in .venv-fidelity): tests/fidelity/ and the fuzzer
+fidelity: $(FIDELITY_STAMP) ## compare minigrad with real PyTorch (in .venv-fidelity): regenerate the API inventory and the OpInfo samples, replay them, tests/fidelity/ and the fuzzer
+	$(FIDELITY_VENV)/bin/python -W ignore -m tools.inventory names
+	$(FIDELITY_VENV)/bin/python -m tools.inventory write
+	$(FIDELITY_VENV)/bin/python -W ignore tests/fidelity/opinfo_generate.py $(OPS)
+	$(FIDELITY_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/opinfo/
 	MINIGRAD_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) MINIGRAD_FUZZ_VIEWS_INPLACE=$(FUZZ_VIEWS_INPLACE) $(FIDELITY_VENV)/bin/python -m pytest -q -p no:cacheprovider \
 		$(if $(FUZZ_SEED),--hypothesis-seed=$(FUZZ_SEED)) tests/fidelity/
 
@@ -133,7 +138,7 @@ $(FIDELITY_STAMP): pyproject.toml
 	@! $(FIDELITY_VENV)/bin/python -m pip list 2>/dev/null | grep -i '^nvidia-' || { \
 		echo "pip installed PyTorch's CUDA build (the nvidia-* packages above, several GB): make fidelity needs only the CPU build." >&2; \
 		echo "Remove $(FIDELITY_VENV) and run again with TORCH_INDEX=https://download.pytorch.org/whl/cpu reachable." >&2; exit 1; }
-	$(FIDELITY_VENV)/bin/python -m pip install -q -e '.[test]'
+	$(FIDELITY_VENV)/bin/python -m pip install -q -e '.[test]' expecttest
 	@touch $@
 
 execute: venv dot ## re-run every notebook in place (English, then the Chinese edition rebuilt from its catalogs); FRESH=1 also stores outputs nbval ignores

@@ -81,24 +81,21 @@ def equal(a: Tensor, b: Tensor):
     return a.shape == b.shape and builtins.bool((a._data == b._data).all())
 
 
-_OUT_OF_SCOPE = {"func": "functorch transforms: grad, vmap, jvp", "vmap": "vectorising map",
-                 "compile": "graph compilation", "cuda": "GPU tensors"}
-
-
 def __getattr__(name: str):
     # The subpackages below import the whole of minigrad, so they are loaded on first use.
     if name in ("nn", "optim", "sparse", "viz", "exercises", "utils"):
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
-    if name in _OUT_OF_SCOPE:
-        raise NotImplementedError(f"minigrad does not implement torch.{name} ({_OUT_OF_SCOPE[name]}); "
-                                  "it covers backward-mode autograd on the CPU.")
     from .nn.unsupported import TOP_LEVEL_FUNCTIONS
     if name in TOP_LEVEL_FUNCTIONS:   # torch.conv2d, torch.batch_norm...: outside the subset, calling raises
         return TOP_LEVEL_FUNCTIONS[name]
     if name == "sparse_coo_tensor":
         from .sparse import sparse_coo_tensor
         return sparse_coo_tensor
+    from .inventory import Unsupported, unsupported
+    error = unsupported("torch", name, "module 'minigrad'")   # a PyTorch name: why minigrad lacks it, and what instead
+    if isinstance(error, Unsupported):
+        raise error
     raise AttributeError(f"minigrad has no attribute '{name}'. minigrad implements a subset of PyTorch: "
                          "the README's section 'What minigrad covers' lists what is there.")
 

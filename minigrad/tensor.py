@@ -345,6 +345,12 @@ class Tensor:
         else:
             object.__delattr__(self, name)
 
+    def __getattr__(self, name: str):
+        """Reached only when normal look-up fails: a PyTorch method minigrad lacks raises
+        NotImplementedError with the reason and what to use instead (``minigrad/inventory/``)."""
+        from .inventory import unsupported
+        raise unsupported("torch.Tensor", name, f"'{type(self).__name__}' object")
+
     # ------------------------------------------------------------------ conversion
     def numpy(self) -> np.ndarray:
         """The underlying numpy array (shared, not copied)."""

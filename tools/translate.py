@@ -36,7 +36,7 @@ characters, or stay English.
 ``en=`` is the hash of the English markdown source (or of the code cell's comments). When the
 English text changes, the hash no longer matches and ``status`` names the cell
 ("notebooks/04_where_ctx_comes_from.ipynb cell 17 (id cell-17) changed since it was translated");
-tests/test_translations.py fails until the entry is updated and its ``en=`` set to the new hash.
+tests/course/test_translations.py fails until the entry is updated and its ``en=`` set to the new hash.
 
 Commands (standard library only; run from the repository root)::
 

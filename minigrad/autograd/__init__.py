@@ -21,6 +21,12 @@ from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .graph import AccumulateGrad, Node
 from .variable import Variable
+from ..inventory import module_getattr
+
+# A PyTorch name these modules lack raises NotImplementedError with the reason (minigrad/inventory/).
+__getattr__ = module_getattr("torch.autograd")
+graph.__getattr__ = module_getattr("torch.autograd.graph")
+function.__getattr__ = module_getattr("torch.autograd.function")
 
 
 def _tuple(x) -> tuple:

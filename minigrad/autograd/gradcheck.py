@@ -40,6 +40,16 @@ NOT_REENTRANT = (
     "the corresponding\n  module_test entry to have `gradcheck_nondet_tol=<tol>`\n")
 
 
+FAST_FAIL_SLOW_OK = (
+    "Fast gradcheck failed but element-wise differences are small. This means that the\ntest might've passed in "
+    "slow_mode!\n\nIf you are adding a new operator, please file an issue and then use one of the\nworkarounds. "
+    "The workaround depends on how your test invokes gradcheck/gradgradcheck:\n\nIf the test\n- manually invokes "
+    "gradcheck/gradgradcheck, then call gradcheck/gradgradcheck\n  with `fast_mode=False` as a keyword argument.\n"
+    "- is OpInfo-based (e.g., in test_ops_gradients.py), then modify the OpInfo for the test\n  to have "
+    "`gradcheck_fast_mode=False`\n- is a Module test (e.g., in common_nn.py), then modify the corresponding\n  "
+    "module_test entry to have `gradcheck_fast_mode=False`")
+
+
 def _as_tuple(x) -> tuple:
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
@@ -67,20 +77,37 @@ def _numerical_jacobian(func, inputs, output_index: int, input_index: int, eps: 
     return jacobian
 
 
-def _check_same_shape_and_dtype(minus: Tensor, plus: Tensor, index: tuple, eps: float) -> None:
+def _numerical_jvp(func, inputs, input_index: int, u: np.ndarray, eps: float) -> list:
+    """Fast mode's central difference along a direction: ``(f(x + eps u) - f(x - eps u)) / (2 eps)``,
+    flattened, for every output."""
+    data = inputs[input_index]._data
+    original = data.copy()
+    data[...] = original - eps * u.reshape(data.shape)   # written in place: the input is the same object
+    minus = _outputs(func, inputs)
+    minus_values = [o._data.reshape(-1).copy() for o in minus]
+    data[...] = original + eps * u.reshape(data.shape)
+    plus = _outputs(func, inputs)
+    plus_values = [o._data.reshape(-1).copy() for o in plus]
+    data[...] = original
+    for a, b in zip(minus, plus):
+        _check_same_shape_and_dtype(a, b, None, eps)
+    return [(b - a) / (2 * eps) for a, b in zip(minus_values, plus_values)]
+
+
+def _check_same_shape_and_dtype(minus: Tensor, plus: Tensor, index: tuple | None, eps: float) -> None:
     """A function whose output shape or dtype jumps with its input has no Jacobian to compare."""
-    index = tuple(int(i) for i in index)
+    on_index = "" if index is None else f"on index {tuple(int(i) for i in index)} "
     for what, a, b in (("shape", minus.shape, plus.shape), ("dtype", minus.dtype, plus.dtype)):
         if a != b:
             raise AssertionError(f"Expected `func` to return outputs with the same {what} when inputs are perturbed "
-                                 f"on index {index} by {eps}, but got: {what}s {a} and {b}.")
+                                 f"{on_index}by {eps}, but got: {what}s {a} and {b}.")
 
 
 def _check_inputs_do_not_overlap(inputs: tuple, differentiable: list) -> None:
     """Perturbing one element of an expanded input would move all the elements that share its memory."""
     for i in differentiable:
-        data = inputs[i]._data
-        if any(stride == 0 and size > 1 for stride, size in zip(data.strides, data.shape)):
+        data = inputs[i]._data   # numpy gives an empty array zero strides: it has no element to share
+        if data.size and any(stride == 0 and size > 1 for stride, size in zip(data.strides, data.shape)):
             raise RuntimeError(f"The {i}th input has a dimension with stride 0. gradcheck only supports inputs that "
                                "are non-overlapping to be able to compute the numerical gradients correctly. You "
                                "should call .contiguous on the input before passing it to gradcheck.")
@@ -126,7 +153,8 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-06, atol: float = 1e-05
 
     Returns True, or raises ``GradcheckError`` (False with ``raise_exception=False``). Backward is run
     twice for every output: results further apart than ``nondet_tol`` mean a backward that is not
-    reproducible ("not reentrant"). ``fast_mode`` is accepted and runs the same full check.
+    reproducible ("not reentrant"). ``fast_mode=True`` compares one random projection of each
+    Jacobian instead of the whole of it (``_fast_check``), so that large inputs stay cheap.
     """
     _refuse_out_of_scope(check_forward_ad, check_backward_ad, check_batched_grad, check_batched_forward_grad)
     inputs = _as_tuple(inputs)
@@ -143,21 +171,9 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-06, atol: float = 1e-05
     _check_inputs_do_not_overlap(inputs, differentiable)
     outputs = _outputs(func, inputs)
     checked = [k for k, o in enumerate(outputs) if o.requires_grad]   # outputs that carry gradients
+    compare = _fast_check if fast_mode else _slow_check
     try:
-        if not checked:
-            _check_numerical_gradient_is_zero(func, inputs, len(outputs), differentiable, eps)
-        for index, k in enumerate(checked):
-            output = _outputs(func, inputs)[k]
-            analytical = _analytical_jacobian(output, inputs, differentiable)
-            again = _analytical_jacobian(output, inputs, differentiable)
-            if any(a.size and np.abs(a - b).max() > nondet_tol for a, b in zip(analytical, again)):
-                raise GradcheckError(NOT_REENTRANT.format(nondet_tol))
-            for position, i in enumerate(differentiable):
-                numerical = _numerical_jacobian(func, inputs, k, i, eps)
-                if not np.allclose(analytical[position], numerical, rtol=rtol, atol=atol):
-                    raise GradcheckError(
-                        f"Jacobian mismatch for output {index} with respect to input {i},\n"
-                        f"numerical:{_format(numerical)}\nanalytical:{_format(analytical[position])}\n")
+        compare(func, inputs, outputs, checked, differentiable, eps, rtol, atol, nondet_tol)
         if checked:
             _check_multiplied_by_grad_output([outputs[k] for k in checked], inputs, differentiable)
         if check_undefined_grad:
@@ -167,6 +183,90 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-06, atol: float = 1e-05
             raise
         return False
     return True
+
+
+def _slow_check(func, inputs, outputs, checked, differentiable, eps, rtol, atol, nondet_tol) -> None:
+    """Whole Jacobians, element by element: two forwards per input element, one backward per
+    output element (twice, for reentrancy)."""
+    if not checked:
+        _check_numerical_gradient_is_zero(func, inputs, len(outputs), differentiable, eps)
+    for index, k in enumerate(checked):
+        output = _outputs(func, inputs)[k]
+        analytical = _analytical_jacobian(output, inputs, differentiable)
+        _check_reentrant(analytical, _analytical_jacobian(output, inputs, differentiable), nondet_tol)
+        for position, i in enumerate(differentiable):
+            numerical = _numerical_jacobian(func, inputs, k, i, eps)
+            if not np.allclose(analytical[position], numerical, rtol=rtol, atol=atol):
+                raise GradcheckError(_mismatch(index, position, _format(numerical), _format(analytical[position])))
+
+
+def _check_reentrant(first: list, second: list, nondet_tol: float) -> None:
+    if any(a.size and np.abs(a - b).max() > nondet_tol for a, b in zip(first, second)):
+        raise GradcheckError(NOT_REENTRANT.format(nondet_tol))
+
+
+def _mismatch(output_index: int, input_index: int, numerical: str, analytical: str) -> str:
+    """Inputs and outputs are counted among those that carry gradients, as PyTorch counts them."""
+    return (f"Jacobian mismatch for output {output_index} with respect to input {input_index},\n"
+            f"numerical:{numerical}\nanalytical:{analytical}\n")
+
+
+def _fast_check(func, inputs, outputs, checked, differentiable, eps, rtol, atol, nondet_tol) -> None:
+    """PyTorch's fast mode. With random unit vectors ``u`` (one per input) and ``v`` (one per
+    output), ``v . (J u)``, where ``J u`` is a central difference along ``u``, must equal
+    ``(v J) . u``, where ``v J`` is one backward with ``grad_output = v``. The tolerance ``atol``
+    becomes ``atol * sum(u) * sum(v)``, the projection of an all-``atol`` matrix."""
+    rng = np.random.default_rng(0)   # a generator of its own: the user's random numbers stay untouched
+    us = [_unit_vector(inputs[i].numel(), inputs[i]._data.dtype, rng) for i in differentiable]
+    vs = [_unit_vector(outputs[k].numel(), outputs[k]._data.dtype, rng) for k in checked]
+    jvps = [_numerical_jvp(func, inputs, i, u, eps) for i, u in zip(differentiable, us)]
+    if not checked:
+        if any(j.size and np.abs(j).max() > nondet_tol for per_input in jvps for j in per_input):
+            raise GradcheckError("Numerical gradient for function expected to be zero")
+        return
+    vjs = [_vector_jacobian(_outputs(func, inputs)[k], v, inputs, differentiable, nondet_tol)
+           for k, v in zip(checked, vs)]
+    for position, u in enumerate(us):
+        for index, (k, v) in enumerate(zip(checked, vs)):
+            numerical, analytical = v @ jvps[position][k], vjs[index][position] @ u
+            if not np.isclose(analytical, numerical, rtol=rtol, atol=atol * u.sum() * v.sum()):
+                raise GradcheckError(_mismatch(index, position, repr(float(numerical)), repr(float(analytical))) +
+                                     _slow_mode_report(func, inputs, k, differentiable[position], position,
+                                                       rtol, atol, eps))
+
+
+def _unit_vector(size: int, dtype, rng) -> np.ndarray:
+    vector = rng.random(size).astype(dtype)   # uniform in [0, 1), as PyTorch draws it
+    norm = np.linalg.norm(vector)
+    return vector / norm if norm else vector
+
+
+def _vector_jacobian(output: Tensor, v: np.ndarray, inputs: tuple, differentiable: list, nondet_tol: float) -> list:
+    """``v J`` for every differentiable input (flattened), from one backward with ``grad_output = v``; run
+    twice, so that a backward that is not reproducible is caught."""
+    wanted = tuple(inputs[i] for i in differentiable)
+    runs = []
+    for _ in range(2):
+        grad = Tensor._make(v.reshape(output._data.shape))
+        grads = run_backward((output,), (grad,), retain_graph=True, inputs=wanted)
+        runs.append([np.zeros(x.numel(), x._data.dtype) if g is None else g._data.reshape(-1).copy()
+                     for g, x in zip(grads, wanted)])
+    _check_reentrant(*runs, nondet_tol)
+    return runs[0]
+
+
+def _slow_mode_report(func, inputs, output_index: int, input_index: int, position: int, rtol, atol, eps) -> str:
+    """After a fast-mode mismatch, PyTorch recomputes that pair's whole Jacobians to show them."""
+    numerical = _numerical_jacobian(func, inputs, output_index, input_index, eps)
+    analytical = _analytical_jacobian(_outputs(func, inputs)[output_index], inputs, [input_index])[0]
+    report = ("\nThe above quantities relating the numerical and analytical jacobians are computed \n"
+              "in fast mode. See: https://github.com/pytorch/pytorch/issues/53876 for more background \n"
+              "about fast mode. Below, we recompute numerical and analytical jacobians in slow mode:\n\n"
+              f"Numerical:\n {_format(numerical)}\nAnalytical:\n{_format(analytical)}\n\n"
+              f"The max per-element difference (slow mode) is: {float(np.abs(numerical - analytical).max())!r}.\n")
+    if np.allclose(analytical, numerical, rtol=rtol, atol=atol):
+        report += FAST_FAIL_SLOW_OK
+    return report
 
 
 def _check_multiplied_by_grad_output(outputs: list, inputs: tuple, differentiable: list) -> None:
@@ -240,23 +340,31 @@ def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-
                   nondet_tol: float = 0.0, check_undefined_grad: bool = True, check_grad_dtypes: bool = False,
                   check_batched_grad: bool = False, check_fwd_over_rev: bool = False,
                   check_rev_over_rev: bool = True, fast_mode: bool = False, masked: bool = False) -> bool:
-    """Check second derivatives: gradcheck applied to the function ``inputs -> d(func)/d(inputs)``."""
+    """Check second derivatives: gradcheck applied to the function ``inputs -> d(func)/d(inputs)``.
+
+    Only the outputs that carry gradients get a ``grad_output`` (random in [-1, 1), float64 for an
+    output that is not floating point, as PyTorch makes them)."""
     _refuse_out_of_scope(check_fwd_over_rev, check_rev_over_rev, check_batched_grad, False)
     inputs = _as_tuple(inputs)
-    outputs = _outputs(func, inputs)
     if grad_outputs is None:
         rng = np.random.default_rng(0)
-        grad_outputs = tuple(Tensor._make(rng.standard_normal(o._data.shape).astype(o._data.dtype))
-                             .requires_grad_() for o in outputs)
+        grad_outputs = tuple(Tensor._make(rng.uniform(-1, 1, o._data.shape).astype(
+            o._data.dtype if o.is_floating_point() else np.float64)).requires_grad_()
+            for o in _differentiable_outputs(func, inputs))
     grad_outputs = _as_tuple(grad_outputs)
 
     def first_derivatives(*args):
         xs, gs = args[:len(inputs)], args[len(inputs):]
         wanted = tuple(x for x in xs if isinstance(x, Tensor) and x.requires_grad)
         with grad_mode.enable_grad():
-            outs = _outputs(func, xs)
-            grads = run_backward(outs, gs, retain_graph=True, create_graph=True, inputs=wanted)
+            grads = run_backward(_differentiable_outputs(func, xs), gs, retain_graph=True, create_graph=True,
+                                 inputs=wanted)
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(first_derivatives, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception, nondet_tol=nondet_tol)
+                     raise_exception=raise_exception, nondet_tol=nondet_tol,
+                     check_undefined_grad=check_undefined_grad, fast_mode=fast_mode)
+
+
+def _differentiable_outputs(func: Callable, inputs: tuple) -> tuple:
+    return tuple(o for o in _outputs(func, inputs) if o.requires_grad)

@@ -24,7 +24,7 @@ Language: the Chinese notebooks call ``set_language("zh")`` in their set-up cell
 line is then looked up in ``messages_zh.MESSAGES``, keyed by the English text as written in the
 checker's source (an f-string's ``{placeholders}`` included). A message without a translation is
 printed in English. Convention for checkers: pass ``expect``/``NotYet``/``exercise`` a string
-literal or an f-string (or a module constant holding one), so tests/test_translations.py can find
+literal or an f-string (or a module constant holding one), so tests/course/test_translations.py can find
 every message.
 
 >>> set_language("zh")

@@ -2,7 +2,7 @@
 the checkers' source: an f-string's ``{placeholders}`` stay, with the same expression inside the
 braces, and are filled with the values the English message was printed with.
 
-tests/test_translations.py fails, naming the message, when a checker says something that has no
+tests/course/test_translations.py fails, naming the message, when a checker says something that has no
 entry here. Terms follow notebooks/zh/GLOSSARY.md.
 """
 

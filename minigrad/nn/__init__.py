@@ -8,8 +8,14 @@ from .module import Module
 from .parameter import Buffer, Parameter
 from .unsupported import LAYERS as _UNSUPPORTED_LAYERS
 
+from ..inventory import module_getattr
+
 globals().update(_UNSUPPORTED_LAYERS)   # nn.Conv2d, nn.MaxPool2d, nn.BatchNorm1d...: NotImplementedError when built
 
 __all__ = ["Module", "Parameter", "Buffer", "Linear", "ReLU", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "Softmax", "LogSoftmax",
            "Identity", "Hardtanh", "Dropout", "Sequential", "MSELoss", "NLLLoss", "CrossEntropyLoss", "Embedding",
            "functional", "init", "modules", "parameter", "utils"]
+
+# A PyTorch name these modules lack raises NotImplementedError with the reason (minigrad/inventory/).
+__getattr__ = module_getattr("torch.nn")
+functional.__getattr__ = module_getattr("torch.nn.functional")

@@ -49,7 +49,7 @@ def _layer(name: str, family: str) -> type:
     def __init__(self, *args, **kwargs):
         raise not_implemented(f"nn.{name}", family)
 
-    return type(name, (Module,), {"__init__": __init__, "__module__": "minigrad.nn",
+    return type(name, (Module,), {"__init__": __init__, "__module__": "minigrad.nn", "_minigrad_unsupported": True,
                                   "__doc__": f"Not implemented in minigrad ({family}): building one raises."})
 
 
@@ -59,6 +59,7 @@ def _function(prefix: str, name: str, family: str):
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"Not implemented in minigrad ({family}): calling it raises."
+    function._minigrad_unsupported = True   # a placeholder: minigrad.inventory does not count it as implemented
     return function
 
 

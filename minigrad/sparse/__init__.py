@@ -25,3 +25,7 @@ from .legacy import DoubleTensor, FloatTensor, LongTensor
 from .spmm import Spmm, spmm
 
 __all__ = ["SparseTensor", "sparse_coo_tensor", "mm", "Spmm", "spmm", "FloatTensor", "DoubleTensor", "LongTensor"]
+
+from ..inventory import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("torch.sparse")   # a PyTorch name minigrad lacks: NotImplementedError with the reason

@@ -1,0 +1,84 @@
+"""What every checker does beyond its own exercise: its messages read as Chinese in the Chinese
+edition, and what it watches while the learner's code runs (minigrad/exercises/_feedback.py and
+_observe.py)."""
+from __future__ import annotations
+
+import types
+
+import pytest
+
+import minigrad as torch
+from minigrad.autograd import engine
+from minigrad.exercises import _observe, nb02, nb06, nb08
+
+from exercise_helpers import dirty_but_returns_a_copy, english_left_in, function, transposed
+
+
+@pytest.mark.parametrize("verdict_text, english", [
+    ("backward 返回了 tuple of length 3：forward 的每个参数都需要一个梯度", ["tuple of length"]),
+    ("apply(x, w) 返回了 a ReentrantMul，不是 VarA", ["a ReentrantMul"]),
+    ("第二次 apply 返回了 a tuple", ["a tuple"]),
+    ("问题：Scale() 抛出了 AttributeError：'float' object has no attribute '_data'。torch.nn.Parameter 包装的是张量", []),
+    ("提示：a [2, 3] @ b [3, 4] 时，用 `if grad_output is not None`", []),
+])
+def test_the_english_detector_finds_english_prose_and_spares_code(verdict_text, english):
+    assert english_left_in(verdict_text) == english
+
+
+# --------------------------------------------------------------------------- the Chinese, point by point
+@pytest.mark.parametrize("checker, answer, chinese", [
+    (nb08.your_turn_2, lambda indices, shape: indices[0] > 0, "你的函数返回了 dtype 为 torch.bool 的张量，不是数值"),
+    (nb08.your_turn_1, transposed(lambda ctx, a, b: (ctx.save_for_backward(a, b), a.t().mm(b))[1],
+                                  lambda ctx, g: (ctx.saved_tensors[1].mm(g), ctx.saved_tensors[0].mm(g))),
+     "在 a 为 [3, 3]、b 为 [3, 3] 时"),
+    (nb02.your_turn_2, function("FixedPower", lambda ctx, x, n: (setattr(ctx, "n", n), x ** n)[1],
+                                lambda ctx, g: g * ctx.n),
+     "反向传播失败：function FixedPowerBackward returned an incorrect number of gradients"),
+    (nb06.your_turn_3, function("AddOne_", dirty_but_returns_a_copy, lambda ctx, g: g),
+     "AddOne_.apply(h) 失败了：RuntimeError: Some elements marked as dirty"),
+])
+def test_the_chinese_messages_read_as_chinese(checker, answer, chinese, verdict):
+    result, out = verdict(checker, answer, "zh")
+    assert not result and chinese in out, out
+
+
+def test_a_python_error_keeps_its_own_colon_in_chinese():
+    from minigrad.exercises.messages_zh import MESSAGES
+    framed = [text for text in MESSAGES.values() if "Error：" in text]
+    assert not framed, framed
+
+
+# --------------------------------------------------------------------------- what the checkers watch
+def test_backward_passes_sees_every_way_into_the_engine_and_restores_it():
+    from minigrad.autograd import backward as imported_backward
+    x = torch.ones(2, requires_grad=True)
+    with _observe.backward_passes(lambda: None if x.grad is None else x.grad.tolist()) as passes:
+        (x * 2).sum().backward(retain_graph=True)
+        torch.autograd.grad((x * 3).sum(), x)
+        imported_backward([(x * 4).sum()])
+    assert [(p.retain_graph, p.returns_gradients) for p in passes] == [(True, False), (False, True), (False, False)]
+    assert [(p.before, p.after) for p in passes] == [(None, [2.0, 2.0]), ([2.0, 2.0], [2.0, 2.0]),
+                                                     ([2.0, 2.0], [6.0, 6.0])]
+    assert engine.run_backward.__code__ is _observe._run_backward_code
+    (x * 2).sum().backward()   # the engine works as before
+    assert x.grad.tolist() == [8.0, 8.0]
+
+
+def test_minigrad_graph_walks_names_the_helpers_and_ignores_building_a_graph():
+    from minigrad.autograd import node_info
+    x = torch.ones(2, requires_grad=True)
+    y = (x * 2).sum()
+    with _observe.minigrad_graph_walks() as walks:
+        (x * 3).exp().sum()   # building a graph reads no edges to walk them
+    assert walks == []
+    with _observe.minigrad_graph_walks() as walks:
+        node_info.reachable_nodes(y.grad_fn)
+    assert walks == ["node_info.reachable_nodes"]
+
+
+def test_tensors_kept_on_ctx_are_found_inside_containers():
+    t = torch.ones(1)
+    found = _observe.tensors_kept_on(None, {"scale": 2.0, "inputs": (t, 3.0), "keep": {"x": [t]},
+                                            "ns": types.SimpleNamespace(x=t), "plain": t, "numbers": [1, 2]})
+    assert found == [("inputs", "ctx.inputs[0]"), ("keep", "ctx.keep['x'][0]"), ("ns", "ctx.ns.x"),
+                     ("plain", "ctx.plain")]

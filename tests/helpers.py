@@ -1,0 +1,114 @@
+"""What several test files share: exact error texts, values with nan and signed zeros, gradient checks
+against central differences, and hypothesis settings. (``conftest.py`` puts this folder on the path.)
+"""
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import settings, strategies as st
+from hypothesis.extra import numpy as hnp
+
+import minigrad as torch
+from minigrad.autograd import gradcheck
+
+
+ROOT = Path(__file__).resolve().parents[1]   # the repository
+INF, NAN = float("inf"), float("nan")
+
+
+def message(call) -> str:
+    with pytest.raises(Exception) as caught:
+        call()
+    return f"{type(caught.value).__name__}: {caught.value}"
+
+
+def values(t) -> list:
+    """``t.tolist()`` with nan written as the string 'nan' (nan != nan)."""
+    data = t.detach().numpy()
+    return np.where(np.isnan(data), "nan", data.astype(str)).tolist() if t.is_floating_point() else t.tolist()
+
+
+def same(t, expected) -> bool:
+    """Values equal to PyTorch's, nan where it has nan, and the same sign of every zero."""
+    a, b = np.asarray(t.detach().numpy(), np.float64), np.asarray(expected, np.float64)
+    return a.shape == b.shape and np.array_equal(a, b, equal_nan=True) and \
+        np.array_equal(np.signbit(a) & ~np.isnan(a), np.signbit(b) & ~np.isnan(b))   # a nan's sign never shows
+
+
+def close(t, expected) -> bool:
+    """PyTorch's values: nan, infinities and signs of zero exactly, the rest within float32 rounding."""
+    a, b = np.asarray(t.detach().numpy(), np.float64), np.asarray(expected, np.float64)
+    exact = ~np.isfinite(b) | (b == 0)
+    return a.shape == b.shape and same(torch.tensor(a[exact]), b[exact]) and np.allclose(a[~exact], b[~exact], rtol=1e-6)
+
+
+TEN_EXAMPLES = settings(max_examples=10, deadline=None)
+
+
+SAMPLE_ROWS = [[1.5, -2.0, 0.5], [-0.25, 3.0, -1.0]]
+
+
+def sample_leaf(values=SAMPLE_ROWS, dtype=None):
+    return torch.tensor(values, dtype=dtype, requires_grad=True)
+
+
+def distinct_away_from_zero(shape=(2, 3)):
+    """float64 arrays with distinct entries away from 0 (no ties for topk or the inf-norm, no kinks)."""
+    size = int(np.prod(shape))
+    return st.permutations(list(range(1, size + 1))).flatmap(lambda order: hnp.arrays(
+        np.float64, shape, elements=st.floats(0.0, 0.3)).map(
+        lambda noise: (np.array(order, dtype=np.float64).reshape(shape) + noise) * np.where(
+            np.arange(size).reshape(shape) % 2, 1.0, -1.0)))
+
+
+def check_float64(function, *arrays):
+    inputs = tuple(torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in arrays)
+    assert gradcheck(function, inputs)
+
+
+EPS = 1e-6
+
+
+FAST = settings(max_examples=12, deadline=None)
+
+
+# --------------------------------------------------------------------------- helpers
+def numerical_vjp(reference, arrays: list, upstream: np.ndarray, wrt=None) -> list:
+    """Central differences of ``sum(reference(*arrays) * upstream)`` with respect to each array."""
+    wrt = range(len(arrays)) if wrt is None else wrt
+    grads = []
+    for k in wrt:
+        grad = np.zeros_like(arrays[k])
+        for index in np.ndindex(arrays[k].shape):
+            values = []
+            for step in (EPS, -EPS):
+                moved = [a.copy() for a in arrays]
+                moved[k][index] += step
+                values.append(float(np.sum(np.asarray(reference(*moved)) * upstream)))
+            grad[index] = (values[0] - values[1]) / (2 * EPS)
+        grads.append(grad)
+    return grads
+
+
+def check(op, reference, *arrays, wrt=None, seed: int = 0, atol: float = 1e-6, rtol: float = 1e-5):
+    """Forward of ``op`` equals ``reference``; its gradients equal central differences."""
+    arrays = [np.asarray(a, dtype=np.float64) for a in arrays]
+    wrt = list(range(len(arrays))) if wrt is None else wrt
+    inputs = [torch.tensor(a, requires_grad=k in wrt) for k, a in enumerate(arrays)]
+    out = op(*inputs)
+    expected = np.asarray(reference(*arrays))
+    assert tuple(out.shape) == expected.shape
+    assert out.dtype is torch.float64
+    np.testing.assert_allclose(out.detach().numpy(), expected, rtol=1e-12, atol=1e-12)
+
+    upstream = np.random.default_rng(seed).standard_normal(expected.shape)
+    grads = torch.autograd.grad(out, [inputs[k] for k in wrt], grad_outputs=torch.tensor(upstream))
+    numerical = numerical_vjp(reference, arrays, upstream, wrt)
+    for k, grad, num in zip(wrt, grads, numerical):
+        assert tuple(grad.shape) == arrays[k].shape, f"gradient of input {k} has the wrong shape"
+        assert grad.dtype is torch.float64
+        np.testing.assert_allclose(grad.numpy(), num, atol=atol, rtol=rtol, err_msg=f"input {k}")
+
+
+def floats(low: float = -3.0, high: float = 3.0):
+    return st.floats(low, high, allow_nan=False, allow_infinity=False)
