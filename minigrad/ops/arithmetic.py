@@ -133,6 +133,38 @@ class Div(Builtin):
                 -grad * ((a / b) / b) if ctx.needs_input_grad[1] else None)   # PyTorch's formula, in its order
 
 
+class MulScalar(Mul):
+    """f(a) = a * s, for a number s, as PyTorch's C++ code multiplies (``mul(Scalar)``, inside
+    functions such as cross_entropy's label smoothing): Mul's math, ∂L/∂a = grad * s. Node:
+    MulBackward1 (Python's ``x * 2`` is MulBackward0)."""
+
+    _node_name = "MulBackward1"
+
+    @staticmethod
+    def forward(ctx, a, number):
+        return Mul.forward(ctx, a, _operand(number))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Mul.backward(ctx, grad)[0], None
+
+
+class DivScalar(Div):
+    """f(a) = a / s, for a number s, as PyTorch's C++ code divides (``div(Scalar)``, inside backward
+    formulas such as a mean loss's): Div's math, ∂L/∂a = grad / s. Node: DivBackward1 (Python's
+    ``x / 2`` is DivBackward0)."""
+
+    _node_name = "DivBackward1"
+
+    @staticmethod
+    def forward(ctx, a, number):
+        return Div.forward(ctx, a, _operand(number))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Div.backward(ctx, grad)[0], None
+
+
 class Neg(Builtin):
     """f(a) = -a
 
@@ -379,6 +411,7 @@ qualify_node_name(FloorDivide, "torch::autograd::NotImplemented")
 
 def floor_divide(a, b) -> Tensor:
     """``a // b`` for tensors and numbers, with PyTorch's node and edges (see FloorDivide)."""
+    _check_a_tensor("floor_divide", a, b)
     a, b = _operand(a), _operand(b)
     return FloorDivide.apply((a, b), *[t for t in (a, b) if t.requires_grad])
 
@@ -428,13 +461,25 @@ class DivRounding(Builtin):
         return zero_gradient(grad) if needs[0] else None, zero_gradient(grad) if needs[1] else None, None
 
 
+def _check_a_tensor(function: str, a, b) -> None:
+    """PyTorch's error when neither operand of a binary function is a tensor."""
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        raise TypeError(f"{function}() received an invalid combination of arguments - got ({type(a).__name__}, "
+                        f"{type(b).__name__}), but expected one of:\n * (Tensor input, Tensor other, *, Tensor out = "
+                        "None)\n * (Number self, Tensor other)\n * (Tensor input, Number other, *, Tensor out = None)\n")
+
+
+def check_rounding_mode(rounding_mode) -> None:
+    if rounding_mode not in (None, "trunc", "floor"):
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                           f"'{rounding_mode}'")
+
+
 def div(a, b, rounding_mode: str | None = None) -> Tensor:
     """``a / b``, or, with ``rounding_mode``, that quotient rounded (a DivRounding node)."""
     if rounding_mode is None and isinstance(a, Tensor):
         return a / b
-    if rounding_mode not in (None, "trunc", "floor"):
-        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
-                           f"'{rounding_mode}'")
+    check_rounding_mode(rounding_mode)
     return DivRounding.apply(_operand(a), _operand(b), rounding_mode)
 
 
@@ -515,6 +560,7 @@ qualify_node_name(RemainderOfNumber, "torch::autograd::NotImplemented")
 
 def remainder(a, b) -> Tensor:
     """``a % b`` for tensors and numbers, each with PyTorch's node."""
+    _check_a_tensor("remainder", a, b)
     if not isinstance(b, Tensor):
         return RemainderScalar.apply(a, b)
     if not isinstance(a, Tensor):

@@ -292,3 +292,183 @@ def _nll_loss(loss: type, input: Tensor, target: Tensor, weight, ignore_index: i
         raise RuntimeError(f"The function '{name}' is not differentiable with respect to argument 'weight'. "
                            "This input cannot have requires_grad True.")
     return loss.apply(input, NoEdge(target), NoEdge(weight), reduction, ignore_index)
+
+
+# ------------------------------------------------------------------------------------ binary cross-entropy
+_EPSILON = 1e-12   # PyTorch's floor for p (1 - p) in the gradient of binary_cross_entropy
+
+
+class BinaryCrossEntropy(Builtin):
+    """f(p, t) = mean of -w (t log(p) + (1 - t) log(1 - p)), each log floored at -100 as in PyTorch
+    (reduction="sum": the sum; "none": each element's term); w is 1 without a weight
+
+    ∂L/∂p = grad * w * (p - t) / max(p (1 - p), 1e-12),  ∂L/∂t = -grad * w * log(p / (1 - p)), each
+    divided by the number of elements for a mean (BinaryCrossEntropyBackward for p, so that it can be
+    differentiated again)
+    Saves p, t and w, which both gradients read (w in a ``NoEdge``: it gets no gradient).
+    """
+
+    _saved_names = ("self", "target", "weight")
+
+    @staticmethod
+    def forward(ctx, input, target, weight, reduction):
+        weight = weight.tensor
+        p, t = input._data, target._data
+        with np.errstate(divide="ignore"):
+            losses = (t - 1) * np.maximum(np.log1p(-p), -100) - t * np.maximum(np.log(p), -100)
+        if weight is not None:
+            losses = losses * weight._data
+        ctx.save_for_backward(input, target, weight)
+        ctx._saved_reduction = reduction
+        return wrap(_reduce(losses.astype(p.dtype, copy=False), reduction))
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, target, weight = ctx.saved_tensors
+        reduction = ctx._saved_reduction
+        wrt_input = wrt_target = None
+        if ctx.needs_input_grad[0]:
+            wrt_input = BinaryCrossEntropyBackward.apply(grad, input, target, NoEdge(weight), reduction)
+        if ctx.needs_input_grad[1]:
+            wrt_target = _scaled(-(input / (1 - input)).log() * grad, weight, reduction, input.numel())
+        return wrt_input, wrt_target, None, None
+
+
+class BinaryCrossEntropyBackward(Builtin):
+    """BinaryCrossEntropy's backward as one operation, as in PyTorch (``binary_cross_entropy_backward``).
+
+    f(g, p, t) = g * w * (p - t) / max(p (1 - p), 1e-12), divided by N for a mean
+    ∂L/∂g = the reduction of grad * w * (p - t) / max(p (1 - p), 1e-12),
+    ∂L/∂p = grad * g * w * (p² - 2 p t + t) / max((p (1 - p))², 1e-12) (/ N),
+    ∂L/∂t = -grad * g * w / max(p (1 - p), 1e-12) (/ N): PyTorch's double-backward formulas
+    Saves g, p, t and w. Node: BinaryCrossEntropyBackwardBackward0.
+    """
+
+    _saved_names = ("grad_output", "self", "target", "weight")
+
+    @staticmethod
+    def forward(ctx, grad, input, target, weight, reduction):
+        weight = weight.tensor
+        ctx.save_for_backward(grad, input, target, weight)
+        ctx._saved_reduction = reduction
+        p, t = input._data, target._data
+        out = grad._data * (p - t) / np.maximum((1 - p) * p, _EPSILON)
+        if weight is not None:
+            out = out * weight._data
+        if reduction == "mean":
+            out = out / p.size
+        return wrap(np.asarray(out, dtype=p.dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad_output, input, target, weight = ctx.saved_tensors
+        reduction, n = ctx._saved_reduction, input.numel()
+        needs = ctx.needs_input_grad
+        spread = (1 - input) * input
+        wrt_grad_output = wrt_input = wrt_target = None
+        if needs[0]:
+            terms = (input - target) / spread.clamp(min=_EPSILON)
+            terms = terms * weight if weight is not None else terms
+            terms = terms * grad
+            wrt_grad_output = terms.mean() if reduction == "mean" else terms.sum() if reduction == "sum" else terms
+        if needs[1]:
+            curvature = (input * input - 2 * input * target + target) / (spread * spread).clamp(min=_EPSILON)
+            wrt_input = _scaled(curvature * grad_output * grad, weight, reduction, n)
+        if needs[2]:
+            wrt_target = _scaled(-grad * grad_output / spread.clamp(min=_EPSILON), weight, reduction, n)
+        return wrt_grad_output, wrt_input, wrt_target, None, None
+
+
+def _reduce(losses: np.ndarray, reduction: str):
+    if reduction == "mean":
+        return losses.sum() / losses.size if losses.size else np.asarray(np.nan, losses.dtype)
+    return losses.sum() if reduction == "sum" else losses
+
+
+def _scaled(gradient: Tensor, weight, reduction: str, n: int) -> Tensor:
+    """``gradient`` times the weight (if any), divided by the number of elements for a mean (as
+    PyTorch's ``div(numel)``, a DivBackward1 node)."""
+    if weight is not None:
+        gradient = gradient * weight
+    if reduction != "mean":
+        return gradient
+    from .arithmetic import DivScalar
+    return DivScalar.apply(gradient, n)
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         reduction: str = "mean") -> Tensor:
+    """The cross-entropy of probabilities ``input`` against targets in [0, 1], with PyTorch's checks."""
+    if target.shape != input.shape:
+        raise ValueError(f"Using a target size ({target.shape!r}) that is different to the input size "
+                         f"({input.shape!r}) is deprecated. Please ensure they have the same size.")
+    if weight is not None:
+        from .shape import expand
+        weight = expand(weight, (tuple(target.shape),))
+    if target.dtype is not input.dtype:
+        raise RuntimeError(f"Found dtype {target.dtype.legacy_name[:-6]} but expected {input.dtype.legacy_name[:-6]}")
+    for name, t in (("input", input), ("target", target)):
+        if t.numel() and not ((t._data >= 0) & (t._data <= 1)).all():
+            raise RuntimeError(f"all elements of {name} should be between 0 and 1")
+    return BinaryCrossEntropy.apply(input, target, NoEdge(weight), reduction)
+
+
+class BinaryCrossEntropyWithLogits(Builtin):
+    """f(z, t) = mean of w ((1 - t) z + (1 + (q - 1) t) log(1 + exp(-z))), the cross-entropy of
+    sigmoid(z) against t computed without overflow; q is pos_weight (1 without), w the weight
+
+    ∂L/∂z = grad * w * ((q t + 1 - t) sigmoid(z) - q t),  ∂L/∂t = grad * w * (log sigmoid(-z) - q log sigmoid(z))
+    (-grad * w * z without pos_weight), each divided by the number of elements for a mean: PyTorch's
+    formulas, as tensor operations (so differentiable again, with PyTorch's nodes)
+    Saves z, t, w and q, which the gradients read (w and q in ``NoEdge``s: they get no gradient).
+    """
+
+    _saved_names = ("self", "target", "weight", "pos_weight")
+
+    @staticmethod
+    def forward(ctx, input, target, weight, pos_weight, reduction):
+        weight, pos_weight = weight.tensor, pos_weight.tensor
+        z, t = binary_arrays(input, target)
+        with np.errstate(over="ignore"):
+            log_sigmoid = -np.logaddexp(0, -z)   # log(sigmoid(z)), without overflow
+        if pos_weight is None:
+            losses = (1 - t) * z - log_sigmoid
+        else:
+            losses = (1 - t) * z - ((pos_weight._data - 1) * t + 1) * log_sigmoid
+        if weight is not None:
+            losses = losses * weight._data
+        ctx.save_for_backward(input, target, weight, pos_weight)
+        ctx._saved_reduction = reduction
+        return wrap(_reduce(np.asarray(losses, dtype=z.dtype), reduction))
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, target, weight, pos_weight = ctx.saved_tensors
+        reduction, n = ctx._saved_reduction, input.numel()
+        wrt_input = wrt_target = None
+        if ctx.needs_input_grad[0]:
+            if pos_weight is None:
+                core = input.sigmoid() - target
+            else:
+                scaled_target = pos_weight * target
+                core = (scaled_target + 1 - target) * input.sigmoid() - scaled_target
+            wrt_input = _scaled(core * grad, weight, reduction, n)
+        if ctx.needs_input_grad[1]:
+            if pos_weight is None:
+                core = -input
+            else:
+                from .activation import Softplus
+                core = -Softplus.apply(input, 1, 20) + Softplus.apply(-input, 1, 20) * pos_weight
+            wrt_target = _scaled(core * grad, weight, reduction, n)
+        return wrt_input, wrt_target, None, None, None
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                     reduction: str = "mean", pos_weight: Tensor | None = None) -> Tensor:
+    """The cross-entropy of sigmoid(input) against targets, with PyTorch's checks."""
+    if target.shape != input.shape:
+        raise ValueError(f"Target size ({target.shape!r}) must be the same as input size ({input.shape!r})")
+    if not target.dtype.is_floating_point:
+        raise RuntimeError(f"result type {input.dtype.legacy_name[:-6]} can't be cast to the desired output type "
+                           f"{target.dtype.legacy_name[:-6]}")
+    return BinaryCrossEntropyWithLogits.apply(input, target, NoEdge(weight), NoEdge(pos_weight), reduction)
