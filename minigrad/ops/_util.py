@@ -3,15 +3,30 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.function import Function
+from ..autograd.function import BackwardCFunction, Function
 from ..tensor import Tensor, VersionCounter
 from ..types import _BY_NUMPY, category, float32, int64, promote_types
+
+
+class BuiltinNode(BackwardCFunction):
+    """The class of the builtin ops' nodes. As PyTorch's C++ nodes, none of their attributes can be
+    deleted: the ones PyTorch shows (next_functions, metadata, the saved tensors) are not writable,
+    and the others do not exist for PyTorch."""
+
+    def __delattr__(self, name: str) -> None:
+        node = type(self).__name__
+        if name == "name":
+            raise AttributeError(f"'{node}' object attribute 'name' is read-only")
+        if name in ("next_functions", "metadata") or name.startswith(("_saved_", "_raw_saved_")):
+            raise AttributeError(f"attribute '{name}' of '{node}' objects is not writable")
+        raise AttributeError(f"'{node}' object has no attribute '{name}'")
 
 
 class Builtin(Function):
     """Base of minigrad's own operations. They are ordinary Functions with PyTorch's node names."""
 
     _is_builtin = True
+    _node_base = BuiltinNode
 
 
 class NoEdge:
