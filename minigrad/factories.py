@@ -368,6 +368,11 @@ def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: 
                         f"of:\n{_LINSPACE_FORMS}")
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    dims = [v.ndim if isinstance(v, Tensor) else 0 for v in (start, end)]
+    if any(dims):
+        raise RuntimeError(f"linspace only supports 0-dimensional start and end tensors, but got start with {dims[0]} "
+                           f"dimension(s) and end with {dims[1]} dimension(s).")
+    start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
     array = np.linspace(start, end, steps, dtype=np.float64).astype(_numpy_dtype(dtype))
     return _finish(array, None, device, requires_grad)
 

@@ -71,6 +71,7 @@ class Tensor:
     _retains_grad = False
     _acc_ref = None
     _backward_hooks = None
+    _post_accumulate_grad_hooks = None
     _base = None               # for a view: the tensor whose memory it shows (see autograd/views.py)
     _grad_fn_version = 0       # for a view: the version counter's value when its grad_fn was set
     _view_creation = "default"  # for a view: how it was made (no_grad, custom Function...)
@@ -82,8 +83,24 @@ class Tensor:
 
     __hash__ = object.__hash__
 
+    def __new__(cls, *args, **kwargs) -> "Tensor":
+        """The legacy constructor ``torch.Tensor(...)``: ``torch.Tensor(2, 3)`` is a float32 tensor of that
+        shape (zeros here; PyTorch leaves it uninitialised), ``torch.Tensor([1, 2])`` float32 data, and
+        ``torch.Tensor(t)`` the tensor ``t`` itself, detached. Prefer ``torch.tensor`` and ``torch.zeros``.
+
+        >>> import minigrad as torch
+        >>> torch.Tensor([1, 2]), torch.Tensor(2, 3).shape
+        (tensor([1., 2.]), torch.Size([2, 3]))
+        """
+        if cls is not Tensor:   # a subclass (Parameter, Buffer) makes its own instances
+            return object.__new__(cls)
+        if len(args) == 1 and not kwargs and isinstance(args[0], Tensor):
+            return args[0].detach()
+        from .tensor_types import FloatTensor
+        return FloatTensor(*args, **kwargs)
+
     def __init__(self, *args, **kwargs) -> None:
-        raise TypeError("create tensors with minigrad.tensor(data), minigrad.zeros(shape), ...")
+        pass   # __new__ made the tensor
 
     @classmethod
     def _make(cls, data: np.ndarray, requires_grad: bool = False) -> "Tensor":
@@ -249,6 +266,17 @@ class Tensor:
             self._backward_hooks = {}
         return RemovableHandle(self._backward_hooks, hook)
 
+    def register_post_accumulate_grad_hook(self, hook: Callable[["Tensor"], None]) -> RemovableHandle:
+        """Call ``hook(tensor)`` each time backward has accumulated this leaf's ``.grad`` (an optimizer
+        can step right there); ``autograd.grad``, which fills no ``.grad``, calls none."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if self._post_accumulate_grad_hooks is None:
+            self._post_accumulate_grad_hooks = {}
+        return RemovableHandle(self._post_accumulate_grad_hooks, hook)
+
     def backward(self, gradient: "Tensor | None" = None, retain_graph: bool | None = None,
                  create_graph: bool = False, inputs=None) -> None:
         """Compute the gradient of this tensor with respect to the leaves, into their ``.grad``.
@@ -295,7 +323,8 @@ class Tensor:
     def _accumulate_in_place(self, other: "Tensor") -> None:
         if other.is_sparse:   # a sparse gradient added into a dense .grad, as PyTorch allows
             other = other.to_dense()
-        np.add(self._data, other._data, out=self._data, casting="unsafe")
+        out = self._data if self._data.flags.writeable else _views.writeable_memory(self._data)   # (a view of an
+        np.add(self._data, other._data, out=out, casting="unsafe")                             # expanded tensor)
         self._version_counter.value += 1
 
     def detach(self) -> "Tensor":
@@ -340,7 +369,11 @@ class Tensor:
             raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
         elif name == "requires_grad":
             raise RuntimeError("requires_grad must be a bool")
-        elif isinstance(getattr(type(self), name, None), property):
+        elif name == "_grad_fn":
+            raise RuntimeError("Deletion of _grad_fn not allowed. Detach tensor instead!")
+        elif name == "_backward_hooks":
+            raise RuntimeError("Deletion of _backwards_hooks not allowed!")
+        elif isinstance(getattr(type(self), name, None), property) or name in _READ_ONLY:
             raise AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable")
         else:
             object.__delattr__(self, name)
@@ -633,7 +666,11 @@ class Tensor:
     def add_(self, other, *, alpha=1): return _ops.inplace(_ops.AddInplace, self, _argument(other, "add_"), alpha)
     def sub_(self, other, *, alpha=1): return _ops.inplace(_ops.SubInplace, self, _argument(other, "sub_"), alpha)
     def mul_(self, other): return _ops.inplace(_ops.MulInplace, self, _argument(other, "mul_"))
-    def div_(self, other): return _ops.inplace(_ops.DivInplace, self, _argument(other, "div_"))
+    def div_(self, other, *, rounding_mode=None):
+        if rounding_mode is None:
+            return _ops.inplace(_ops.DivInplace, self, _argument(other, "div_"))
+        _ops.arithmetic.check_rounding_mode(rounding_mode)
+        return _ops.inplace(_ops.DivRoundingInplace, self, _argument(other, "div_"), rounding_mode)
 
     def __iadd__(self, other):
         try: return _ops.inplace(_ops.AddInplace, self, _operand(other))
@@ -664,6 +701,9 @@ class Tensor:
     def index_add_(self, dim: int, index: "Tensor", source: "Tensor", *, alpha=1) -> "Tensor":
         return _ops.index_add_(self, dim, index, source, alpha)
 
+    def index_add(self, dim: int, index: "Tensor", source: "Tensor", *, alpha=1) -> "Tensor":
+        return _ops.gather_scatter.index_add(self, dim, index, source, alpha)
+
     # ------------------------------------------------------------------ pointwise math
     def exp(self): return _ops.Exp.apply(self)
     def log(self): return _ops.Log.apply(self)
@@ -689,10 +729,13 @@ class Tensor:
         return _ops.mean(self, dim, keepdim, dtype)
 
     def max(self, dim=None, keepdim: bool = False):
-        return _ops.max(self, dim, keepdim)
+        return _ops.max(self, dim, keepdim, method=True)
 
     def min(self, dim=None, keepdim: bool = False):
-        return _ops.min(self, dim, keepdim)
+        return _ops.min(self, dim, keepdim, method=True)
+
+    def maximum(self, other): return _ops.pointwise.maximum(self, other)
+    def minimum(self, other): return _ops.pointwise.minimum(self, other)
 
     def all(self, dim=None, keepdim: bool = False) -> "Tensor":
         """True where every element (along ``dim``) is non-zero; a bool tensor, never differentiable."""
@@ -711,11 +754,12 @@ class Tensor:
     def sort(self, dim: int = -1, descending: bool = False, stable: bool = False):
         return _ops.sort(self, dim, descending)
 
-    def softmax(self, dim: int):
-        return _ops.Softmax.apply(self, dim)
+    def softmax(self, dim: int, dtype=None):
+        """exp(x) / sum(exp(x)) along ``dim``; with ``dtype``, the input is converted first (ToCopyBackward0)."""
+        return _ops.Softmax.apply(self if dtype is None else self.to(dtype), dim)
 
-    def log_softmax(self, dim: int):
-        return _ops.LogSoftmax.apply(self, dim)
+    def log_softmax(self, dim: int, dtype=None):
+        return _ops.LogSoftmax.apply(self if dtype is None else self.to(dtype), dim)
 
     def sum_to_size(self, *size):
         """Sum broadcast dimensions away until the shape is ``size`` (used to undo broadcasting)."""
@@ -729,6 +773,12 @@ class Tensor:
     def flatten(self, start_dim: int = 0, end_dim: int = -1): return _ops.flatten(self, start_dim, end_dim)
     def t(self): return _ops.t(self)
     def transpose(self, dim0: int, dim1: int): return _ops.Transpose.apply(self, dim0, dim1)
+    def transpose_(self, dim0: int, dim1: int): return _ops.shape.transpose_(self, dim0, dim1)
+    def select(self, dim: int, index: int): return _ops.indexing.select(self, dim, index)
+    def repeat(self, *repeats): return _ops.shape.repeat(self, repeats)
+
+    def repeat_interleave(self, repeats, dim=None, *, output_size=None):
+        return _ops.gather_scatter.repeat_interleave(self, repeats, dim, output_size)
     def permute(self, *dims): return _ops.permute(self, dims)
     def unsqueeze(self, dim: int): return _ops.Unsqueeze.apply(self, dim)
     def squeeze(self, dim=None): return _ops.squeeze(self, dim)
@@ -816,7 +866,11 @@ class Tensor:
     def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         return _ops.allclose(self, other, rtol, atol, equal_nan)
 
-    def flip(self, *dims):
+    def flip(self, *dims, **kwargs):
+        if "dims" in kwargs:   # x.flip(dims=[0])
+            dims = (kwargs.pop("dims"),)
+        if kwargs:
+            raise TypeError(f"flip() got an unexpected keyword argument '{next(iter(kwargs))}'")
         return _ops.flip(self, dims[0] if len(dims) == 1 and isinstance(dims[0], (list, tuple)) else dims)
 
     def masked_select(self, mask): return _ops.masked_select(self, mask)
@@ -884,6 +938,12 @@ class Tensor:
 
     def is_coalesced(self):
         raise RuntimeError("is_coalesced expected sparse coordinate tensor layout but got Strided")
+
+
+# Attributes of PyTorch's tensors that are not properties here (plain values or methods): deleting them
+# gets PyTorch's answer too.
+_READ_ONLY = frozenset({"_base", "name", "names", "_version", "is_sparse", "layout", "device", "is_cuda",
+                        "output_nr", "retains_grad", "_cdata"})
 
 
 def _check_assigned_grad(t: Tensor, value) -> None:

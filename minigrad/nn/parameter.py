@@ -33,7 +33,7 @@ class Parameter(Tensor):
 
 class _BufferMeta(type):
     def __instancecheck__(cls, instance) -> bool:   # a Buffer is a plain tensor carrying a mark
-        return isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False)
+        return isinstance(instance, Tensor) and instance.__dict__.get("_is_buffer", False)
 
 
 class Buffer(Tensor, metaclass=_BufferMeta):

@@ -77,9 +77,9 @@ def _index_array(index, what: str) -> np.ndarray:
     """The numpy array of ``index`` (an int32 or int64 tensor), for the checks made before the op."""
     if not isinstance(index, Tensor):
         raise TypeError(f"{what}(): argument 'index' (position 2) must be Tensor, not {type(index).__name__}")
-    if index._data.dtype not in (np.int64, np.int32):
+    if index._data.dtype not in (np.int64, np.int32) and index._data.size:   # an empty index may be of any dtype
         raise RuntimeError(f"{what}(): Expected dtype int32/int64 for index")
-    return index._data
+    return index._data if index._data.size else index._data.astype(np.int64)
 
 
 def _check_bounds(index: np.ndarray, dim: int, size: int) -> None:
@@ -407,12 +407,7 @@ class IndexAdd(Builtin):
 
     @staticmethod
     def forward(ctx, a, dim, index, source, alpha):
-        index = index.tensor
-        ctx._dim, ctx._alpha = dim, alpha
-        ctx.save_for_backward(index, source)
-        add = source._data if alpha == 1 else alpha * source._data
-        key = (slice(None),) * dim + (index._data,)
-        np.add.at(writeable_memory(a._data), key, add.astype(a._data.dtype, copy=False))
+        _add_at_index(ctx, writeable_memory(a._data), dim, index.tensor, source, alpha)
         ctx.mark_dirty(a)
         return a
 
@@ -427,9 +422,64 @@ class IndexAdd(Builtin):
         return grad, None, None, grad_source, None
 
 
+class IndexAddOutOfPlace(IndexAdd):
+    """``torch.index_add(a, dim, index, source)``: IndexAdd's f and derivatives (∂L/∂a = grad,
+    ∂L/∂source = alpha * grad[..., index]) on a copy of a, which stays as it was. Node:
+    IndexAddBackward0, as for ``index_add_``."""
+
+    _node_name = "IndexAddBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, index, source, alpha):
+        out = a._data.copy()
+        _add_at_index(ctx, out, dim, index.tensor, source, alpha)
+        return wrap(out)
+
+
+def _add_at_index(ctx, out: np.ndarray, dim: int, index: Tensor, source: Tensor, alpha) -> None:
+    """``out[..., index, ...] += alpha * source`` along dim (repeats add up); saves what backward reads."""
+    ctx._dim, ctx._alpha = dim, alpha
+    ctx.save_for_backward(index, source)
+    add = source._data if alpha == 1 else alpha * source._data
+    if out.ndim == 0:   # a 0-dim tensor takes its one element
+        out += add.reshape(()).astype(out.dtype)
+        return
+    np.add.at(out, (slice(None),) * dim + (index._data.reshape(-1),), add.astype(out.dtype, copy=False))
+
+
+def _index_add_arguments(a: Tensor, dim: int, index: Tensor, source: Tensor) -> int:
+    """PyTorch's checks of index_add and index_add_, in its order; returns dim as a non-negative axis."""
+    dim = wrap_dim(dim, a.ndim)
+    if index.ndim > 1:
+        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {index.ndim} with type: "
+                         f"{index.dtype.legacy_name[:-6]} and size: {list(index.shape)}")
+    if index._data.dtype not in (np.int64, np.int32):
+        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {index.dtype.legacy_name[:-6]}")
+    if source.dtype is not a.dtype:
+        raise RuntimeError(f"index_add_(): self ({a.dtype.legacy_name[:-6]}) and source "
+                           f"({source.dtype.legacy_name[:-6]}) must have the same scalar type")
+    if source.ndim != a.ndim and not (a.ndim == 0 and source.ndim == 0) or \
+            any(n != m for d, (n, m) in enumerate(zip(a.shape, source.shape)) if d != dim):
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. "
+                           f"Got self.shape = {list(a.shape)} source.shape = {list(source.shape)}")
+    count = source.shape[dim] if source.ndim else 1
+    if index.numel() != count:
+        raise RuntimeError(f"index_add_(): Number of indices ({index.numel()}) should be equal to source.size(dim): "
+                           f"({count}), for dim: {dim}")
+    _check_bounds(index._data, dim, a.shape[dim] if a.ndim else 1)
+    return dim
+
+
 def index_add_(a: Tensor, dim: int, index: Tensor, source: Tensor, alpha=1) -> Tensor:
+    dim = _index_add_arguments(a, dim, index, source)
     check_inplace(a, source)
-    return IndexAdd.apply(a, dim % a.ndim, NoEdge(index), source, alpha)
+    return IndexAdd.apply(a, dim, NoEdge(index), source, alpha)
+
+
+def index_add(a: Tensor, dim: int, index: Tensor, source: Tensor, alpha=1) -> Tensor:
+    """``a`` with ``alpha * source`` added at ``index`` along ``dim``, as a new tensor (``a`` is unchanged)."""
+    dim = _index_add_arguments(a, dim, index, source)
+    return IndexAddOutOfPlace.apply(a, dim, NoEdge(index), source, alpha)
 
 
 # ------------------------------------------------------------------------------------ embedding
@@ -501,3 +551,50 @@ def _renormalize_rows(weight: Tensor, rows: np.ndarray, max_norm: float, norm_ty
     scale = (max_norm / (norms[too_long] + 1e-7)).astype(chosen.dtype)
     weight._data[rows[too_long]] = chosen[too_long] * scale[:, None]
     weight._version_counter.value += 1
+
+
+# ------------------------------------------------------------------------------------ repeat_interleave
+def repeat_interleave(a: Tensor, repeats=None, dim=None, output_size=None) -> Tensor:
+    """Each element (or slice along ``dim``) repeated ``repeats`` times in a row, built from the
+    operations PyTorch uses, so that the graph has its nodes: for a number, unsqueeze, expand,
+    clone and view; for a tensor of counts, ``index_select`` with the repeated positions.
+    ``torch.repeat_interleave(counts)`` alone gives those positions."""
+    if repeats is None:   # torch.repeat_interleave(counts): 0 counts[0] times, 1 counts[1] times...
+        counts = a
+        if counts.ndim != 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        return wrap(np.repeat(np.arange(counts.shape[0]), _counts(counts)))
+    if not isinstance(repeats, (int, np.integer, Tensor)) or isinstance(repeats, bool):
+        raise TypeError(f"repeat_interleave() received an invalid combination of arguments - got "
+                        f"({type(repeats).__name__}), but expected one of:\n * (Tensor repeats, int dim = None, *, "
+                        "int output_size = None)\n * (int repeats, int dim = None, *, int output_size = None)\n")
+    if dim is None:
+        a, dim = a.reshape(-1), 0
+    dim = wrap_dim(dim, a.ndim)
+    if isinstance(repeats, Tensor):
+        if repeats.ndim > 1:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        if repeats._data.dtype.kind not in "iu":
+            raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for "
+                                      f"'{repeats.dtype.legacy_name[:-6]}'")
+        counts = repeats._data.reshape(-1)
+        size = a.shape[dim] if a.ndim else 1
+        if counts.size == 1:
+            counts = np.repeat(counts, size)
+        elif counts.size != size:
+            raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+                               f"{counts.size} and input.size(0) = {size}")
+        return index_select(a, dim, wrap(np.repeat(np.arange(size), _counts(wrap(counts)))))
+    if repeats < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    expanded = list(a.shape)
+    expanded.insert(dim + 1, int(repeats))
+    flat = list(a.shape)
+    flat[dim] *= int(repeats)
+    return a.unsqueeze(dim + 1).expand(expanded).clone().view(flat)
+
+
+def _counts(counts: Tensor) -> np.ndarray:
+    if (counts._data < 0).any():
+        raise RuntimeError("repeats can not be negative")
+    return counts._data

@@ -564,3 +564,15 @@ def nonzero(a: Tensor, as_tuple: bool = False):
     if x.ndim == 0:
         return wrap(np.zeros((1 if x else 0, 0), dtype=np.int64))
     return wrap(np.argwhere(x).astype(np.int64))
+
+
+def select(a: Tensor, dim: int, index: int) -> Tensor:
+    """``a.select(dim, index)``: the view ``a[..., index, ...]`` with ``index`` along ``dim`` (SelectBackward0)."""
+    if a.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    from ._util import wrap_dim
+    dim = wrap_dim(dim, a.ndim)
+    size = a._data.shape[dim]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(a.shape)} at dimension {dim}")
+    return Select.apply(a, (slice(None),) * dim + (int(index),))

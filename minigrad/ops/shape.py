@@ -209,6 +209,37 @@ class Transpose(ViewFunction):
         return grad.transpose(*ctx._dims), None, None
 
 
+class TransposeInplace(Builtin):
+    """f(a) = a with dims d0 and d1 swapped, in place (``a.transpose_(d0, d1)``): only the way a's
+    memory is read changes
+
+    ∂L/∂a = grad.transpose(d0, d1), as Transpose's
+    Saves nothing: keeps (d0, d1). Node: TransposeBackward1.
+    """
+
+    _node_name = "TransposeBackward1"
+
+    @staticmethod
+    def forward(ctx, a, dim0, dim1):
+        ctx._dims = (dim0, dim1)
+        a._data = np.swapaxes(a._data, dim0, dim1)
+        ctx.mark_dirty(a)
+        return a
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.transpose(*ctx._dims), None, None
+
+
+def transpose_(a: Tensor, dim0: int, dim1: int) -> Tensor:
+    dim0, dim1 = wrap_dim(dim0, a.ndim), wrap_dim(dim1, a.ndim)
+    views.check_inplace(a)
+    if a._base is not None and grad_mode.state.enabled and a.requires_grad:
+        raise NotImplementedError("minigrad does not implement transpose_() of a view that requires grad; use "
+                                  "transpose(), which returns a new view")
+    return TransposeInplace.apply(a, dim0, dim1)
+
+
 class Permute(ViewFunction):
     """f(a) = a.permute(dims): a view
 
@@ -356,6 +387,44 @@ def expand(a: Tensor, sizes: tuple) -> Tensor:
                                f"({s}) at non-singleton dimension {lead + i}.  Target sizes: {shown}.  "
                                f"Tensor sizes: [{', '.join(map(str, a.shape))}]")
     return Expand.apply(a, shape)
+
+
+class Repeat(Builtin):
+    """f(a) = a tiled: repeats[i] copies along each dimension i (more repeats than dimensions add
+    leading dimensions)
+
+    ∂L/∂a = the sum of grad over the copies: grad seen as (r0, s0, r1, s1, ...) summed over the r axes
+    Saves nothing: keeps the repeats and a's shape. Node: RepeatBackward0.
+    """
+
+    @staticmethod
+    def forward(ctx, a, repeats):
+        ctx._saved_repeats, ctx._saved_self_sym_sizes = repeats, tuple(a.shape)
+        return wrap(np.tile(a._data, repeats))
+
+    @staticmethod
+    def backward(ctx, grad):
+        repeats, shape = ctx._saved_repeats, ctx._saved_self_sym_sizes
+        padded = (1,) * (len(repeats) - len(shape)) + shape
+        split = [n for pair in zip(repeats, padded) for n in pair]   # r0, s0, r1, s1...
+        summed = grad.reshape(split).sum(tuple(range(0, len(split), 2)))
+        return summed.reshape(shape), None
+
+
+def repeat(a: Tensor, repeats: tuple) -> Tensor:
+    """``a.repeat(r0, r1, ...)``: a tiled, ``r_i`` copies along dimension i."""
+    if not repeats:
+        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
+    repeats = _shape_arg(repeats)
+    if len(repeats) < a.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
+    padded = (1,) * (len(repeats) - a.ndim) + tuple(a.shape)
+    target = [n * r for n, r in zip(padded, repeats)]
+    for n in target:
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {target}")
+    check_ndim(len(repeats))
+    return Repeat.apply(a, repeats)
 
 
 class Clone(Builtin):

@@ -6,12 +6,7 @@ import pytest
 
 import minigrad as torch
 from minigrad import nn
-
-
-def message(call) -> str:
-    with pytest.raises(Exception) as caught:
-        call()
-    return f"{type(caught.value).__name__}: {caught.value}"
+from helpers import message
 
 
 # ------------------------------------------------------------------ a parameter only takes a Parameter

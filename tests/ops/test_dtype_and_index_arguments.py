@@ -2,12 +2,7 @@
 import pytest
 
 import minigrad as torch
-
-
-def message(call) -> str:
-    with pytest.raises(Exception) as caught:
-        call()
-    return f"{type(caught.value).__name__}: {caught.value}"
+from helpers import message
 
 
 @pytest.mark.parametrize("call, expected", [

@@ -9,12 +9,7 @@ from hypothesis.extra import numpy as hnp
 import minigrad as torch
 import minigrad.nn.functional as F
 from minigrad.autograd import gradcheck, gradgradcheck
-
-
-def message(call) -> str:
-    with pytest.raises(Exception) as caught:
-        call()
-    return f"{type(caught.value).__name__}: {caught.value}"
+from helpers import message
 
 
 X = [[[0.5, -1.0, 2.0], [0.25, 1.5, -0.5]], [[1.0, 2.0, 3.0], [-1.0, -2.0, 0.5]]]   # [N=2, C=2, d=3]

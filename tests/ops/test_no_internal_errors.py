@@ -9,12 +9,7 @@ from hypothesis.extra import numpy as hnp
 import minigrad as torch
 from minigrad import nn
 from minigrad.autograd import gradcheck
-
-
-def message(call) -> str:
-    with pytest.raises(Exception) as caught:
-        call()
-    return f"{type(caught.value).__name__}: {caught.value}"
+from helpers import message
 
 
 # ------------------------------------------------------------------ scatter_add

@@ -8,14 +8,9 @@ from hypothesis.extra import numpy as hnp
 
 import minigrad as torch
 from minigrad.autograd import gradcheck
+from helpers import message
 
 FEW = settings(max_examples=10, deadline=None)
-
-
-def message(call) -> str:
-    with pytest.raises(Exception) as caught:
-        call()
-    return f"{type(caught.value).__name__}: {caught.value}"
 
 
 def leaves():

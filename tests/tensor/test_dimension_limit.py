@@ -3,15 +3,10 @@ Making a bigger one is refused with a NotImplementedError that says so, never nu
 import pytest
 
 import minigrad as torch
+from helpers import message
 
 LIMIT = ("NotImplementedError: minigrad does not implement tensors of more than 64 dimensions (numpy's limit); this one "
          "would have 65")
-
-
-def message(call) -> str:
-    with pytest.raises(Exception) as caught:
-        call()
-    return f"{type(caught.value).__name__}: {caught.value}"
 
 
 @pytest.mark.parametrize("call", [
