@@ -324,6 +324,10 @@ class RsubTensor(Builtin):
 
 def rsub(a: Tensor, b, alpha=1) -> Tensor:
     """``b - alpha * a``: RsubBackward0 when ``b`` is a tensor, RsubBackward1 when it is a number."""
+    if not isinstance(a, Tensor):
+        raise TypeError(f"rsub() received an invalid combination of arguments - got ({type(a).__name__}, "
+                        f"{type(b).__name__}), but expected one of:\n * (Tensor input, Tensor other, *, Number alpha = "
+                        "1)\n * (Tensor input, Number other, Number alpha = 1)\n")
     if isinstance(b, Tensor):
         return RsubTensor.apply(a, b, alpha)
     return Rsub.apply(a, b, alpha)

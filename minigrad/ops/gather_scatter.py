@@ -94,6 +94,8 @@ def gather(a: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> 
         raise NotImplementedError("minigrad: gather(sparse_grad=True) is not implemented (sparse gradients)")
     dim = wrap_dim(dim, a.ndim)
     idx = _index_array(index, "gather")
+    if not idx.size:   # an empty index, of any shape, gathers nothing (PyTorch checks no more)
+        return GatherPart.apply(a, dim, NoEdge(index))
     if idx.ndim != a.ndim and not (idx.ndim <= 1 and a.ndim <= 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     if a.ndim == 0:   # a 0-dim tensor gathers as if it had one element
@@ -125,6 +127,8 @@ class GatherPart(Gather):
         ctx.save_for_backward(a, index)
         if a._data.ndim == 0:
             return wrap(np.take(a._data.reshape(1), index._data))
+        if not index._data.size:
+            return wrap(np.zeros(index._data.shape, a._data.dtype))
         part = tuple(slice(None) if d == dim else slice(0, n) for d, n in enumerate(index.shape))
         return wrap(np.take_along_axis(a._data[part], index._data, axis=dim))
 
@@ -133,6 +137,9 @@ class GatherPart(Gather):
         if not ctx._shape:
             ctx.saved_tensors   # read, as the index is read for any other a: freed, or changed in place, raises
             return grad.sum(), None, None
+        if not grad.numel():   # nothing was gathered: zeros shaped like a
+            ctx.saved_tensors
+            return wrap(np.zeros(tuple(ctx._shape), grad._data.dtype)), None, None
         return Gather.backward(ctx, grad)
 
 
@@ -415,8 +422,11 @@ class IndexAdd(Builtin):
     def backward(ctx, grad):
         grad_source = None
         if ctx.needs_input_grad[3]:
-            index, _ = ctx.saved_tensors
-            grad_source = getitem(grad, (slice(None),) * ctx._dim + (index,))
+            index, source = ctx.saved_tensors
+            if grad.ndim == 0:   # a 0-dim tensor's one element: its gradient, shaped like source
+                grad_source = grad.reshape(source.shape)
+            else:
+                grad_source = getitem(grad, (slice(None),) * ctx._dim + (index,))
             if ctx._alpha != 1:
                 grad_source = grad_source * ctx._alpha
         return grad, None, None, grad_source, None

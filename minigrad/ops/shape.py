@@ -222,7 +222,8 @@ class TransposeInplace(Builtin):
     @staticmethod
     def forward(ctx, a, dim0, dim1):
         ctx._dims = (dim0, dim1)
-        a._data = np.swapaxes(a._data, dim0, dim1)
+        if a._data.ndim:   # (a 0-dim tensor stays as it is)
+            a._data = np.swapaxes(a._data, dim0, dim1)
         ctx.mark_dirty(a)
         return a
 

@@ -124,3 +124,18 @@ def test_overloaded_functions_called_without_a_tensor(call, got):
 def test_add_sub_mul_div_take_two_numbers():
     assert torch.add(1, 2).tolist() == 3 and torch.sub(1, 2).tolist() == -1 and torch.mul(1, 2).tolist() == 2
     assert torch.div(1, 2).tolist() == 0.5 and torch.add(1, 2.5).dtype is torch.float32
+
+
+def test_zero_dim_and_empty_corners():
+    x, s = torch.tensor(1.0, requires_grad=True), torch.tensor(2.0, requires_grad=True)
+    y = x.index_add(0, torch.tensor([0]), s, alpha=-1)
+    y.backward()
+    assert y.item() == -1.0 and x.grad.item() == 1.0 and s.grad.item() == -1.0
+    a = torch.arange(5.0, requires_grad=True)
+    g = torch.gather(a, 0, torch.zeros(2, 0, dtype=torch.uint8))   # an empty index of another shape
+    g.sum().backward()
+    assert g.shape == (2, 0) and a.grad.tolist() == [0.0] * 5
+    z = torch.tensor(3.0, requires_grad=True) * 1
+    assert z.transpose_(0, 0).item() == 3.0 and z.grad_fn.name() == "TransposeBackward1"
+    assert message(lambda: torch.rsub(1, torch.ones(2))).startswith(
+        "TypeError: rsub() received an invalid combination of arguments - got (int, Tensor), but expected one of:")
