@@ -712,14 +712,17 @@ def _save_tensors(ctx: BackwardCFunction) -> None:
 
 
 def _save(ctx: BackwardCFunction, tensor: Any, index: int) -> SavedTensor | None:
-    """One saved tensor. It is an *output* when its grad_fn is ctx itself (PyTorch's rule): an input
-    that forward returned is not, since it came back as a new tensor (``_returned_input``)."""
+    """One saved tensor. It is an *output* when its grad_fn is ctx itself (PyTorch's rule), or when it
+    is a view that ctx changed in place (its grad_fn is now AsStridedBackward0, which leads to ctx
+    through its base's CopySlices); an input that forward returned is not, since it came back as a
+    new tensor (``_returned_input``)."""
     if tensor is None:
         return None
     if not isinstance(tensor, Tensor):
         raise TypeError(f"save_for_backward can only save variables, but argument {index} is of type "
                         f"{type(tensor).__name__}")
-    if tensor._grad_fn is ctx:   # the attribute: the grad_fn property may make a view a new node
+    if tensor._grad_fn is ctx or (tensor._base is not None and ctx.dirty_tensors is not None
+                                  and _is_one_of(tensor, ctx.dirty_tensors)):   # (the attribute, not the property)
         return SavedTensor(tensor, is_output=True, output_nr=tensor._output_nr)
     return SavedTensor(tensor, is_output=False)
 

@@ -155,3 +155,38 @@ def test_a_custom_functions_ctx_keeps_its_own_attributes_deletable():
     del ctx.needs_input_grad
     with pytest.raises(AttributeError):
         del ctx.saved_tensors
+
+
+# ------------------------------------------------------------------ in place on a view of a saved output
+@pytest.mark.parametrize("op", [lambda v: torch.nn.functional.relu(v, inplace=True), lambda v: v.exp_(),
+                                lambda v: v.sigmoid_(), lambda v: v[0:3].sqrt_()])
+def test_in_place_on_a_view_that_saves_its_output_leaves_no_reference_cycle(op):
+    freed = []
+
+    class NoteWhenFreed:
+        def __call__(self, grad_inputs, grad_outputs):
+            return None
+
+        def __del__(self):
+            freed.append(True)
+
+    def run():
+        root = torch.ones(3, 3, requires_grad=True)
+        copy = root.clone()
+        copy.grad_fn.register_hook(NoteWhenFreed())
+        op(copy.view(9))
+
+    run()
+    assert freed == [True]   # freed when run() returned, without waiting for the cycle collector
+
+
+def test_the_saved_output_of_an_in_place_change_of_a_view_names_its_node():
+    root = torch.ones(2, requires_grad=True)
+    e = root.clone()[:].exp_()
+    e.mul_(2)
+    text = message(lambda: e.sum().backward())
+    assert "[torch.FloatTensor [2]], which is output 0 of Exp, is at version 2; expected version 1 instead." in text
+    root = torch.ones(3, 3, requires_grad=True)
+    copy = root.clone()
+    torch.nn.functional.relu(copy.view(9), inplace=True).sum().backward()
+    assert root.grad.tolist() == [[1.0] * 3] * 3 and copy.grad_fn.name() == "torch::autograd::CopySlices"
