@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .tensor import Tensor
+from .ops._util import is_size, size_list
 from .types import Size, _BY_NUMPY, check_device, dtype as DType, float32, from_numpy_dtype
 
 _DEFAULT_FLOAT = np.dtype(np.float32)
@@ -148,35 +149,18 @@ def _shape(size: tuple, keyword=None, name: str = "") -> tuple:
     if keyword is not None:
         if size:
             raise TypeError(f"{name}() got multiple values for argument 'size'")
-        if not isinstance(keyword, (tuple, list)) or (keyword and not _is_size(keyword[0], first=True)):
+        if not isinstance(keyword, (tuple, list)) or (keyword and not is_size(keyword[0], first=True)):
             raise TypeError(f"{name}(): argument 'size' must be tuple of ints, not {type(keyword).__name__}")
         values = keyword
     elif not size:
         raise _missing_size(name)
-    elif len(size) == 1 and isinstance(size[0], (tuple, list)):
-        values = size[0]
-        if values and not _is_size(values[0], first=True):
-            raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, but found element of type "
-                            f"{type(values[0]).__name__} at pos 0")
     else:
-        values = size
-        if not _is_size(values[0], first=True):
-            if len(values) > 1:
-                raise TypeError(f"{name}() takes 1 positional argument but {len(values)} were given")
-            raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not {type(values[0]).__name__}")
+        return _checked_shape(size_list(name, "size", size), name)
     for position, value in enumerate(values, start=1):
-        if not _is_size(value, first=position == 1):
+        if not is_size(value, first=position == 1):
             raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos {position} with error "
                             f"\"type must be tuple of ints,but got {type(value).__name__}\"")
     return _checked_shape(tuple(int(value) for value in values), name)
-
-
-def _is_size(value, first: bool) -> bool:
-    if isinstance(value, Tensor):   # a one-element integer tensor counts as its number
-        return value._data.dtype.kind in "iu" and value._data.size == 1
-    if isinstance(value, (bool, np.bool_)):
-        return not first
-    return isinstance(value, (int, np.integer))
 
 
 def _checked_shape(shape: tuple, name: str = "") -> tuple:
@@ -307,7 +291,7 @@ def randint(*args, low=None, high=None, size=None, dtype=None, device=None, gene
         raise TypeError(f"randint() received an invalid combination of arguments - got "
                         f"({', '.join(type(a).__name__ for a in args)}), but expected one of:\n{_RANDINT_FORMS}")
     for position, value in enumerate(size):
-        if not _is_size(value, first=position == 0):
+        if not is_size(value, first=position == 0):
             raise TypeError(f"randint(): argument 'size' (position {len(args)}) must be tuple of ints, but found "
                             f"element of type {type(value).__name__} at pos {position}")
     size = _checked_shape(tuple(int(n) for n in size))
@@ -335,8 +319,8 @@ def _int_argument(function: str, name: str, position: int, value) -> None:
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """start, start + step, ... up to (not including) end; ``arange(end)`` starts at 0."""
-    names = ("end",) if end is None else ("start", "end", "step")
-    for position, (name, value) in enumerate(zip(names, (start, end, step) if end is not None else (start,)), 1):
+    names = ("end",) if end is None and step == 1 else ("start", "end", "step")
+    for position, (name, value) in enumerate(zip(names, (start, end, step) if len(names) == 3 else (start,)), 1):
         if not isinstance(value, (int, float, np.number)) and not (isinstance(value, Tensor) and value.numel() == 1):
             raise TypeError(f"arange(): argument '{name}' (position {position}) must be Number, not {type(value).__name__}")
     if end is None:
@@ -368,6 +352,11 @@ def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: 
                         f"of:\n{_LINSPACE_FORMS}")
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    for value in (start, end):
+        if not isinstance(value, (int, float, np.number, Tensor)):
+            got = ", ".join(type(v).__name__ for v in (start, end, steps))
+            raise TypeError(f"linspace() received an invalid combination of arguments - got ({got}), but expected one "
+                            f"of:\n{_LINSPACE_FORMS}")
     dims = [v.ndim if isinstance(v, Tensor) else 0 for v in (start, end)]
     if any(dims):
         raise RuntimeError(f"linspace only supports 0-dimensional start and end tensors, but got start with {dims[0]} "

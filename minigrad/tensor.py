@@ -756,10 +756,11 @@ class Tensor:
 
     def softmax(self, dim: int, dtype=None):
         """exp(x) / sum(exp(x)) along ``dim``; with ``dtype``, the input is converted first (ToCopyBackward0)."""
-        return _ops.Softmax.apply(self if dtype is None else self.to(dtype), dim)
+        return _ops.Softmax.apply(self if dtype is None else self.to(_dtype_argument("softmax", dim, dtype)), dim)
 
     def log_softmax(self, dim: int, dtype=None):
-        return _ops.LogSoftmax.apply(self if dtype is None else self.to(dtype), dim)
+        return _ops.LogSoftmax.apply(self if dtype is None else self.to(_dtype_argument("log_softmax", dim, dtype)),
+                                     dim)
 
     def sum_to_size(self, *size):
         """Sum broadcast dimensions away until the shape is ``size`` (used to undo broadcasting)."""
@@ -981,6 +982,12 @@ def _operand(value) -> Tensor:
     if isinstance(value, np.ndarray):
         return Tensor._make(value)
     raise NotAnOperand(f"unsupported operand type for a tensor operation: '{type(value).__name__}'")
+
+
+def _dtype_argument(function: str, dim, dtype) -> DType:
+    if not isinstance(dtype, DType):
+        raise TypeError(f"{function}(): argument 'dtype' (position 2) must be torch.dtype, not {type(dtype).__name__}")
+    return dtype
 
 
 def _argument(value, method: str) -> Tensor:

@@ -83,8 +83,8 @@ def _index_array(index, what: str) -> np.ndarray:
 
 
 def _check_bounds(index: np.ndarray, dim: int, size: int) -> None:
-    bad = (index < 0) | (index >= size)
-    if bad.any():
+    if index.size and (index.min() < 0 or index.max() >= size):   # (the masks only when one is out)
+        bad = (index < 0) | (index >= size)
         raise RuntimeError(f"index {index[bad].flat[0]} is out of bounds for dimension {dim} with size {size}")
 
 

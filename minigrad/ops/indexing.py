@@ -48,10 +48,11 @@ def _tensor_key(key):
     saves the very tensor it indexed with, so that changing it in place before backward is refused."""
     if type(key) is Tensor:
         return key if key._data.ndim or key._data.dtype.kind != "i" else int(key._data)
-    if isinstance(key, tuple):
-        return tuple([_tensor_key(k) for k in key])
+    if isinstance(key, tuple):   # one item per dimension; a tuple inside is a list of indices, as PyTorch reads it
+        return tuple([_tensor_key(list(k) if isinstance(k, tuple) else k) for k in key])
     if isinstance(key, (list, np.ndarray, bool, np.bool_)):
-        return wrap(np.asarray(_numpy_key(key)))
+        array = np.asarray(_numpy_key(key))
+        return wrap(array if array.size else array.astype(np.int64))   # no index at all: an empty integer index
     return key
 
 
@@ -570,7 +571,8 @@ def select(a: Tensor, dim: int, index: int) -> Tensor:
     """``a.select(dim, index)``: the view ``a[..., index, ...]`` with ``index`` along ``dim`` (SelectBackward0)."""
     if a.ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
-    from ._util import wrap_dim
+    from ._util import int_argument, wrap_dim
+    int_argument("select", "index", 2, index)
     dim = wrap_dim(dim, a.ndim)
     size = a._data.shape[dim]
     if not -size <= index < size:

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from ..types import promote_types
-from ._util import Builtin, _accepts, invalid_arguments, view_of, wrap, wrap_dim
+from ._util import Builtin, _accepts, _dim_argument, int_argument, invalid_arguments, view_of, wrap, wrap_dim
 from .indexing import Slice
 from .shape import MultiViewFunction
 
@@ -143,6 +143,8 @@ def _dim_error(dim: int, ndim: int) -> IndexError:
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:
+    if type(dim) is not int:
+        dim = _dim_argument(dim)
     if not -max(ndim, 1) <= dim < max(ndim, 1):
         raise _dim_error(dim, ndim)
     return dim % max(ndim, 1)
@@ -191,6 +193,7 @@ def split(a: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {length} (input tensor's size "
                                f"at dimension {dim}), but got split_sizes={sizes}")
         return SplitWithSizes.apply(a, dim, tuple(sizes))
+    int_argument("split", "split_size", 1, split_size_or_sections)
     size = int(split_size_or_sections)
     if size < 0:
         raise RuntimeError(f"split expects split_size be non-negative, but got split_size={size}")
@@ -204,6 +207,7 @@ def split(a: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
 
 def chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple:
     """At most ``chunks`` pieces of equal size (``ceil(n / chunks)``) along ``dim``."""
+    int_argument("chunk", "chunks", 1, chunks)
     if a.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:

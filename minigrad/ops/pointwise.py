@@ -328,6 +328,12 @@ class ClampTensor(Builtin):
 def clamp(a: Tensor, min=None, max=None) -> Tensor:
     """``torch.clamp(a, min, max)``: number bounds make a ``ClampBackward1``, tensor bounds a
     ``ClampBackward0`` (PyTorch's two overloads); a tensor and a number together are refused, as there."""
+    for bound in (min, max):
+        if bound is not None and not isinstance(bound, (int, float, np.number, Tensor)):
+            got = ", ".join(type(v).__name__ for v in (min, max))
+            raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}), but expected one "
+                            "of:\n * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+                            " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
     if has_tensor_bound(min, max):
         return ClampTensor.apply(a, *tensor_bounds(min, max))
     return Clamp.apply(a, min, max)

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import grad_mode
 from ..tensor import Tensor
-from ._util import Builtin, normalize_dims, wrap, wrap_dim
+from ._util import Builtin, check_keepdim, normalize_dims, reduced_dims, wrap, wrap_dim
 from .shape import View
 
 
@@ -123,9 +123,10 @@ class MeanDim(Builtin):
 
 
 def sum(a: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
-    if dim is None:
+    if dim is None and keepdim is False:
         return Sum.apply(a, dtype) if dtype is not None else Sum.apply(a)
-    return SumDim.apply(a, normalize_dims(dim, a.ndim), keepdim, dtype)
+    check_keepdim("sum", keepdim)
+    return SumDim.apply(a, reduced_dims(dim, a.ndim), keepdim, dtype)
 
 
 def mean(a: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
@@ -134,9 +135,10 @@ def mean(a: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
     if not checked.is_floating_point:
         raise RuntimeError(f"mean(): could not infer output dtype. {kind} dtype must be either a floating point or "
                            f"complex dtype. Got: {checked.legacy_name.replace('Tensor', '')}")
-    if dim is None:
+    if dim is None and keepdim is False:
         return Mean.apply(a, dtype) if dtype is not None else Mean.apply(a)
-    return MeanDim.apply(a, normalize_dims(dim, a.ndim), keepdim, dtype)
+    check_keepdim("mean", keepdim)
+    return MeanDim.apply(a, reduced_dims(dim, a.ndim), keepdim, dtype)
 
 
 def sum_to_size(a: Tensor, shape) -> Tensor:
@@ -317,6 +319,7 @@ def prod(a: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
         raise TypeError(f"prod() received an invalid combination of arguments - got ({type(dim).__name__}), but "
                         "expected one of:\n * (*, torch.dtype dtype = None)\n"
                         " * (int dim, bool keepdim = False, *, torch.dtype dtype = None)\n")
+    check_keepdim("prod", keepdim)
     return ProdDim.apply(a, wrap_dim(dim, a.ndim), keepdim, dtype)
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from .. import grad_mode
 from ..autograd import views
 from ..tensor import Tensor
-from ._util import Builtin, _argument_error, check_ndim, normalize_dims, view_of, wrap, wrap_dim
+from ._util import Builtin, _argument_error, check_ndim, normalize_dims, size_list, view_of, wrap, wrap_dim
 
 
 class ViewFunction(Builtin):
@@ -46,12 +46,20 @@ class MultiViewFunction(Builtin):
         return pieces
 
 
-def _shape_arg(shape: tuple) -> tuple:
+_VIEW_SIGNATURES = ("view() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                    " * (torch.dtype dtype)\n * (tuple of ints size)\n")
+
+
+def _shape_arg(shape: tuple, function: str = "view", argument: str = "size") -> tuple:
+    """``x.view(2, 3)`` or ``x.view((2, 3))`` as a tuple of ints, or PyTorch's TypeError (``size_list``)."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
+        if all(type(s) is int for s in shape):
+            return shape
+        return size_list(function, argument, (shape,))
     for s in shape:
         if type(s) is not int:
-            return tuple(int(s) for s in shape)
+            return size_list(function, argument, shape, _VIEW_SIGNATURES if function == "view" else None)
     return shape   # already a tuple of Python ints (the common case)
 
 
@@ -141,7 +149,7 @@ def view(a: Tensor, shape: tuple, reshape: bool = False) -> Tensor:
     """``a.view(shape)`` (a view, or an error if the memory layout does not allow one); with
     ``reshape=True``, ``a.reshape(shape)``: a view when possible (ViewBackward0 for a contiguous tensor,
     ReshapeAliasBackward0 otherwise), else a contiguous copy (CloneBackward0, UnsafeViewBackward0)."""
-    shape = _infer_shape(_shape_arg(shape), a._data.size)
+    shape = _infer_shape(_shape_arg(shape, "reshape" if reshape else "view", "shape" if reshape else "size"), a._data.size)
     if a._data.flags.c_contiguous:
         return View.apply(a, shape)
     if _viewable(a._data, shape):
@@ -261,7 +269,7 @@ class Permute(ViewFunction):
 def permute(a: Tensor, dims: tuple) -> Tensor:
     if not dims:
         raise TypeError('permute() missing 1 required positional arguments: "dims"')
-    dims = tuple(wrap_dim(d, a.ndim) for d in _shape_arg(dims))
+    dims = tuple(wrap_dim(d, a.ndim) for d in _shape_arg(dims, "permute", "dims"))
     if len(dims) != a.ndim:   # (PyTorch's text names sparse_coo even for a dense tensor)
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not match the length "
                            f"of the desired ordering of dimensions i.e. input.dim() = {a.ndim} is not equal to "
@@ -331,7 +339,9 @@ class SqueezeInplaceDim(Squeeze):
 def squeeze(a: Tensor, dim=None) -> Tensor:
     if dim is None:
         return Squeeze.apply(a, tuple(i for i, n in enumerate(a.shape) if n == 1))
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    if not isinstance(dim, (int, np.integer, tuple, list)):
+        raise TypeError(f"squeeze(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
+    dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
     dims = tuple(wrap_dim(d, a.ndim) for d in dims)
     dims = tuple(d for d in dims if a.ndim and a.shape[d] == 1)
     return SqueezeDim.apply(a, dims)
@@ -366,7 +376,7 @@ def _broadcast(x: np.ndarray, shape: tuple) -> np.ndarray:
 
 
 def expand(a: Tensor, sizes: tuple) -> Tensor:
-    sizes = _shape_arg(sizes)
+    sizes = _shape_arg(sizes, "expand")
     own = a._data.shape
     lead = len(sizes) - len(own)
     if lead < 0:
@@ -416,7 +426,7 @@ def repeat(a: Tensor, repeats: tuple) -> Tensor:
     """``a.repeat(r0, r1, ...)``: a tiled, ``r_i`` copies along dimension i."""
     if not repeats:
         raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
-    repeats = _shape_arg(repeats)
+    repeats = _shape_arg(repeats, "repeat", "repeats")
     if len(repeats) < a.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
     padded = (1,) * (len(repeats) - a.ndim) + tuple(a.shape)

@@ -22,7 +22,7 @@ import builtins
 import numpy as np
 
 from ..tensor import Tensor
-from ._util import Builtin, NoEdge, wrap, wrap_dim
+from ._util import Builtin, NoEdge, check_keepdim, int_argument, wrap, wrap_dim
 from .gather_scatter import ScatterAdd
 
 
@@ -160,6 +160,7 @@ def max(a: Tensor, dim=None, keepdim: bool = False, method: bool = False):
     if dim is None:
         return MaxAll.apply(a)
     _check_dim_argument("max", dim, method)
+    check_keepdim("max", keepdim)
     return max_return(*MaxDim.apply(a, wrap_dim(dim, a.ndim), keepdim))
 
 
@@ -172,6 +173,7 @@ def min(a: Tensor, dim=None, keepdim: bool = False, method: bool = False):
     if dim is None:
         return MinAll.apply(a)
     _check_dim_argument("min", dim, method)
+    check_keepdim("min", keepdim)
     return min_return(*MinDim.apply(a, wrap_dim(dim, a.ndim), keepdim))
 
 
@@ -394,6 +396,7 @@ def _insertion_sort(queue: list, first: int, last: int, before, guarded: bool = 
 
 
 def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
+    int_argument("topk", "k", 1, k)
     dim = wrap_dim(dim, a.ndim)
     size = a._data.shape[dim] if a.ndim else 1
     if not 0 <= k <= size:
