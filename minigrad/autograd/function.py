@@ -692,19 +692,28 @@ def _is_one_of(tensor: Any, tensors: tuple) -> bool:
 def _save_tensors(ctx: BackwardCFunction) -> None:
     """Turn ``ctx.to_save`` into checked ``SavedTensor`` records (see saved.py).
 
-    A saved tensor is an *output* when its grad_fn is ctx itself (PyTorch's rule): an input that
-    forward returned is not, since it came back as a new tensor (``_returned_input``).
+    A saved tensor is an *output* when its grad_fn is ctx itself (PyTorch's rule), or when it is a
+    view that ctx changed in place (its grad_fn is now AsStridedBackward0, which leads to ctx through
+    its base's CopySlices). An input that forward returned is not, since it came back as a new tensor
+    (``_returned_input``).
     """
     records = []
     for index, tensor in enumerate(ctx.to_save):
         if tensor is None:
             records.append(None)
-        elif isinstance(tensor, Tensor):   # (its _grad_fn attribute: the property may make a view a new node)
-            records.append(SavedTensor(tensor, is_output=tensor._grad_fn is ctx))
+        elif isinstance(tensor, Tensor):
+            records.append(SavedTensor(tensor, is_output=_is_own_output(ctx, tensor)))
         else:
             raise TypeError(f"save_for_backward can only save variables, but argument {index} is of type "
                             f"{type(tensor).__name__}")
     ctx._saved, ctx.to_save = tuple(records), None
+
+
+def _is_own_output(ctx: BackwardCFunction, tensor: Tensor) -> bool:
+    """Whether ``tensor`` is an output of ctx. (Its ``_grad_fn`` attribute: the property may make a
+    view a new node.)"""
+    return tensor._grad_fn is ctx or (tensor._base is not None and ctx.dirty_tensors is not None
+                                      and _is_one_of(tensor, ctx.dirty_tensors))
 
 
 # ---------------------------------------------------------------------------- more Functions

@@ -43,9 +43,10 @@ class SavedTensor:
     def __init__(self, tensor, is_output: bool) -> None:
         if is_output:
             # Keep a grad_fn-free alias sharing data and version counter; it must not point back
-            # at the output through ``_base`` either, or output -> node -> alias -> output is a cycle.
+            # at the output through ``_base`` either, or output -> node -> alias -> output is a cycle
+            # (nor at a view's base: base -> CopySlices -> node -> alias -> base).
             alias = tensor._alias()
-            alias._base = tensor._base
+            alias._base = None
             self.tensor, self.output_nr, self.had_grad_fn = alias, tensor._output_nr, False
         else:   # had_grad_fn: made by an operation, saved as an input
             self.tensor, self.output_nr, self.had_grad_fn = tensor, 0, tensor._grad_fn is not None
