@@ -66,6 +66,68 @@ def paired(candidates: dict[str, Callable[[], object]], repeats: int, number: in
     return samples
 
 
+def paired_in_processes(candidates: dict[str, tuple[str, str, tuple]], repeats: int, number: int = 1,
+                        warmup: int = 3, cpu_time: bool = False, threads: int = 1) -> tuple[dict, dict]:
+    """``paired``, with each candidate in a process of its own.
+
+    ``candidates`` maps a name to ``(module, function, args)`` or ``(module, function, args, folder)``:
+    ``module.function(*args)`` (a module of bench/) returns ``(step, describe)``, the candidate's
+    step and a function that describes its last result (``describe(step())`` is compared across
+    candidates, e.g. the first loss). A ``folder`` goes first on the process's ``sys.path``: another
+    checkout's ``minigrad``, to compare two builds. The
+    processes take turns, as ``paired``'s candidates do: one runs ``number`` steps while the others
+    wait for their turn, so they never compete for a core, and a slow moment of the machine hits
+    all alike. In a process of its own, no library shares its memory allocator, caches, imported
+    modules or garbage collector with another. Returns ``(samples, descriptions)``.
+    """
+    import multiprocessing
+    context = multiprocessing.get_context("spawn")   # a fresh interpreter: only its own library imported
+    workers = {}
+    try:
+        for name, (module, function, args, *folder) in candidates.items():
+            ours, theirs = context.Pipe()
+            process = context.Process(target=_serve, args=(theirs, module, function, args, number, cpu_time, threads),
+                                      daemon=True)
+            saved_path = list(sys.path)
+            sys.path[:0] = folder   # the new process starts with a copy of sys.path
+            try:
+                process.start()
+            finally:
+                sys.path[:] = saved_path
+            workers[name] = (process, ours)
+        descriptions = {name: connection.recv() for name, (_, connection) in workers.items()}
+        names = list(workers)
+        samples: dict[str, list[float]] = {name: [] for name in names}
+        for rep in range(warmup + repeats):
+            shift = rep % len(names)
+            for name in names[shift:] + names[:shift]:
+                connection = workers[name][1]
+                connection.send("run")
+                elapsed = connection.recv()
+                if rep >= warmup:
+                    samples[name].append(elapsed)
+        return samples, descriptions
+    finally:
+        for process, connection in workers.values():
+            connection.send(None)
+            process.join(timeout=10)
+
+
+def _serve(connection, module: str, function: str, args: tuple, number: int, cpu_time: bool, threads: int) -> None:
+    """A candidate's process: build its step, describe one result, then time ``number`` steps per request."""
+    import importlib
+    step, describe = getattr(importlib.import_module(module), function)(*args)
+    if threads:
+        set_threads(threads, sys.modules.get("torch"))
+    connection.send(describe(step()))
+    clock = time.thread_time if cpu_time else time.perf_counter
+    while connection.recv() is not None:
+        start = clock()
+        for _ in range(number):
+            step()
+        connection.send((clock() - start) / number)
+
+
 def run_cases(cases: list[Callable[[], "Result"]]) -> list["Result"]:
     """Run each case, printing the traceback of one that fails instead of stopping (benchmarks
     never fail CI: a broken case shows up as a missing row and a traceback above the table)."""
@@ -193,7 +255,7 @@ def describe_environment(torch) -> str:
         "torch: not installed (pip install torch into this environment to compare)" if torch is None else
         f"torch {torch.__version__}, torch.get_num_threads() = {torch.get_num_threads()}",
         f"thread variables: {env or 'none set'}",
-        "dtype float32 everywhere; times are medians of paired runs in this one process",
+        "dtype float32 everywhere; times are medians of paired runs",
     ]
     return "\n".join(lines)
 

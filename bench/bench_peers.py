@@ -28,7 +28,9 @@ checks the dtype of every loss and gradient and warns if one is not float32. It 
 ``L.Linear``, ``optimizers.SGD``).
 
 Every library starts from the same weights; the script checks that all compute the same first
-loss before timing. Runs are paired and interleaved in this one process (see ``_timing.paired``).
+loss before timing. Runs are paired and interleaved, each library in a process of its own, the
+processes taking turns (see ``_timing.paired_in_processes``; ``--one-process`` keeps them all in this
+process, ``--against FOLDER`` adds another checkout's minigrad, to compare two builds).
 
 PyTorch and DeZero are optional: a missing one leaves its column empty. DeZero 0.0.13 uses
 ``numpy.int``, which numpy 2 removed; this script sets ``numpy.int = int`` before importing it
@@ -40,6 +42,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
 import _timing
 import numpy as np
@@ -49,8 +52,10 @@ import minigrad
 
 LEARNING_RATE = 0.01
 BATCH, WIDTH, OUTPUTS = 64, 64, 10
-TARGETS = {"torch": 1.5, "dezero": 1.0}   # wanted upper bounds of minigrad / peer, per case below
+TARGETS = {"torch": 1.5, "dezero": 1.3}   # wanted upper bounds of minigrad / peer, per case below
 NN_TARGETS = {"torch": 1.3}
+CASE_NAMES = {"plain": f"plain step (batch {BATCH}, width {WIDTH})",
+              "nn": f"nn.Linear + optim.SGD step (batch {BATCH}, width {WIDTH})"}
 
 
 def load_dezero():
@@ -200,21 +205,52 @@ def _dtype_names(loss, params) -> set:
     return {str(getattr(v, "data", v).dtype).replace("torch.", "") for v in values}
 
 
-def compare(case: str, candidates: dict, repeats: int, number: int, warmup: int,
-            targets: dict, clock=time.perf_counter) -> dict:
-    """Check that the candidates agree on the first loss and compute in float32, time them in pairs,
-    print ratio lines. ``candidates`` maps a name to ``(step, parameters)``."""
-    losses = {name: step() for name, (step, _) in candidates.items()}
-    first = {name: _value(loss) for name, loss in losses.items()}
+def compare_in_processes(case: str, names: list, repeats: int, number: int, warmup: int, targets: dict,
+                         cpu_time: bool, threads: int, against: str | None = None) -> dict:
+    """Time the ``case`` step of each library in a process of its own, taking turns
+    (``_timing.paired_in_processes``), and print the report. ``against``: another checkout's
+    folder, whose minigrad runs as the library "other"."""
+    candidates = {name: ("bench_peers", "step_in_process", (name, case)) for name in names}
+    if against is not None:
+        candidates["other"] = ("bench_peers", "step_in_process", ("minigrad", case), str(Path(against).resolve()))
+    samples, described = _timing.paired_in_processes(candidates, repeats, number, warmup, cpu_time, threads)
+    return report(CASE_NAMES[case], described, samples, targets)
+
+
+def step_in_process(library: str, case: str):
+    """For ``paired_in_processes``: the ``case`` step ("plain" or "nn") in ``library``, and how to
+    describe its result (its loss and dtypes)."""
+    weights, x, y = problem()
+    if library == "dezero":
+        dezero = load_dezero()
+        step, params = (dezero_plain_step(dezero, weights, x, y) if case == "plain" else
+                        _dezero_params(dezero_nn_step(dezero, weights, x, y)))
+    else:
+        lib = minigrad if library == "minigrad" else _timing.load_torch()
+        step, params = (plain_step(lib, weights, x, y) if case == "plain" else
+                        _with_parameters(library_step(lib, weights, x, y, "mse")))
+    return step, lambda loss: _describe(loss, params)
+
+
+def _dezero_params(step_and_model: tuple) -> tuple:
+    step, model = step_and_model
+    return step, list(model.params())
+
+
+def _describe(loss, params) -> tuple:
+    return _value(loss), _dtype_names(loss, params)
+
+
+def report(case: str, described: dict, samples: dict, targets: dict) -> dict:
+    """Print the first losses (warning if they disagree or are not float32), the timings and the ratios."""
+    first = {name: value for name, (value, _) in described.items()}
     print(f"{case}: step-1 losses " + ", ".join(f"{n} {v:.6f}" for n, v in first.items()))
     if max(first.values()) - min(first.values()) > 1e-4 * max(1.0, abs(first["minigrad"])):
         print("  WARNING: the libraries disagree on the loss; the timings below compare different work")
-    for name, (_, params) in candidates.items():
-        dtypes = _dtype_names(losses[name], params)
+    for name, (_, dtypes) in described.items():
         if dtypes != {"float32"}:
             print(f"  WARNING: {name} computes in {', '.join(sorted(dtypes))}, not only float32")
-    candidates = {name: step for name, (step, _) in candidates.items()}
-    samples = _timing.paired(candidates, repeats, number, warmup, clock)
+    candidates = list(samples)
     medians = {name: _timing.median(s) for name, s in samples.items()}
     print("  middle half of the samples: " + ", ".join(f"{n} {_timing.spread(s)}" for n, s in samples.items()))
     print("  medians: " + ", ".join(f"{n} {_timing.format_time(t)}" for n, t in medians.items()))
@@ -274,9 +310,13 @@ def main(argv: list[str] | None = None) -> int:
                         "torch; 0 leaves each library's default (default: 1)")
     parser.add_argument("--cpu-time", action="store_true", help="time with the thread's CPU time "
                         "(time.thread_time) instead of the wall clock: steadier on a busy machine")
+    parser.add_argument("--one-process", action="store_true", help="time every library in this one "
+                        "process (by default each runs in a process of its own, taking turns)")
+    parser.add_argument("--against", metavar="FOLDER", help="also time the minigrad of another checkout "
+                        "(its folder), as the library 'other', to compare two builds")
     parser.add_argument("--profile", action="store_true", help="also profile minigrad's plain step")
     parser.add_argument("--phases", action="store_true", help="also time the plain step's forward, "
-                        "backward and update separately in every library")
+                        "backward and update separately in every library (in this process)")
     args = parser.parse_args(argv)
     torch = _timing.load_torch()
     dezero = load_dezero()
@@ -285,28 +325,23 @@ def main(argv: list[str] | None = None) -> int:
     print(_timing.describe_environment(torch))
     print("dezero: not installed (pip install dezero==0.0.13 to compare)" if dezero is None else
           f"dezero {getattr(dezero, '__version__', '?')} (numpy-based, pure Python)")
-    weights, x, y = problem()
-
-    plain = {"minigrad": plain_step(minigrad, weights, x, y)}
-    if torch is not None:
-        plain["torch"] = plain_step(torch, weights, x, y)
-    if dezero is not None:
-        plain["dezero"] = dezero_plain_step(dezero, weights, x, y)
-    nn_steps = {"minigrad": _with_parameters(library_step(minigrad, weights, x, y, "mse"))}
-    if torch is not None:
-        nn_steps["torch"] = _with_parameters(library_step(torch, weights, x, y, "mse"))
-    if dezero is not None:
-        step, model = dezero_nn_step(dezero, weights, x, y)
-        nn_steps["dezero"] = (step, list(model.params()))
-
-    name = f"plain step (batch {BATCH}, width {WIDTH})"
+    names = ["minigrad"] + [name for name, lib in (("torch", torch), ("dezero", dezero)) if lib is not None]
     clock = time.thread_time if args.cpu_time else time.perf_counter
-    print(f"clock: {clock.__name__}")
-    _timing.run_cases([
-        lambda: compare(name, plain, args.repeats, args.number, 3, TARGETS, clock),
-        lambda: compare(f"nn.Linear + optim.SGD step (batch {BATCH}, width {WIDTH})", nn_steps,
-                        args.repeats, args.number, 3, NN_TARGETS, clock),
-    ])
+    print(f"clock: {clock.__name__}; " + ("every library in this one process" if args.one_process else
+                                          "one process per library, taking turns"))
+    if args.one_process:
+        _timing.run_cases([
+            lambda: _compare_here("plain", names, args, TARGETS, clock),
+            lambda: _compare_here("nn", names, args, NN_TARGETS, clock),
+        ])
+    else:
+        _timing.run_cases([
+            lambda: compare_in_processes("plain", names, args.repeats, args.number, 3, TARGETS, args.cpu_time,
+                                         args.threads, args.against),
+            lambda: compare_in_processes("nn", names, args.repeats, args.number, 3, NN_TARGETS, args.cpu_time,
+                                         args.threads, args.against),
+        ])
+    weights, x, y = problem()
     if args.phases:
         phases = {"minigrad": plain_phases(minigrad, weights, x, y)[0]}
         if torch is not None:
@@ -316,8 +351,18 @@ def main(argv: list[str] | None = None) -> int:
         compare_phases(phases, args.repeats, clock)
     if args.profile:
         print("\ncProfile of minigrad's plain step:")
-        _timing.profile(plain["minigrad"][0], 2000)
+        _timing.profile(plain_step(minigrad, weights, x, y)[0], 2000)
     return 0
+
+
+def _compare_here(case: str, names: list, args, targets: dict, clock) -> dict:
+    """The ``case`` step of every library, built and timed in pairs in this one process."""
+    steps, described = {}, {}
+    for name in names:
+        step, describe = step_in_process(name, case)
+        steps[name], described[name] = step, describe(step())
+    samples = _timing.paired(steps, args.repeats, args.number, 3, clock)
+    return report(CASE_NAMES[case], described, samples, targets)
 
 
 if __name__ == "__main__":

@@ -71,6 +71,7 @@ class Tensor:
     _retains_grad = False
     _acc_ref = None
     _backward_hooks = None
+    _post_accumulate_grad_hooks = None
     _base = None               # for a view: the tensor whose memory it shows (see autograd/views.py)
     _grad_fn_version = 0       # for a view: the version counter's value when its grad_fn was set
     _view_creation = "default"  # for a view: how it was made (no_grad, custom Function...)
@@ -82,8 +83,24 @@ class Tensor:
 
     __hash__ = object.__hash__
 
+    def __new__(cls, *args, **kwargs) -> "Tensor":
+        """The legacy constructor ``torch.Tensor(...)``: ``torch.Tensor(2, 3)`` is a float32 tensor of that
+        shape (zeros here; PyTorch leaves it uninitialised), ``torch.Tensor([1, 2])`` float32 data, and
+        ``torch.Tensor(t)`` the tensor ``t`` itself, detached. Prefer ``torch.tensor`` and ``torch.zeros``.
+
+        >>> import minigrad as torch
+        >>> torch.Tensor([1, 2]), torch.Tensor(2, 3).shape
+        (tensor([1., 2.]), torch.Size([2, 3]))
+        """
+        if cls is not Tensor:   # a subclass (Parameter, Buffer) makes its own instances
+            return object.__new__(cls)
+        if len(args) == 1 and not kwargs and isinstance(args[0], Tensor):
+            return args[0].detach()
+        from .tensor_types import FloatTensor
+        return FloatTensor(*args, **kwargs)
+
     def __init__(self, *args, **kwargs) -> None:
-        raise TypeError("create tensors with minigrad.tensor(data), minigrad.zeros(shape), ...")
+        pass   # __new__ made the tensor
 
     @classmethod
     def _make(cls, data: np.ndarray, requires_grad: bool = False) -> "Tensor":
@@ -249,6 +266,17 @@ class Tensor:
             self._backward_hooks = {}
         return RemovableHandle(self._backward_hooks, hook)
 
+    def register_post_accumulate_grad_hook(self, hook: Callable[["Tensor"], None]) -> RemovableHandle:
+        """Call ``hook(tensor)`` each time backward has accumulated this leaf's ``.grad`` (an optimizer
+        can step right there); ``autograd.grad``, which fills no ``.grad``, calls none."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if self._post_accumulate_grad_hooks is None:
+            self._post_accumulate_grad_hooks = {}
+        return RemovableHandle(self._post_accumulate_grad_hooks, hook)
+
     def backward(self, gradient: "Tensor | None" = None, retain_graph: bool | None = None,
                  create_graph: bool = False, inputs=None) -> None:
         """Compute the gradient of this tensor with respect to the leaves, into their ``.grad``.
@@ -295,7 +323,8 @@ class Tensor:
     def _accumulate_in_place(self, other: "Tensor") -> None:
         if other.is_sparse:   # a sparse gradient added into a dense .grad, as PyTorch allows
             other = other.to_dense()
-        np.add(self._data, other._data, out=self._data, casting="unsafe")
+        out = self._data if self._data.flags.writeable else _views.writeable_memory(self._data)   # (a view of an
+        np.add(self._data, other._data, out=out, casting="unsafe")                             # expanded tensor)
         self._version_counter.value += 1
 
     def detach(self) -> "Tensor":
@@ -340,7 +369,11 @@ class Tensor:
             raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
         elif name == "requires_grad":
             raise RuntimeError("requires_grad must be a bool")
-        elif isinstance(getattr(type(self), name, None), property):
+        elif name == "_grad_fn":
+            raise RuntimeError("Deletion of _grad_fn not allowed. Detach tensor instead!")
+        elif name == "_backward_hooks":
+            raise RuntimeError("Deletion of _backwards_hooks not allowed!")
+        elif isinstance(getattr(type(self), name, None), property) or name in _READ_ONLY:
             raise AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable")
         else:
             object.__delattr__(self, name)
@@ -474,63 +507,190 @@ class Tensor:
         return bool(self._data.flags.c_contiguous)
 
     # ------------------------------------------------------------------ arithmetic
-    def __add__(self, other): return _ops.Add.apply(self, _operand(other))
-    def __radd__(self, other): return _ops.Add.apply(self, _operand(other))   # PyTorch: self first
-    def __sub__(self, other): return _ops.Sub.apply(self, _operand(other))
-    def __rsub__(self, other): return _ops.Rsub.apply(self, other)
-    def __mul__(self, other): return _ops.Mul.apply(self, _operand(other))
-    def __rmul__(self, other): return _ops.Mul.apply(self, _operand(other))   # PyTorch: self first
-    def __truediv__(self, other): return _ops.Div.apply(self, _operand(other))
-    def __rtruediv__(self, other): return _ops.Reciprocal.apply(self) * other   # as PyTorch computes it
-    def __pow__(self, exponent): return _ops.pow(self, exponent)
-    def __rpow__(self, base): return _ops.pow(base, self)
-    def __floordiv__(self, other): return _ops.arithmetic.floor_divide(self, other)
-    def __rfloordiv__(self, other): return _ops.arithmetic.floor_divide(other, self)
-    def __mod__(self, other): return _ops.arithmetic.remainder(self, other)
-    def __rmod__(self, other): return _ops.arithmetic.remainder(other, self)
+    # An operand that is neither a tensor nor a number makes an operator return NotImplemented, as
+    # PyTorch's do: Python then tries the other operand's reflected method, or raises its TypeError.
+    def __add__(self, other):
+        try: return _ops.Add.apply(self, _operand(other))
+        except NotAnOperand: return NotImplemented
+
+    def __radd__(self, other):
+        try: return _ops.Add.apply(self, _operand(other))   # PyTorch: self first
+        except NotAnOperand: return NotImplemented
+
+    def __sub__(self, other):
+        try: return _ops.Sub.apply(self, _operand(other))
+        except NotAnOperand: return NotImplemented
+
+    def __rsub__(self, other):
+        try: return _ops.arithmetic.rsub(self, other)
+        except NotAnOperand: return NotImplemented
+
+    def __mul__(self, other):
+        try: return _ops.Mul.apply(self, _operand(other))
+        except NotAnOperand: return NotImplemented
+
+    def __rmul__(self, other):
+        try: return _ops.Mul.apply(self, _operand(other))   # PyTorch: self first
+        except NotAnOperand: return NotImplemented
+
+    def __truediv__(self, other):
+        try: return _ops.Div.apply(self, _operand(other))
+        except NotAnOperand: return NotImplemented
+
+    def __rtruediv__(self, other):
+        try: return _ops.Reciprocal.apply(self) * _operand(other)   # as PyTorch computes it
+        except NotAnOperand: return NotImplemented
+
+    def __pow__(self, exponent):
+        try: return _ops.pow(self, exponent)
+        except NotAnOperand: return NotImplemented
+
+    def __rpow__(self, base):
+        try: return _ops.pow(base, self)
+        except NotAnOperand: return NotImplemented
+
+    def __floordiv__(self, other):
+        try: return _ops.arithmetic.floor_divide(self, other)
+        except NotAnOperand: return NotImplemented
+
+    def __rfloordiv__(self, other):
+        try: return _ops.arithmetic.floor_divide(other, self)
+        except NotAnOperand: return NotImplemented
+
+    def __mod__(self, other):
+        try: return _ops.arithmetic.remainder(self, other)
+        except NotAnOperand: return NotImplemented
+
+    def __rmod__(self, other):
+        try: return _ops.arithmetic.remainder(other, self)
+        except NotAnOperand: return NotImplemented
+
+    def __matmul__(self, other): return _ops.matmul(self, other) if isinstance(other, Tensor) else NotImplemented
+    def __rmatmul__(self, other): return _ops.matmul(other, self) if isinstance(other, Tensor) else NotImplemented
     def __neg__(self): return _ops.Neg.apply(self)
     def __pos__(self): return self
-    def __matmul__(self, other): return _ops.matmul(self, other)
-    def __rmatmul__(self, other): return _ops.matmul(_operand(other), self)
     def __abs__(self): return _ops.Abs.apply(self)
 
     def add(self, other, *, alpha=1):
-        if alpha == 1 or getattr(other, "is_sparse", False):   # dense + alpha * sparse: the sparse one knows how
+        other = _argument(other, "add")
+        if alpha == 1 or other.is_sparse:   # dense + alpha * sparse: the sparse one knows how
             return self + other if alpha == 1 else other.__radd__(self, alpha)
-        return _ops.Add.apply(self, _operand(other), alpha)
+        return _ops.Add.apply(self, other, alpha)
 
     def sub(self, other, *, alpha=1):
-        if alpha == 1 or getattr(other, "is_sparse", False):
+        other = _argument(other, "sub")
+        if alpha == 1 or other.is_sparse:
             return self - other if alpha == 1 else other.__rsub__(self, alpha)
-        return _ops.Sub.apply(self, _operand(other), alpha)
+        return _ops.Sub.apply(self, other, alpha)
 
-    def mul(self, other): return self * other
-    def div(self, other, *, rounding_mode=None): return _ops.arithmetic.div(self, other, rounding_mode)
+    def mul(self, other): return self * _argument(other, "mul")
+    def div(self, other, *, rounding_mode=None):
+        return _ops.arithmetic.div(self, _argument(other, "div"), rounding_mode)
     def neg(self): return -self
     def pow(self, exponent): return _ops.pow(self, exponent)
 
     # comparisons give bool tensors and are not differentiable
-    def __eq__(self, other): return False if other is None else _ops.compare(np.equal, self, other)   # t == None: False
-    def __ne__(self, other): return True if other is None else _ops.compare(np.not_equal, self, other)
-    def __lt__(self, other): return _ops.compare(np.less, self, other)
-    def __le__(self, other): return _ops.compare(np.less_equal, self, other)
-    def __gt__(self, other): return _ops.compare(np.greater, self, other)
-    def __ge__(self, other): return _ops.compare(np.greater_equal, self, other)
-    eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
+    def __eq__(self, other):
+        try: return _ops.compare(np.equal, self, other)
+        except NotAnOperand: return NotImplemented   # t == None, t == "a": False, as in PyTorch
 
-    def __and__(self, other): return _ops.compare(np.logical_and, self, other)
-    def __or__(self, other): return _ops.compare(np.logical_or, self, other)
-    def __invert__(self): return Tensor._make(np.logical_not(self._data) if self._data.dtype == np.bool_ else ~self._data)
+    def __ne__(self, other):
+        try: return _ops.compare(np.not_equal, self, other)
+        except NotAnOperand: return NotImplemented
+
+    def __lt__(self, other):
+        try: return _ops.compare(np.less, self, other)
+        except NotAnOperand: return NotImplemented
+
+    def __le__(self, other):
+        try: return _ops.compare(np.less_equal, self, other)
+        except NotAnOperand: return NotImplemented
+
+    def __gt__(self, other):
+        try: return _ops.compare(np.greater, self, other)
+        except NotAnOperand: return NotImplemented
+
+    def __ge__(self, other):
+        try: return _ops.compare(np.greater_equal, self, other)
+        except NotAnOperand: return NotImplemented
+
+    def eq(self, other): return _ops.compare(np.equal, self, other)
+    def ne(self, other): return _ops.compare(np.not_equal, self, other)
+    def lt(self, other): return _ops.compare(np.less, self, other)
+    def le(self, other): return _ops.compare(np.less_equal, self, other)
+    def gt(self, other): return _ops.compare(np.greater, self, other)
+    def ge(self, other): return _ops.compare(np.greater_equal, self, other)
+    greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+
+    # bitwise operations (integers and bools), each with its reflected and in-place forms: see ops/arithmetic.py
+    def _bitwise(self, operation, other, reflected=False, in_place=False):
+        try:
+            if in_place:
+                return _ops.arithmetic.bitwise_(operation, self, other)
+            return _ops.arithmetic.bitwise(operation, other, self) if reflected else \
+                _ops.arithmetic.bitwise(operation, self, other)
+        except NotAnOperand:
+            return NotImplemented
+
+    def __and__(self, other): return self._bitwise("and", other)
+    def __or__(self, other): return self._bitwise("or", other)
+    def __xor__(self, other): return self._bitwise("xor", other)
+    def __lshift__(self, other): return self._bitwise("lshift", other)
+    def __rshift__(self, other): return self._bitwise("rshift", other)
+    def __rand__(self, other): return self._bitwise("and", other, reflected=True)
+    def __ror__(self, other): return self._bitwise("or", other, reflected=True)
+    def __rxor__(self, other): return self._bitwise("xor", other, reflected=True)
+    def __rlshift__(self, other): return self._bitwise("lshift", other, reflected=True)
+    def __rrshift__(self, other): return self._bitwise("rshift", other, reflected=True)
+    def __iand__(self, other): return self._bitwise("and", other, in_place=True)
+    def __ior__(self, other): return self._bitwise("or", other, in_place=True)
+    def __ixor__(self, other): return self._bitwise("xor", other, in_place=True)
+    def __ilshift__(self, other): return self._bitwise("lshift", other, in_place=True)
+    def __irshift__(self, other): return self._bitwise("rshift", other, in_place=True)
+    def __invert__(self):
+        if self._data.dtype.kind == "f":
+            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+        return _ops.arithmetic.bitwise_not(self)
+
+    def bitwise_and(self, other): return _ops.arithmetic.bitwise("and", self, other)
+    def bitwise_or(self, other): return _ops.arithmetic.bitwise("or", self, other)
+    def bitwise_xor(self, other): return _ops.arithmetic.bitwise("xor", self, other)
+    def bitwise_left_shift(self, other): return _ops.arithmetic.bitwise("lshift", self, other)
+    def bitwise_right_shift(self, other): return _ops.arithmetic.bitwise("rshift", self, other)
+    def bitwise_not(self): return _ops.arithmetic.bitwise_not(self)
+    def bitwise_and_(self, other): return _ops.arithmetic.bitwise_("and", self, other)
+    def bitwise_or_(self, other): return _ops.arithmetic.bitwise_("or", self, other)
+    def bitwise_xor_(self, other): return _ops.arithmetic.bitwise_("xor", self, other)
+    def logical_and(self, other): return _ops.arithmetic.logical("and", self, other, method=True)
+    def logical_or(self, other): return _ops.arithmetic.logical("or", self, other, method=True)
+    def logical_xor(self, other): return _ops.arithmetic.logical("xor", self, other, method=True)
+    def logical_not(self): return _ops.arithmetic.logical_not(self)
 
     # ------------------------------------------------------------------ in place (bump the version)
-    def add_(self, other, *, alpha=1): return _ops.inplace(_ops.AddInplace, self, other, alpha)
-    def sub_(self, other, *, alpha=1): return _ops.inplace(_ops.SubInplace, self, other, alpha)
-    def mul_(self, other): return _ops.inplace(_ops.MulInplace, self, other)
-    def div_(self, other): return _ops.inplace(_ops.DivInplace, self, other)
-    def __iadd__(self, other): return self.add_(other)
-    def __isub__(self, other): return self.sub_(other)
-    def __imul__(self, other): return self.mul_(other)
-    def __itruediv__(self, other): return self.div_(other)
+    def add_(self, other, *, alpha=1): return _ops.inplace(_ops.AddInplace, self, _argument(other, "add_"), alpha)
+    def sub_(self, other, *, alpha=1): return _ops.inplace(_ops.SubInplace, self, _argument(other, "sub_"), alpha)
+    def mul_(self, other): return _ops.inplace(_ops.MulInplace, self, _argument(other, "mul_"))
+    def div_(self, other, *, rounding_mode=None):
+        if rounding_mode is None:
+            return _ops.inplace(_ops.DivInplace, self, _argument(other, "div_"))
+        _ops.arithmetic.check_rounding_mode(rounding_mode)
+        return _ops.inplace(_ops.DivRoundingInplace, self, _argument(other, "div_"), rounding_mode)
+
+    def __iadd__(self, other):
+        try: return _ops.inplace(_ops.AddInplace, self, _operand(other))
+        except NotAnOperand: return NotImplemented   # Python then tries +, and raises its TypeError
+
+    def __isub__(self, other):
+        try: return _ops.inplace(_ops.SubInplace, self, _operand(other))
+        except NotAnOperand: return NotImplemented
+
+    def __imul__(self, other):
+        try: return _ops.inplace(_ops.MulInplace, self, _operand(other))
+        except NotAnOperand: return NotImplemented
+
+    def __itruediv__(self, other):
+        try: return _ops.inplace(_ops.DivInplace, self, _operand(other))
+        except NotAnOperand: return NotImplemented
 
     def zero_(self) -> "Tensor":
         """Fill with zeros in place."""
@@ -544,6 +704,9 @@ class Tensor:
 
     def index_add_(self, dim: int, index: "Tensor", source: "Tensor", *, alpha=1) -> "Tensor":
         return _ops.index_add_(self, dim, index, source, alpha)
+
+    def index_add(self, dim: int, index: "Tensor", source: "Tensor", *, alpha=1) -> "Tensor":
+        return _ops.gather_scatter.index_add(self, dim, index, source, alpha)
 
     # ------------------------------------------------------------------ pointwise math
     def exp(self): return _ops.Exp.apply(self)
@@ -570,10 +733,13 @@ class Tensor:
         return _ops.mean(self, dim, keepdim, dtype)
 
     def max(self, dim=None, keepdim: bool = False):
-        return _ops.max(self, dim, keepdim)
+        return _ops.max(self, dim, keepdim, method=True)
 
     def min(self, dim=None, keepdim: bool = False):
-        return _ops.min(self, dim, keepdim)
+        return _ops.min(self, dim, keepdim, method=True)
+
+    def maximum(self, other): return _ops.pointwise.maximum(self, other)
+    def minimum(self, other): return _ops.pointwise.minimum(self, other)
 
     def all(self, dim=None, keepdim: bool = False) -> "Tensor":
         """True where every element (along ``dim``) is non-zero; a bool tensor, never differentiable."""
@@ -592,11 +758,13 @@ class Tensor:
     def sort(self, dim: int = -1, descending: bool = False, stable: bool = False):
         return _ops.sort(self, dim, descending)
 
-    def softmax(self, dim: int):
-        return _ops.Softmax.apply(self, dim)
+    def softmax(self, dim: int, dtype=None):
+        """exp(x) / sum(exp(x)) along ``dim``; with ``dtype``, the input is converted first (ToCopyBackward0)."""
+        return _ops.Softmax.apply(self if dtype is None else self.to(_dtype_argument("softmax", dim, dtype)), dim)
 
-    def log_softmax(self, dim: int):
-        return _ops.LogSoftmax.apply(self, dim)
+    def log_softmax(self, dim: int, dtype=None):
+        return _ops.LogSoftmax.apply(self if dtype is None else self.to(_dtype_argument("log_softmax", dim, dtype)),
+                                     dim)
 
     def sum_to_size(self, *size):
         """Sum broadcast dimensions away until the shape is ``size`` (used to undo broadcasting)."""
@@ -610,6 +778,12 @@ class Tensor:
     def flatten(self, start_dim: int = 0, end_dim: int = -1): return _ops.flatten(self, start_dim, end_dim)
     def t(self): return _ops.t(self)
     def transpose(self, dim0: int, dim1: int): return _ops.Transpose.apply(self, dim0, dim1)
+    def transpose_(self, dim0: int, dim1: int): return _ops.shape.transpose_(self, dim0, dim1)
+    def select(self, dim: int, index: int): return _ops.indexing.select(self, dim, index)
+    def repeat(self, *repeats): return _ops.shape.repeat(self, repeats)
+
+    def repeat_interleave(self, repeats, dim=None, *, output_size=None):
+        return _ops.gather_scatter.repeat_interleave(self, repeats, dim, output_size)
     def permute(self, *dims): return _ops.permute(self, dims)
     def unsqueeze(self, dim: int): return _ops.Unsqueeze.apply(self, dim)
     def squeeze(self, dim=None): return _ops.squeeze(self, dim)
@@ -659,7 +833,7 @@ class Tensor:
     def isinf(self): return _ops.isinf(self)
     def isfinite(self): return _ops.isfinite(self)
     def prod(self, dim=None, keepdim: bool = False, *, dtype=None): return _ops.prod(self, dim, keepdim, dtype=dtype)
-    def narrow(self, dim: int, start, length: int): return _ops.narrow(self, dim, start, length)
+    def narrow(self, dim: int, start, length: int): return _ops.narrow(self, dim, start, length, method=True)
     def split(self, split_size, dim: int = 0): return _ops.split(self, split_size, dim)
     def chunk(self, chunks: int, dim: int = 0): return _ops.chunk(self, chunks, dim)
 
@@ -697,7 +871,11 @@ class Tensor:
     def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         return _ops.allclose(self, other, rtol, atol, equal_nan)
 
-    def flip(self, *dims):
+    def flip(self, *dims, **kwargs):
+        if "dims" in kwargs:   # x.flip(dims=[0])
+            dims = (kwargs.pop("dims"),)
+        if kwargs:
+            raise TypeError(f"flip() got an unexpected keyword argument '{next(iter(kwargs))}'")
         return _ops.flip(self, dims[0] if len(dims) == 1 and isinstance(dims[0], (list, tuple)) else dims)
 
     def masked_select(self, mask): return _ops.masked_select(self, mask)
@@ -728,16 +906,19 @@ class Tensor:
         return tensor(data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
 
     def new_zeros(self, *size, dtype=None, device=None, requires_grad: bool = False):
-        from .factories import zeros
-        return zeros(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+        from .factories import _shape, zeros
+        return zeros(_shape(size, None, "new_zeros"), dtype=dtype or self.dtype, device=device,
+                     requires_grad=requires_grad)
 
     def new_ones(self, *size, dtype=None, device=None, requires_grad: bool = False):
-        from .factories import ones
-        return ones(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+        from .factories import _shape, ones
+        return ones(_shape(size, None, "new_ones"), dtype=dtype or self.dtype, device=device,
+                     requires_grad=requires_grad)
 
     def new_empty(self, *size, dtype=None, device=None, requires_grad: bool = False):
-        from .factories import empty
-        return empty(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+        from .factories import _shape, empty
+        return empty(_shape(size, None, "new_empty"), dtype=dtype or self.dtype, device=device,
+                     requires_grad=requires_grad)
 
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad: bool = False):
         from .factories import full
@@ -794,6 +975,12 @@ class Tensor:
         raise RuntimeError("values expected sparse tensor layout but got Strided")
 
 
+# Attributes of PyTorch's tensors that are not properties here (plain values or methods): deleting them
+# gets PyTorch's answer too.
+_READ_ONLY = frozenset({"_base", "name", "names", "_version", "is_sparse", "layout", "device", "is_cuda",
+                        "output_nr", "retains_grad", "_cdata"})
+
+
 def _check_assigned_grad(t: Tensor, value) -> None:
     """PyTorch's checks of ``x.grad = value``, in its order."""
     if value is t:
@@ -813,6 +1000,11 @@ def _check_assigned_grad(t: Tensor, value) -> None:
                            f"'{list(t.shape)}'. Please ensure that the gradient and the tensor are the same size")
 
 
+class NotAnOperand(TypeError):
+    """``_operand``'s error for a value that is neither a tensor nor a number (operators return
+    NotImplemented on it, so that Python tries the other operand, then raises its own TypeError)."""
+
+
 def _operand(value) -> Tensor:
     """Python numbers become 0-dim 'wrapped number' tensors, as in PyTorch (they never require grad)."""
     if isinstance(value, Tensor):
@@ -823,7 +1015,21 @@ def _operand(value) -> Tensor:
         return t
     if isinstance(value, np.ndarray):
         return Tensor._make(value)
-    raise TypeError(f"unsupported operand type for a tensor operation: '{type(value).__name__}'")
+    raise NotAnOperand(f"unsupported operand type for a tensor operation: '{type(value).__name__}'")
+
+
+def _dtype_argument(function: str, dim, dtype) -> DType:
+    if not isinstance(dtype, DType):
+        raise TypeError(f"{function}(): argument 'dtype' (position 2) must be torch.dtype, not {type(dtype).__name__}")
+    return dtype
+
+
+def _argument(value, method: str) -> Tensor:
+    """``value`` as the operand of the method ``method`` (``x.add(value)``), or PyTorch's TypeError."""
+    try:
+        return _operand(value)
+    except NotAnOperand:
+        raise TypeError(f"{method}(): argument 'other' (position 1) must be Tensor, not {type(value).__name__}") from None
 
 
 # Imported last: autograd and ops define Functions and nodes, which need the Tensor class above.

@@ -73,6 +73,8 @@ class _LegacyTensorType(type):
                 return Tensor._make(data if data.dtype == dtype.numpy else data.astype(dtype.numpy))
             if not hasattr(data, "__len__") and not hasattr(data, "__iter__"):
                 raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
+            if isinstance(data, str):
+                raise TypeError("new(): invalid data type 'str'")
             from .factories import tensor
             values = tensor(list(data) if not isinstance(data, list) else data)
             return Tensor._make(values._data.astype(dtype.numpy))

@@ -92,6 +92,34 @@ class Size(tuple):
         return Size(result) if isinstance(item, slice) else result
 
 
+def broadcast_shapes(x_shape: tuple, y_shape: tuple) -> tuple:
+    """The shape that tensors of ``x_shape`` and ``y_shape`` broadcast to, or PyTorch's error
+    naming the last dimension where they clash. The one broadcast check of minigrad: element-wise
+    operations ask it, and so does backward, of a gradient against its input.
+
+    >>> broadcast_shapes((64, 10), (10,)), broadcast_shapes((2, 1), (1, 3))
+    ((64, 10), (2, 3))
+    >>> broadcast_shapes((2, 3), (3, 2))
+    Traceback (most recent call last):
+      ...
+    RuntimeError: The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1
+    """
+    if len(y_shape) <= len(x_shape):   # the common cases first: one shape is the end of the other
+        if x_shape[len(x_shape) - len(y_shape):] == y_shape:
+            return x_shape   # (a bias against a batch, a number against anything)
+    elif y_shape[len(y_shape) - len(x_shape):] == x_shape:
+        return y_shape
+    ndim = max(len(x_shape), len(y_shape))
+    x_full = (1,) * (ndim - len(x_shape)) + tuple(x_shape)
+    y_full = (1,) * (ndim - len(y_shape)) + tuple(y_shape)
+    for dim in reversed(range(ndim)):   # PyTorch reports the last clashing dimension
+        m, n = x_full[dim], y_full[dim]
+        if m != n and m != 1 and n != 1:
+            raise RuntimeError(f"The size of tensor a ({m}) must match the size of tensor b ({n}) at "
+                               f"non-singleton dimension {dim}")
+    return tuple(m if n == 1 else n for m, n in zip(x_full, y_full))
+
+
 class device:
     """Where a tensor lives. minigrad runs on numpy, so the only device is the CPU."""
 

@@ -22,9 +22,10 @@ recursion (a chain of 100,000 operations is fine):
 2. **Execute** (``_execute``, the backward loop). A node runs only once it is ready, so a reused
    intermediate receives the *sum* of its gradients before its own backward runs: that makes the
    result right. Among the ready nodes the loop takes the one created last (the highest sequence
-   number, as PyTorch's engine does), runs its backward, sends each gradient it returns along the
-   matching edge, and counts down the dependencies of the node at the other end. A leaf's
-   ``AccumulateGrad`` node runs no backward: its gradient is staged for the leaf's ``.grad``.
+   number, as PyTorch's engine does: ``GraphTask.pop_ready``), runs it (``_run_node``), and sends
+   each gradient it returns along the matching edge, counting down the dependencies of the node at
+   the other end (``GraphTask.deliver``). A leaf's ``AccumulateGrad`` node runs no backward: its
+   gradient is staged for the leaf's ``.grad``.
 
 The staged gradients are written into ``.grad`` only after every node's backward succeeded
 (``_write_staged_gradients``): if a backward, a hook or a check raises during the pass, no
@@ -34,7 +35,8 @@ happen stays done: hooks that ran, and the saved tensors of the nodes that ran, 
 Every other rule of PyTorch's engine is one named call of this module, listed here in the order a
 backward meets it:
 
-- a backward inside a backward (reentrant): ``_running_tasks``, ``_on_fresh_thread``;
+- the gradients backward starts with, checked: ``_root_gradients`` (PyTorch's ``_make_grads``);
+- a backward inside a backward (reentrant): ``REENTRANT_DEPTH_PER_THREAD``, ``_on_fresh_thread``;
 - ``autograd.grad`` and ``backward(inputs=...)``: run only the nodes leading to an input, and read
   the inputs' gradients off the graph: ``ExecInfo`` (PyTorch's ``exec_info``);
 - tensor hooks ``t.register_hook(fn)``, then ``t.retain_grad()``: ``_call_tensor_pre_hooks``; what
@@ -49,6 +51,9 @@ backward meets it:
   node ran (unless ``retain_graph=True``): ``node._release_saved``;
 - writing ``.grad`` (``retain_grad()`` and leaves), without a copy for a gradient nobody else
   holds: ``_write_staged_gradients``, ``_nobody_else_holds``.
+
+Tools that watch a pass (``minigrad.viz``'s trace, the exercises' checkers) register listeners
+(``listeners.py``): the engine tells them when a pass begins and ends and after each node ran.
 
 >>> import minigrad as torch
 >>> x = torch.tensor([2.0], requires_grad=True)
@@ -70,17 +75,18 @@ import numpy as np
 from .. import grad_mode
 from . import anomaly_mode
 from ..tensor import Tensor, _warn_once
-from ..types import from_numpy_dtype
+from ..types import broadcast_shapes, from_numpy_dtype
 from .function import BackwardCFunction
 from .graph import AccumulateGrad, Node, _sum_out_of_place
+from .listeners import _BACKWARD_END, _BACKWARD_START, _NODE, graph_walk, notify
 
-Observer = Callable[[Node, tuple, tuple], None]
 CREATE_GRAPH_CYCLE = (
     "Using backward() with create_graph=True will create a reference cycle between the parameter and its gradient "
     "which can cause a memory leak. We recommend using autograd.grad when creating the graph to avoid this. If you "
     "have to use this function, make sure to reset the .grad fields of your parameters to None after use to break "
     "the cycle and avoid the leak.")
 REENTRANT_DEPTH_PER_THREAD = 20     # nested backward calls per thread before a fresh thread takes over
+_grad_state = grad_mode.state       # set by hand around a pass, as Function.apply does around forward
 
 
 class _ThreadState(threading.local):
@@ -95,46 +101,51 @@ _COUNTS_KNOWN = sys.implementation.name == "cpython" and sys.version_info < (3, 
 
 def run_backward(tensors: Sequence[Tensor], grad_tensors: Sequence[Tensor | None],
                  retain_graph: bool | None = None, create_graph: bool = False,
-                 inputs: Sequence[Tensor] | None = None,
-                 observer: Observer | None = None, accumulate: bool = False) -> tuple | None:
+                 inputs: Sequence[Tensor] | None = None, accumulate: bool = False) -> tuple | None:
     """Backpropagate from ``tensors``. With ``inputs``, return their gradients instead of
     accumulating into ``.grad`` (this is ``autograd.grad``), or, with ``accumulate=True``,
     accumulate into the ``.grad`` of those inputs only (``backward(inputs=...)``).
 
-    ``observer(node, grad_outputs, grad_inputs)`` is called after each node runs, in order.
     A backward called from inside a backward (reentrant) runs to completion first; every
     ``REENTRANT_DEPTH_PER_THREAD`` nested levels it continues on a fresh thread, as PyTorch's
-    engine does, so that thousands of nested levels never hit Python's recursion limit.
+    engine does, so that thousands of nested levels never hit Python's recursion limit. The
+    listeners of ``listeners.py`` hear the pass begin and end, also when it fails.
     """
     if create_graph and (inputs is None or accumulate):   # backward(), not autograd.grad()
         _warn_once(CREATE_GRAPH_CYCLE)   # PyTorch's warning: a recorded .grad holds the graph that holds it
-    if len(_running_tasks()) >= REENTRANT_DEPTH_PER_THREAD:
-        return _on_fresh_thread(run_backward, tensors, grad_tensors, retain_graph, create_graph, inputs,
-                                observer, accumulate)
-    task = GraphTask(create_graph if retain_graph is None else retain_graph, create_graph, observer)
-    tasks = _running_tasks()
-    tasks.append(task)   # this thread's current graph task (for queue_callback and the reentrant depth)
+    tasks = _thread_state.tasks          # the passes running on this thread, innermost last
+    if len(tasks) >= REENTRANT_DEPTH_PER_THREAD:
+        return _on_fresh_thread(run_backward, tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate)
+    task = GraphTask(_root_gradients(tensors, grad_tensors), create_graph if retain_graph is None else retain_graph,
+                     create_graph, inputs, accumulate)
+    if _BACKWARD_START:
+        notify(_BACKWARD_START, task)
+    tasks.append(task)                   # the current pass (queue_callback, the reentrant depth)
+    # Backward's own operations are recorded only with create_graph (grad mode set by hand, as apply
+    # does around forward), and numpy makes inf and nan silently, as PyTorch does (0 * inf in a formula).
+    grad_enabled, _grad_state.enabled = _grad_state.enabled, create_graph
+    error = None
     try:
-        # Backward's own operations are recorded only for higher-order gradients (create_graph=True).
-        with grad_mode.set_grad_enabled(create_graph), _silent_numpy():
-            task.start(_root_gradients(tensors, grad_tensors), inputs, accumulate)
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             _execute(task)
             _write_staged_gradients(task)   # (autograd.grad stages only what retain_grad() asks for)
+        if task.final_callbacks:
             task.run_final_callbacks()
+    except BaseException as raised:
+        error = raised
+        raise
     finally:
+        _grad_state.enabled = grad_enabled
         tasks.pop()
-    return task.exec_info.result() if task.exec_info is not None else None
+        if _BACKWARD_END:
+            notify(_BACKWARD_END, task, error)
+        del error   # (the traceback holds this frame: no cycle through it)
+    return None if task.exec_info is None else task.exec_info.result()
 
 
 # ---------------------------------------------------------------------------- a backward inside a backward
-def _running_tasks() -> list:
-    """The graph tasks running on this thread, innermost last: a backward called from a backward
-    (reentrant) pushes its own, and their number is the reentrant depth."""
-    return _thread_state.tasks
-
-
 def in_backward() -> bool:
-    """True on a thread running a backward pass, whose numpy is silent already (``_silent_numpy``)."""
+    """True on a thread running a backward pass, whose numpy is silent already (see ``run_backward``)."""
     return bool(_thread_state.tasks)
 
 
@@ -156,54 +167,53 @@ def _on_fresh_thread(function: Callable, *args):
     return outcome.get("value")
 
 
-def _silent_numpy() -> np.errstate:
-    """PyTorch makes inf and nan silently (0 * inf in a backward formula); numpy would warn."""
-    return np.errstate(invalid="ignore", divide="ignore", over="ignore")
-
-
 # ---------------------------------------------------------------------------- where backward starts
-def _root_gradients(tensors: Sequence, grad_tensors: Sequence) -> list:
-    """``(node, output_nr, gradient)`` for each tensor backward starts from, checked in PyTorch's
-    order: each gradient against its tensor, then their numbers, then each tensor."""
-    # zip stops at the shorter: extra gradients are ignored, as in PyTorch; too few are refused
-    grads = [_root_gradient(i, t, g) for i, (t, g) in enumerate(zip(tensors, grad_tensors))]
+def _root_gradients(tensors: Sequence, grad_tensors: Sequence) -> tuple:
+    """``(edges, gradients)``: where backward starts, one edge per tensor (``(grad_fn, output_nr)``
+    or its AccumulateGrad), and the gradient sent along it: the one given, or ones for a scalar
+    (PyTorch's ``_make_grads``). Checked in PyTorch's order: each gradient against its tensor, then
+    their numbers, then each tensor."""
+    edges, grads = [], []
+    for i, (t, g) in enumerate(zip(tensors, grad_tensors)):   # extra gradients are ignored, as in PyTorch
+        if not isinstance(t, Tensor):
+            raise AssertionError("Expected output to be a torch.Tensor")   # PyTorch's own assertion
+        edge = t._gradient_edge()   # (None, 0) for a tensor that does not require grad
+        if isinstance(g, Tensor):
+            if g.shape != t.shape:
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                                   f"output[{i}] has a shape of {t.shape}.")
+        elif g is not None:
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+        elif edge[0] is not None or t.requires_grad:   # (a view made under no_grad may require grad)
+            if t._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            g = Tensor._make(np.ones(t._data.shape, dtype=t._data.dtype))
+        edges.append(edge)
+        grads.append(g)
     if len(grads) != len(tensors):
         raise RuntimeError(f"got {len(tensors)} tensors and {len(grads)} gradients")
-    roots = []
-    for i, (t, g) in enumerate(zip(tensors, grads)):
-        if t.grad_fn is None and not t._requires_grad:
+    for i, (node, _) in enumerate(edges):
+        if node is None:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
-        node, output_nr = t._gradient_edge()
-        roots.append((node, output_nr, g))
-    return roots
-
-
-def _root_gradient(i: int, t, g):
-    """The gradient backward starts with for tensor ``t``: ``g``, or ones for a scalar (PyTorch's ``_make_grads``)."""
-    if not isinstance(t, Tensor):
-        raise AssertionError("Expected output to be a torch.Tensor")   # PyTorch's own assertion
-    if isinstance(g, Tensor):
-        if g.shape != t.shape:
-            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
-                               f"output[{i}] has a shape of {t.shape}.")
-        return g
-    if g is not None:
-        raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
-    if not t.requires_grad:
-        return None   # refused just after: "element i of tensors does not require grad"
-    if t.numel() != 1:
-        raise RuntimeError("grad can be implicitly created only for scalar outputs")
-    return Tensor._make(np.ones(t._data.shape, dtype=t._data.dtype))
+    return edges, grads
 
 
 class GraphTask:
-    """One backward pass (PyTorch's ``GraphTask``): everything the loop keeps between two nodes."""
+    """One backward pass (PyTorch's ``GraphTask``): everything the loop keeps between two nodes.
 
-    def __init__(self, retain_graph: bool, create_graph: bool, observer: Observer | None = None) -> None:
+    Made from the pass's ``roots``: the edges it starts from and the gradients sent along them, which
+    the loop delivers first, as PyTorch's ``GraphRoot`` node does. Listeners of the pass
+    (``listeners.on_backward_start``) read ``retain_graph``, ``create_graph``, ``inputs`` and ``accumulate``.
+    """
+
+    def __init__(self, roots: tuple, retain_graph: bool, create_graph: bool,
+                 inputs: Sequence[Tensor] | None = None, accumulate: bool = False) -> None:
         self.retain_graph = retain_graph      # False: each node's saved tensors are freed once it ran
         self.create_graph = create_graph      # True: backward's operations are recorded too
-        self.observer = observer
-        self.dependencies: dict = {}          # node -> edges into it that have not delivered yet
+        self.inputs, self.accumulate = inputs, accumulate   # autograd.grad, backward(inputs=...): see ExecInfo
+        self.roots = roots                    # (edges, gradients)
+        self.dependencies: dict = _discover(roots[0])   # node -> edges into it that have not delivered yet
+        self.exec_info = None if inputs is None else ExecInfo(inputs, accumulate, roots[0], self.dependencies)
         self.buffers: dict = {}               # node -> its grad_outputs, summed as they arrive
         # The ready nodes, as a heap of (-sequence_nr, tie, node): the latest node comes out first.
         # AccumulateGrad nodes share one sequence number; the tie counter then keeps them first in,
@@ -212,23 +222,26 @@ class GraphTask:
         self.tie = itertools.count()
         self.staged: list = []                # (AccumulateGrad node or retain_grad tensor, gradient) for .grad
         self.final_callbacks: list = []       # queue_callback(fn): run once the pass has succeeded
-        self.exec_info: ExecInfo | None = None   # autograd.grad / backward(inputs=...) only
 
-    def start(self, roots: list, inputs: Sequence[Tensor] | None, accumulate: bool) -> None:
-        """Count dependencies, put the root gradients in their buffers, make the roots ready."""
-        root_nodes = [node for node, _, _ in roots]
-        self.dependencies = _discover(root_nodes)
-        if inputs is not None:
-            self.exec_info = ExecInfo(inputs, accumulate, root_nodes, self.dependencies)
-        for node, output_nr, grad in roots:
-            buffer = self.buffers.get(node)
-            if buffer is None:
-                buffer = self.buffers[node] = [None] * len(node._output_info)
-            buffer[output_nr] = grad if buffer[output_nr] is None else _sum_out_of_place(buffer[output_nr], grad)
-        # A root that another root leads to is not ready yet: its gradient waits in its buffer,
-        # and more arrives when the root above it runs.
-        for node in dict.fromkeys(root_nodes):
-            if self.dependencies.get(node, 0) == 0:
+    def pop_ready(self) -> tuple:
+        """The ready node created last, and its gradients: one per output of its forward, summed over its uses."""
+        node = heapq.heappop(self.ready)[-1]
+        return node, self.buffers.pop(node)
+
+    def deliver(self, edges: Sequence, grads: Sequence) -> None:
+        """Send each gradient along its edge ``(node, input_nr)``: add it into slot ``input_nr`` of
+        that node's buffer. A node whose every incoming edge has delivered is ready."""
+        buffers, dependencies = self.buffers, self.dependencies
+        for (node, input_nr), grad in zip(edges, grads):
+            if node is None:
+                continue                             # this input needs no gradient
+            buffer = buffers.get(node)
+            if buffer is None:                       # the first gradient sent to node
+                buffer = buffers[node] = [None] * len(node._output_info)
+            if grad is not None:
+                buffer[input_nr] = grad if buffer[input_nr] is None else _sum_out_of_place(buffer[input_nr], grad)
+            left = dependencies[node] = dependencies[node] - 1
+            if not left:                             # every edge into node has delivered
                 heapq.heappush(self.ready, (-node._sequence_nr, next(self.tie), node))
 
     def run_final_callbacks(self) -> None:
@@ -236,20 +249,24 @@ class GraphTask:
             self.final_callbacks.pop(0)()
 
 
-def _discover(root_nodes) -> dict:
-    """Count, for every reachable node, the edges that point at it."""
+@graph_walk
+def _discover(root_edges) -> dict:
+    """Count, for every node reachable from the root edges, the edges that point at it (the root
+    edges included)."""
     dependencies = {}
-    seen = set(root_nodes)
-    stack = list(seen)
+    stack = []
+    for node, _ in root_edges:
+        if node not in dependencies:
+            stack.append(node)
+        dependencies[node] = dependencies.get(node, 0) + 1
     while stack:
         node = stack.pop()
         for next_node, _ in node.next_functions:
             if next_node is None:
                 continue
-            dependencies[next_node] = dependencies.get(next_node, 0) + 1
-            if next_node not in seen:
-                seen.add(next_node)
+            if next_node not in dependencies:
                 stack.append(next_node)
+            dependencies[next_node] = dependencies.get(next_node, 0) + 1
     return dependencies
 
 
@@ -264,7 +281,7 @@ class ExecInfo:
     AccumulateGrad: no leaf's ``.grad`` changes (a tensor that retains its grad still gets it, as in PyTorch).
     """
 
-    def __init__(self, inputs: Sequence[Tensor], accumulate: bool, root_nodes: list, dependencies: dict) -> None:
+    def __init__(self, inputs: Sequence[Tensor], accumulate: bool, root_edges: list, dependencies: dict) -> None:
         self.accumulate = accumulate   # backward(inputs=...): into .grad; autograd.grad: returned
         self.captures: dict = {}       # autograd.grad: node -> [(slot of its grad_outputs, input index)]
         for index, t in enumerate(inputs):
@@ -276,7 +293,7 @@ class ExecInfo:
                 raise RuntimeError("One of the differentiated Tensors does not require grad")
             node, output_nr = t._gradient_edge()
             self.captures.setdefault(node, []).append((output_nr, index))
-        self.needed = _needed_nodes(root_nodes, dependencies, set(self.captures))
+        self.needed = _needed_nodes(root_edges, dependencies, set(self.captures))
         if accumulate:
             self.needed.update(self.captures)   # the inputs' own nodes run too
             self.captures = {}
@@ -298,14 +315,17 @@ class ExecInfo:
         return None if self.accumulate else tuple(self.grads)
 
 
-def _needed_nodes(root_nodes, dependencies: dict, input_nodes: set) -> set:
+@graph_walk
+def _needed_nodes(root_edges, dependencies: dict, input_nodes: set) -> set:
     """The nodes that lead to one of the ``input_nodes`` (the inputs' own nodes): those must run.
 
     An input's node that leads to no other input's node is not in the set: autograd.grad reads its
     gradient off as it arrives, without running it.
     """
     remaining = dict(dependencies)
-    order = [n for n in dict.fromkeys(root_nodes) if remaining.get(n, 0) == 0]
+    for node, _ in root_edges:   # the root edges deliver first
+        remaining[node] -= 1
+    order = [node for node in dict.fromkeys(node for node, _ in root_edges) if remaining[node] == 0]
     for node in order:   # Kahn's algorithm (a topological order): order grows while we walk it
         for next_node, _ in node.next_functions:
             if next_node is not None:
@@ -322,27 +342,45 @@ def _needed_nodes(root_nodes, dependencies: dict, input_nodes: set) -> set:
 # ---------------------------------------------------------------------------- the backward loop
 def _execute(task: GraphTask) -> None:
     """The backward loop: every node runs once, after every edge into it has delivered."""
-    ready, buffers, dependencies, exec_info, tie = task.ready, task.buffers, task.dependencies, task.exec_info, task.tie
-    while ready:
-        node = heapq.heappop(ready)[-1]              # among the ready nodes, the one created last
-        grad_outputs = buffers.pop(node)             # one gradient per output, summed over its uses
-        if exec_info is not None and not exec_info.should_run(task, node, grad_outputs):
-            continue                                 # autograd.grad, backward(inputs=): leads to no input
-        if type(node) is AccumulateGrad:             # a leaf: nothing to run, the gradient is for .grad
-            _stage_leaf_gradient(task, node, grad_outputs[0])
-            continue
-        grad_inputs = _run_node(task, node, grad_outputs)
-        for (next_node, input_nr), grad in zip(node.next_functions, grad_inputs):
-            if next_node is None:
-                continue                             # this input needs no gradient
-            buffer = buffers.get(next_node)
-            if buffer is None:                       # the first gradient sent to next_node
-                buffer = buffers[next_node] = [None] * len(next_node._output_info)
-            if grad is not None:
-                buffer[input_nr] = grad if buffer[input_nr] is None else _sum_out_of_place(buffer[input_nr], grad)
-            dependencies[next_node] -= 1
-            if dependencies[next_node] == 0:         # every edge into next_node has delivered
-                heapq.heappush(ready, (-next_node._sequence_nr, next(tie), next_node))
+    task.deliver(*task.roots)                        # the gradients backward starts with
+    while task.ready:
+        node, grad_outputs = task.pop_ready()       # the ready node created last, its gradients summed
+        grad_inputs = _run_node(task, node, grad_outputs)   # one gradient per edge
+        if grad_inputs:                                 # (none from a leaf, or a node that did not run)
+            task.deliver(node.next_functions, grad_inputs)
+
+
+def _run_node(task: GraphTask, node: Node, grad_outputs: list) -> tuple:
+    """Run one ready node with PyTorch's rules around it; return the gradients it sends, one per edge.
+
+    Two kinds of node send none (``()``): a node that leads to no input of ``autograd.grad`` or
+    ``backward(inputs=...)``, which does not run, and a leaf's AccumulateGrad, whose gradient waits
+    for ``.grad``.
+    """
+    if task.exec_info is not None and not task.exec_info.should_run(task, node, grad_outputs):
+        return ()
+    if type(node) is AccumulateGrad:
+        return _stage_leaf_gradient(task, node, grad_outputs[0])
+    if node._tensor_pre_hooks or node._retain_grad_tensors:   # t.register_hook(fn), t.retain_grad()
+        _call_tensor_pre_hooks(task, node, grad_outputs)
+    if node._pre_hooks:
+        grad_outputs = _call_pre_hooks(node, grad_outputs)
+    if grad_outputs[0] is None and _received_no_gradient(node, grad_outputs):
+        grad_inputs = (None,) * len(node.next_functions)
+    else:
+        if (grad_outputs[0] is None or len(grad_outputs) > 1) and node.materialize_grads:   # one may be missing
+            _materialize_grads(node, grad_outputs)
+        if anomaly_mode.state.enabled:
+            grad_inputs = _apply_in_anomaly_mode(node, grad_outputs)
+        else:
+            grad_inputs = _validate(node, node.apply(*grad_outputs))   # node.apply runs backward
+    if node._post_hooks:
+        grad_inputs = _call_post_hooks(node, grad_inputs, grad_outputs)
+    if not task.retain_graph:
+        node._release_saved()                        # its saved tensors are freed: a 2nd backward raises
+    if _NODE:
+        notify(_NODE, node, tuple(grad_outputs), grad_inputs)
+    return grad_inputs
 
 
 def _call_tensor_pre_hooks(task: GraphTask, node, grad_outputs: list) -> None:
@@ -389,42 +427,18 @@ def _checked_hook_result(hook, grad, result) -> Tensor:
     return result
 
 
-def _stage_leaf_gradient(task: GraphTask, node: AccumulateGrad, grad) -> None:
+def _stage_leaf_gradient(task: GraphTask, node: AccumulateGrad, grad) -> tuple:
     """A leaf's gradient: its tensor hooks and AccumulateGrad pre-hooks run now, ``.grad`` changes
-    at the end."""
+    once the pass succeeded (``_write_staged_gradients``). A leaf sends nothing on: ``()``."""
     if node.variable._backward_hooks:
         grad = _run_tensor_hooks(node.variable._backward_hooks, grad)
     if node._pre_hooks:
         grad = _call_pre_hooks(node, [grad])[0]
-    if grad is None:
-        return
-    task.staged.append((node, grad))
-    if task.observer is not None:
-        task.observer(node, (grad,), ())
-
-
-def _run_node(task: GraphTask, node: BackwardCFunction, grad_outputs: list) -> tuple:
-    """Call ``node``'s backward with PyTorch's rules around it; return one gradient per edge."""
-    if node._tensor_pre_hooks or node._retain_grad_tensors:   # t.register_hook(fn), t.retain_grad()
-        _call_tensor_pre_hooks(task, node, grad_outputs)
-    if node._pre_hooks:
-        grad_outputs = _call_pre_hooks(node, grad_outputs)
-    if grad_outputs[0] is None and _received_no_gradient(node, grad_outputs):
-        grad_inputs = (None,) * len(node.next_functions)
-    else:
-        if node.materialize_grads and (grad_outputs[0] is None or len(grad_outputs) > 1):   # one may be missing
-            _materialize_grads(node, grad_outputs)
-        if anomaly_mode.state.enabled:
-            grad_inputs = _apply_in_anomaly_mode(node, grad_outputs)
-        else:
-            grad_inputs = _validate(node, node.apply(*grad_outputs))   # node.apply runs backward
-    if node._post_hooks:
-        grad_inputs = _call_post_hooks(node, grad_inputs, grad_outputs)
-    if not task.retain_graph:
-        node._release_saved()                        # its saved tensors are freed: a 2nd backward raises
-    if task.observer is not None:
-        task.observer(node, tuple(grad_outputs), grad_inputs)
-    return grad_inputs
+    if grad is not None:
+        task.staged.append((node, grad))
+        if _NODE:
+            notify(_NODE, node, (grad,), ())
+    return ()
 
 
 def _received_no_gradient(node: BackwardCFunction, grad_outputs: list) -> bool:
@@ -484,6 +498,8 @@ def _validate(node: BackwardCFunction, grads) -> tuple:
 
     Backward returns one gradient per *argument* of forward; ``node.next_functions`` has one edge per
     *tensor* argument (``node._input_positions`` says which). Extra Nones at the end are allowed.
+    Most often every argument is a tensor and each gradient already fits its input (its shape and
+    dtype, or None): then ``grads`` goes on as it is.
     """
     if not isinstance(grads, tuple):
         grads = (grads,)
@@ -494,8 +510,13 @@ def _validate(node: BackwardCFunction, grads) -> tuple:
         else:
             raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                                f"(expected {len(needs)}, got {len(grads)})")
-    if _fits_as_it_is(node, grads):
-        return grads   # the common case: every argument a tensor, every gradient of the right shape
+    if len(grads) == len(node._input_info):   # every argument a tensor
+        for grad, (shape, dtype), need in zip(grads, node._input_info, needs):
+            if grad is not None and (type(grad) is not Tensor or not need or grad._data.shape != shape
+                                     or (grad._data.dtype is not dtype and grad._data.dtype != dtype)):
+                break   # this one must be checked, and conformed below
+        else:
+            return grads
     positions = node._input_positions
     for i, grad in enumerate(grads):   # first the types, for every argument (PyTorch's order)
         if i not in positions and grad is not None:
@@ -506,19 +527,6 @@ def _validate(node: BackwardCFunction, grads) -> tuple:
     return tuple([_conform(node, edge_nr, grads[i]) for edge_nr, i in enumerate(positions)])
 
 
-def _fits_as_it_is(node: BackwardCFunction, grads: tuple) -> bool:
-    """True if every argument was a tensor, and every gradient goes to an input that needs one and
-    already has that input's shape and dtype."""
-    info = node._input_info
-    if len(grads) != len(info):
-        return False
-    for grad, (shape, dtype), need in zip(grads, info, node.needs_input_grad):
-        if grad is not None and (type(grad) is not Tensor or not need or grad._data.shape != shape
-                                 or (grad._data.dtype is not dtype and grad._data.dtype != dtype)):
-            return False
-    return True
-
-
 def _conform(node: BackwardCFunction, edge_nr: int, grad: Tensor | None) -> Tensor | None:
     """The gradient sent along edge number ``edge_nr``: summed down to the input's shape if it was
     broadcast, cast to the input's dtype. None along an edge to nowhere (an input that needs no
@@ -527,7 +535,7 @@ def _conform(node: BackwardCFunction, edge_nr: int, grad: Tensor | None) -> Tens
         return None
     shape, dtype = node._input_info[edge_nr]
     if grad._data.shape != shape:
-        if not _expandable(shape, grad._data.shape):
+        if not _broadcasts_to(shape, grad._data.shape):
             raise RuntimeError(
                 f"Function {node.name()} returned an invalid gradient at index {edge_nr} - got "
                 f"{list(grad._data.shape)} but expected shape compatible with {list(shape)}")
@@ -537,14 +545,12 @@ def _conform(node: BackwardCFunction, edge_nr: int, grad: Tensor | None) -> Tens
     return grad
 
 
-def _expandable(shape: tuple, target: tuple) -> bool:
-    """True if a tensor of ``shape`` broadcasts to ``target``."""
-    if len(shape) > len(target):
+def _broadcasts_to(shape: tuple, target: tuple) -> bool:
+    """True if a tensor of ``shape`` broadcasts to ``target`` (PyTorch's ``is_expandable_to``)."""
+    try:
+        return broadcast_shapes(shape, target) == target
+    except RuntimeError:   # they clash
         return False
-    for a, b in zip(reversed(shape), reversed(target)):
-        if a != b and a != 1:
-            return False
-    return True
 
 
 def _call_post_hooks(node: Node, grad_inputs: tuple, grad_outputs: list) -> tuple:
@@ -612,7 +618,7 @@ def _nobody_else_holds(grad: Tensor) -> bool:
 # ---------------------------------------------------------------------------- reached from outside
 def queue_callback(callback: Callable[[], None]) -> None:
     """Run ``callback()`` when the backward pass now running has finished (PyTorch's final callbacks)."""
-    tasks = _running_tasks()
+    tasks = _thread_state.tasks
     if not tasks:
         raise RuntimeError("Final callbacks can only be installed during backward pass.")
     tasks[-1].final_callbacks.append(callback)

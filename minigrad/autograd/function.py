@@ -38,6 +38,7 @@ from .. import grad_mode
 from . import anomaly_mode
 from ..tensor import Tensor
 from .graph import Node, _sequence_numbers
+from .listeners import _APPLY_END, _APPLY_START, notify
 from .saved import BACKWARD_TWICE, SavedTensor
 
 # Grad mode, the flag torch.no_grad() turns off: apply reads it on every call, and around forward
@@ -293,7 +294,7 @@ class BackwardCFunction(Node, FunctionCtx):
     def _release_saved(self) -> None:
         """Free the saved tensors once backward has used them (PyTorch's ``release_variables``)."""
         if self._saved:
-            self._freed_slots = tuple([s is not None for s in self._saved])
+            self._freed_slots = tuple(map(bool, self._saved))   # a record is true, a slot given None false
             self._saved = None
 
 
@@ -335,7 +336,7 @@ def _node_class(cls, node_name: str) -> type:
     # Builtin nodes expose their saved tensors as _saved_self, _saved_other, _saved_result...
     for index, saved_name in enumerate(getattr(cls, "_saved_names", ())):
         namespace["_saved_" + saved_name] = _SavedTensorAttribute(index)
-    is_builtin = getattr(cls, "_is_builtin", False)
+    is_builtin = namespace["_is_builtin"] = getattr(cls, "_is_builtin", False)   # (ctx._is_builtin: apply reads it)
     if is_builtin:
         namespace["__repr__"] = _builtin_node_repr   # PyTorch prints <MulBackward0 object at ...>
     # A builtin node that receives no gradient at all sends none on (no zeros are invented).
@@ -434,29 +435,31 @@ class Function(metaclass=FunctionMeta):
 
         Four parts: (1) line the arguments up by position: bind them to forward's signature in the
         separate style, move keyword arguments to their positions in the combined style; (2) make
-        ctx, an instance of the node class ``cls._backward_cls``, and set ``needs_input_grad``;
-        (3) if some input needs a gradient, record the node and its edges (``next_functions``);
-        (4) run forward with grad mode off (then ``setup_context``); wrap the outputs (``grad_fn = ctx``).
+        ctx, an instance of the node class ``cls._backward_cls``; (3) set ``needs_input_grad`` and,
+        if grad mode is on and some input needs a gradient, record the node and its edges
+        (``next_functions``); (4) run forward with grad mode off (then ``setup_context``), and wrap
+        the outputs (``grad_fn = ctx``).
         """
         if cls._uses_setup_context:
-            args, kwargs = _bind_arguments(cls, args, kwargs), {}   # setup_context sees them all
+            args = _bind_arguments(cls, args, kwargs)        # setup_context sees every argument
         elif kwargs:
-            args, kwargs = _keywords_to_positions(cls, args, kwargs), {}   # each gets its edge
-        if not _grad_state.enabled:
-            return _apply_without_graph(cls, args, kwargs)   # under no_grad: nothing to record
-        ctx = cls._backward_cls()                   # ctx IS the backward node: a <Name>Backward
+            args = _keywords_to_positions(cls, args, kwargs)   # a tensor passed by keyword gets its edge
+        if _APPLY_START:
+            notify(_APPLY_START, cls, args)
+        ctx = cls._backward_cls()                     # ctx IS the backward node: a <Name>Backward
         is_recorded = _connect_to_inputs(ctx, args)   # needs_input_grad, next_functions
-        _grad_state.enabled = False                 # torch.no_grad(), written out (see _grad_state):
-        try:                                        # forward's own operations are not recorded
+        grad_enabled, _grad_state.enabled = _grad_state.enabled, False   # torch.no_grad(), written out (see
+        try:                                          # _grad_state): forward's own operations are not recorded
             if cls._uses_setup_context:
                 outputs = _forward_then_setup_context(cls, ctx, args)
             else:
-                outputs = cls.forward(ctx, *args, **kwargs)
+                outputs = cls.forward(ctx, *args)
         finally:
-            _grad_state.enabled = True              # grad mode was on: the shortcut above took the rest
-        if type(outputs) is Tensor and ctx.dirty_tensors is None and ctx.non_differentiable is None:
-            return _wrap_single_output(ctx, args, outputs, is_recorded)   # the common case, quicker
-        return _wrap_outputs(ctx, args, outputs, is_recorded)   # grad_fn = ctx, saved tensors checked
+            _grad_state.enabled = grad_enabled
+        outputs = _wrap_outputs(ctx, args, outputs, is_recorded)   # grad_fn = ctx, saved tensors checked
+        if _APPLY_END:
+            notify(_APPLY_END, cls, ctx, args, outputs)
+        return outputs
 
 
 # ---------------------------------------------------------------------------- apply's steps
@@ -499,32 +502,6 @@ def _keywords_to_positions(cls, args: tuple, kwargs: dict) -> tuple:
     return tuple(slots[:end])
 
 
-def _apply_without_graph(cls, args: tuple, kwargs: dict) -> Any:
-    """``apply`` in no-grad mode (under ``no_grad``, or inside a backward that builds no graph):
-    forward gets a fresh ctx with ``needs_input_grad`` as usual (all False for minigrad's own
-    operations, which read it only to choose what to save), but no edges, sequence number or
-    saved records are made, since no node will be recorded. Dirty inputs still get their version bumped.
-    """
-    ctx = cls._backward_cls()
-    if cls._is_builtin:
-        # minigrad's own forwards read needs_input_grad only to choose what to save for a backward
-        # that will not run here: telling them that nothing needs a gradient saves work.
-        ctx.needs_input_grad = (False,) * len(args)
-    else:
-        ctx.needs_input_grad = tuple([_tensor_requires_grad(arg) for arg in args])
-    if cls._uses_setup_context:
-        output = _forward_then_setup_context(cls, ctx, args)
-    else:
-        output = cls.forward(ctx, *args, **kwargs)
-    if cls._is_builtin and type(output) is Tensor and ctx.dirty_tensors is None and (
-            not args or output is not args[0]):
-        return output   # the common case: a new tensor (a builtin's view needs no marking)
-    if _is_in_place_update(ctx, args, output):
-        output._version_counter.value += 1   # an in-place operation such as p -= lr * p.grad
-        return output
-    return _wrap_outputs(ctx, args, output, False)
-
-
 def _tensor_requires_grad(value) -> bool:
     """``value.requires_grad`` for a tensor (False for anything else), read without the ``grad_fn``
     property: for a view whose base changed in place, that property makes a new node (or raises).
@@ -538,18 +515,19 @@ def _tensor_requires_grad(value) -> bool:
     return value._base is not None and value._base.requires_grad
 
 
-def _is_in_place_update(ctx: BackwardCFunction, args: tuple, output: Any) -> bool:
-    """True for forward's first argument changed in place, marked dirty and returned alone."""
-    dirty = ctx.dirty_tensors
-    return (type(output) is Tensor and dirty is not None and len(dirty) == 1 and dirty[0] is output
-            and ctx.non_differentiable is None and len(args) > 0 and output is args[0])
-
-
 def _connect_to_inputs(ctx: BackwardCFunction, args: tuple) -> bool:
-    """Set ``ctx.needs_input_grad`` (for each argument: does it require grad?) and, if one does, record
-    ctx as a node of the graph, with one edge per tensor argument: where that argument's gradient goes.
-    Return whether ctx was recorded.
+    """Set ``ctx.needs_input_grad`` (for each argument: does it require grad?) and, if grad mode is on
+    and one does, record ctx as a node of the graph, with one edge per tensor argument: where that
+    argument's gradient goes. Return whether ctx was recorded.
+
+    In no-grad mode (under ``no_grad``, or inside a backward that builds no graph) no node is
+    recorded. minigrad's own operations read ``needs_input_grad`` only to choose what to save for a
+    backward that will then not run: they are told that nothing needs a gradient.
     """
+    if not _grad_state.enabled:
+        ctx.needs_input_grad = ((False,) * len(args) if ctx._is_builtin
+                                else tuple([_tensor_requires_grad(arg) for arg in args]))
+        return False
     needs_input_grad, positions, edges, input_info = [], [], [], []
     for i, arg in enumerate(args):
         if not isinstance(arg, Tensor):
@@ -599,8 +577,27 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, is_recorded
 
     Each tensor output follows the rules of ``_wrap_output``: an input returned unchanged comes back
     as a new tensor, an input marked dirty gets a new version (and, when recorded, a new history), an
-    output marked non-differentiable or of an integer dtype gets no ``grad_fn``.
+    output marked non-differentiable or of an integer dtype gets no ``grad_fn``. Two common cases
+    go quicker: one tensor with nothing marked, and, with no graph recorded, one input changed in
+    place and returned (``p -= lr * p.grad`` under ``no_grad``): it only needs its new version.
     """
+    if type(outputs) is Tensor and ctx.non_differentiable is None:   # one tensor: the common cases first
+        dirty = ctx.dirty_tensors
+        if dirty is None:
+            if is_recorded:
+                if outputs._base is not None or id(outputs) in map(id, args):   # a view, or an input returned
+                    outputs = _wrap_output(ctx, args, outputs, 0, True)
+                elif outputs._data.dtype.kind in "fc":   # a new tensor: it only needs its grad_fn
+                    outputs._grad_fn, outputs._output_nr, outputs._requires_grad = ctx, 0, False
+                ctx._output_info = ((outputs._data.shape, outputs._data.dtype),)
+                if ctx.to_save is not None:
+                    _save_tensors(ctx)
+            elif not ctx._is_builtin or (args and outputs is args[0]):   # (a builtin's own new tensor
+                outputs = _wrap_output(ctx, args, outputs, 0, False)      # or view goes as it is)
+            return outputs
+        if not is_recorded and len(dirty) == 1 and dirty[0] is outputs and args and outputs is args[0]:
+            outputs._version_counter.value += 1   # forward's first argument changed in place, returned alone
+            return outputs
     raw = outputs if isinstance(outputs, tuple) else (outputs,)
     dirty, non_differentiable = ctx.dirty_tensors or (), ctx.non_differentiable or ()
     _check_marked_dirty(dirty, args, raw, is_recorded)
@@ -610,22 +607,10 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, is_recorded
     if is_recorded:
         _remember_marks(ctx, raw, dirty, non_differentiable)
         ctx._output_info = tuple((o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None for o in wrapped)
-        _save_tensors(ctx)
+        if ctx.to_save is not None:
+            _save_tensors(ctx)
     ctx.dirty_tensors = ctx.non_differentiable = None   # PyTorch empties them once the outputs are wrapped
     return tuple(wrapped) if isinstance(outputs, tuple) else wrapped[0]
-
-
-def _wrap_single_output(ctx: BackwardCFunction, args: tuple, output: Tensor, is_recorded: bool) -> Tensor:
-    """_wrap_outputs for the common case: one tensor output, nothing marked dirty or non-differentiable.
-    A new tensor, neither a view nor an input, only needs its grad_fn (``_wrap_output``'s last lines)."""
-    if output._base is not None or _is_one_of(output, args):
-        output = _wrap_output(ctx, args, output, 0, is_recorded)
-    elif is_recorded and output._data.dtype.kind in "fc":   # (a new tensor: no view to rebase, no retain_grad)
-        output._grad_fn, output._output_nr, output._requires_grad = ctx, 0, False
-    if is_recorded:
-        ctx._output_info = ((output._data.shape, output._data.dtype),)
-        _save_tensors(ctx)
-    return output
 
 
 def _wrap_output(ctx: BackwardCFunction, args: tuple, out: Tensor, output_nr: int, is_recorded: bool,
@@ -705,23 +690,30 @@ def _is_one_of(tensor: Any, tensors: tuple) -> bool:
 
 
 def _save_tensors(ctx: BackwardCFunction) -> None:
-    """Turn ``ctx.to_save`` into checked ``SavedTensor`` records (see saved.py)."""
-    if ctx.to_save is not None:
-        ctx._saved = tuple([_save(ctx, t, i) for i, t in enumerate(ctx.to_save)])
-        ctx.to_save = None
+    """Turn ``ctx.to_save`` into checked ``SavedTensor`` records (see saved.py).
+
+    A saved tensor is an *output* when its grad_fn is ctx itself (PyTorch's rule), or when it is a
+    view that ctx changed in place (its grad_fn is now AsStridedBackward0, which leads to ctx through
+    its base's CopySlices). An input that forward returned is not, since it came back as a new tensor
+    (``_returned_input``).
+    """
+    records = []
+    for index, tensor in enumerate(ctx.to_save):
+        if tensor is None:
+            records.append(None)
+        elif isinstance(tensor, Tensor):
+            records.append(SavedTensor(tensor, is_output=_is_own_output(ctx, tensor)))
+        else:
+            raise TypeError(f"save_for_backward can only save variables, but argument {index} is of type "
+                            f"{type(tensor).__name__}")
+    ctx._saved, ctx.to_save = tuple(records), None
 
 
-def _save(ctx: BackwardCFunction, tensor: Any, index: int) -> SavedTensor | None:
-    """One saved tensor. It is an *output* when its grad_fn is ctx itself (PyTorch's rule): an input
-    that forward returned is not, since it came back as a new tensor (``_returned_input``)."""
-    if tensor is None:
-        return None
-    if not isinstance(tensor, Tensor):
-        raise TypeError(f"save_for_backward can only save variables, but argument {index} is of type "
-                        f"{type(tensor).__name__}")
-    if tensor._grad_fn is ctx:   # the attribute: the grad_fn property may make a view a new node
-        return SavedTensor(tensor, is_output=True, output_nr=tensor._output_nr)
-    return SavedTensor(tensor, is_output=False)
+def _is_own_output(ctx: BackwardCFunction, tensor: Tensor) -> bool:
+    """Whether ``tensor`` is an output of ctx. (Its ``_grad_fn`` attribute: the property may make a
+    view a new node.)"""
+    return tensor._grad_fn is ctx or (tensor._base is not None and ctx.dirty_tensors is not None
+                                      and _is_one_of(tensor, ctx.dirty_tensors))
 
 
 # ---------------------------------------------------------------------------- more Functions

@@ -32,6 +32,8 @@ class RemovableHandle:
     Hooks live in a dict keyed by a number unique to each registration, so registering the same
     function twice gives two handles that each remove their own entry. Removing a hook while
     backward runs takes effect from the next backward: the engine walks a snapshot of the hooks.
+    As in PyTorch, a handle is also a context manager: ``with t.register_hook(fn):`` removes the
+    hook at the end of the block.
     """
 
     __slots__ = ("_hooks", "_id")
@@ -43,6 +45,12 @@ class RemovableHandle:
 
     def remove(self) -> None:
         self._hooks.pop(self._id, None)
+
+    def __enter__(self) -> "RemovableHandle":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.remove()
 
 
 class Node:
@@ -100,6 +108,11 @@ class AccumulateGrad(Node):
     def __init__(self, variable) -> None:
         self.variable = variable
 
+    def __delattr__(self, name: str) -> None:   # PyTorch's node: nothing can be deleted
+        if name in ("variable", "next_functions", "metadata"):
+            raise AttributeError(f"attribute '{name}' of 'AccumulateGrad' objects is not writable")
+        raise AttributeError(f"'AccumulateGrad' object has no attribute '{name}'")
+
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
 
@@ -117,14 +130,41 @@ class AccumulateGrad(Node):
         tensor([6., 6.])
         """
         variable = self.variable
-        if not variable.requires_grad:
+        if not (variable._requires_grad or variable._grad_fn is not None):   # variable.requires_grad
             return   # detached in place (detach_()) since the graph was made: PyTorch gives it no gradient
         if variable._grad is None:
             variable._grad = _first_gradient(grad, create_graph, sole_owner)
-        elif create_graph or variable._grad.requires_grad or variable._grad.is_sparse:
+        elif create_graph or variable._grad.is_sparse:
             variable._grad = _sum_out_of_place(variable._grad, grad)
-        else:
-            variable._grad._accumulate_in_place(grad)   # in place: no new tensor on every backward
+        else:   # in place, as PyTorch, whoever else holds .grad (even a .grad that requires grad)
+            variable._grad._accumulate_in_place(grad)   # no new tensor on every backward
+        if variable._post_accumulate_grad_hooks:
+            _call_post_accumulate_grad_hooks(variable)
+
+
+def _call_post_accumulate_grad_hooks(variable) -> None:
+    """``register_post_accumulate_grad_hook``: each hook gets the leaf once its ``.grad`` is written."""
+    for hook in list(variable._post_accumulate_grad_hooks.values()):
+        if hook(variable) is not None:
+            raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+
+
+def increment_version(tensor) -> None:
+    """Bump the version counter of ``tensor`` (or of each tensor of an iterable), as an in-place
+    change would: a saved tensor changed behind autograd's back (by numpy, say) is then caught.
+
+    >>> import minigrad as torch
+    >>> a = torch.ones(2)
+    >>> torch.autograd.graph.increment_version(a); a._version
+    1
+    """
+    from ..tensor import Tensor
+    if isinstance(tensor, Tensor):
+        tensor = (tensor,)
+    elif not hasattr(tensor, "__iter__"):
+        raise RuntimeError("increment_version expect a Iterable[Tensor] as input")
+    for t in tensor:
+        t._version_counter.value += 1
 
 
 def _sum_out_of_place(old, grad):
@@ -154,6 +194,5 @@ def _first_gradient(grad, create_graph: bool, sole_owner: bool):
 
 def _recorded_copy(grad):
     """``torch.empty_like(grad).copy_(grad)`` while grad mode is on: a copy whose grad_fn is ``copy_``'s
-    node, ``CopyInplace``'s, named ``CopyBackwards`` as PyTorch names the node of this copy."""
-    from ..ops.inplace import CopyInplace   # ops are built on autograd: imported when first needed
-    return CopyInplace.apply(grad._detached_copy(), grad)
+    node, named ``CopyBackwards`` as PyTorch names the node of this copy."""
+    return grad._detached_copy().copy_(grad)

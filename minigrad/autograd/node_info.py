@@ -28,6 +28,7 @@ from typing import Any
 
 from ..types import Size, from_numpy_dtype
 from .graph import AccumulateGrad
+from .listeners import graph_walk
 
 BUILTIN, FUNCTION, ACCUMULATE, OTHER = "builtin", "function", "accumulate", "other"
 # The names PyTorch itself defines on a ctx; everything else set on ctx is the user's own.
@@ -259,6 +260,7 @@ def _alive(refs) -> list:
 
 
 # ---------------------------------------------------------------------------- the whole graph
+@graph_walk
 def reachable_nodes(*roots: Any) -> list:
     """Every node reachable from ``roots`` through ``next_functions``, each once, the roots first,
     breadth-first. The same nodes the engine's discovery pass counts.

@@ -40,19 +40,18 @@ class SavedTensor:
 
     __slots__ = ("tensor", "version", "is_output", "output_nr", "had_grad_fn")
 
-    def __init__(self, tensor, is_output: bool, output_nr: int = 0) -> None:
+    def __init__(self, tensor, is_output: bool) -> None:
         if is_output:
             # Keep a grad_fn-free alias sharing data and version counter; it must not point back
-            # at the output through ``_base`` either, or output -> node -> alias -> output is a cycle.
+            # at the output through ``_base`` either, or output -> node -> alias -> output is a cycle
+            # (nor at a view's base: base -> CopySlices -> node -> alias -> base).
             alias = tensor._alias()
-            alias._base = tensor._base
-            self.tensor = alias
-        else:
-            self.tensor = tensor
-        self.had_grad_fn = not is_output and tensor._grad_fn is not None   # made by an operation, saved as an input
+            alias._base = None
+            self.tensor, self.output_nr, self.had_grad_fn = alias, tensor._output_nr, False
+        else:   # had_grad_fn: made by an operation, saved as an input
+            self.tensor, self.output_nr, self.had_grad_fn = tensor, 0, tensor._grad_fn is not None
         self.version = tensor._version_counter.value
         self.is_output = is_output
-        self.output_nr = output_nr
 
     def unpack(self, node):
         tensor = self.tensor

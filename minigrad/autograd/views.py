@@ -48,6 +48,7 @@ from .saved import BACKWARD_TWICE
 # How a view was made (PyTorch's CreationMeta): it decides whether an in-place change is allowed.
 DEFAULT = "default"
 NO_GRAD = "no_grad"                    # made while grad mode was off
+INFERENCE_MODE = "inference_mode"      # made inside torch.inference_mode()
 CUSTOM_FUNCTION = "custom_function"    # returned by a custom Function (or an input returned as-is)
 MULTI_OUTPUT = "multi_output"          # one of several views made by one node (split, chunk, unbind)
 
@@ -77,7 +78,9 @@ _CUSTOM_FUNCTION_ADVICE = (
 _MULTI_OUTPUT_ADVICE = (
     " This view is the output of a function that returns multiple views. Such functions do not allow the output "
     "views to be modified inplace. You should replace the inplace operation by an out-of-place one.")
-_ADVICE = {NO_GRAD: _NO_GRAD_ADVICE, CUSTOM_FUNCTION: _CUSTOM_FUNCTION_ADVICE, MULTI_OUTPUT: _MULTI_OUTPUT_ADVICE}
+_INFERENCE_MODE_ADVICE = _NO_GRAD_ADVICE.replace("no_grad block", "inference_mode block")
+_ADVICE = {NO_GRAD: _NO_GRAD_ADVICE, INFERENCE_MODE: _INFERENCE_MODE_ADVICE, CUSTOM_FUNCTION: _CUSTOM_FUNCTION_ADVICE,
+           MULTI_OUTPUT: _MULTI_OUTPUT_ADVICE}
 
 
 # ---------------------------------------------------------------------------- making views
@@ -85,7 +88,7 @@ def remember_creation(view: Tensor, parent: Tensor, in_no_grad: bool, multi_outp
     """Record how a builtin view op made ``view`` from ``parent`` (called right after the op)."""
     view._grad_fn_version = view._version_counter.value
     if in_no_grad:
-        view._view_creation = NO_GRAD
+        view._view_creation = INFERENCE_MODE if grad_mode.is_inference_mode_enabled() else NO_GRAD
     elif parent._base is not None and parent._view_creation != DEFAULT:
         view._view_creation = parent._view_creation   # a view of a special view is special too
     elif multi_output:
@@ -107,9 +110,10 @@ def _refusal(view: Tensor, indirect: bool) -> str | None:
     change = "its base or another view of its base has been" if indirect else "is being"
     node = view._grad_fn
     who = f"Output {view._output_nr} of {re.sub(r'Backward[0-9]*$', '', node.name())}" if node is not None else ""
-    if creation == NO_GRAD or node is None:
+    if creation in (NO_GRAD, INFERENCE_MODE) or node is None:
         prefix = f"{who} is a view of a view which was created in" if node is not None else "A view was created in"
-        message = f"{prefix} no_grad mode and {change} modified inplace with grad mode enabled."
+        mode, now = ("inference", "in normal mode") if creation == INFERENCE_MODE else ("no_grad", "with grad mode enabled")
+        message = f"{prefix} {mode} mode and {change} modified inplace {now}."
     else:
         message = f"{who} is a view and {change} modified inplace."
     return message + _ADVICE[creation]
@@ -240,11 +244,13 @@ class AsStrided(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        from ..ops.indexing import PutIntoZeros   # zeros of the base's shape, grad added at the view's places
+        # Zeros of the base's shape, with grad added at the view's places: an element the view shows
+        # several times (an expanded view) gets the sum. A 0-dim base is one element (see
+        # positions_in_base). Tensor methods, so that a backward with create_graph=True records it.
         shape = ctx._base_shape
-        if not shape:   # a 0-dim base: every element of the view adds to its one element
-            return PutIntoZeros.apply(grad, (1,), ctx._key).reshape(())
-        return PutIntoZeros.apply(grad, shape, ctx._key)
+        places = np.ravel_multi_index(ctx._key, shape or (1,)).reshape(-1)
+        summed = grad.new_zeros(int(np.prod(shape))).index_add_(0, Tensor._make(places), grad.reshape(-1))
+        return summed.reshape(shape)
 
 
 class CopySlicesNode(BackwardCFunction):

@@ -1,7 +1,8 @@
 """What a checker watches while the learner's code runs: the operations it applies, the engine's
 backward passes it starts, the graph walks of minigrad's own it calls, and the tensors it keeps on
-ctx. These are mechanisms only; every message is worded by the checker that uses them (nbNN.py),
-so that its translation is found with the others.
+ctx. The first three are heard through autograd's public listeners (``minigrad.autograd.listeners``).
+These are mechanisms only; every message is worded by the checker that uses them (nbNN.py), so that
+its translation is found with the others.
 
 >>> import minigrad as torch
 >>> x = torch.ones(2, requires_grad=True)
@@ -13,38 +14,28 @@ so that its translation is found with the others.
 from __future__ import annotations
 
 import contextlib
-import inspect
 import os
 import sys
 import types
 from collections import deque
 from typing import Any, Callable, Iterator
 
-from minigrad.autograd import engine
-from minigrad.autograd.function import Function
+from minigrad.autograd import listeners
 from minigrad.tensor import Tensor
-
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # .../minigrad
-_EXERCISES = os.path.dirname(os.path.abspath(__file__))
 
 
 # ---------------------------------------------------------------------------- operations applied
 @contextlib.contextmanager
-def applying(observe: Callable[[type, tuple, Any], None]) -> Iterator[None]:
+def applying(observe: Callable[[type, tuple, Any], None],
+             starting: Callable[[type, tuple], None] | None = None) -> Iterator[None]:
     """Call ``observe(function_class, args, output)`` after every ``Function.apply`` (each built-in
-    operation is one) while the block runs, the learner's own Functions included."""
-    original = Function.__dict__["apply"]
-
-    def apply(cls, *args, **kwargs):
-        output = original.__func__(cls, *args, **kwargs)
-        observe(cls, args, output)
-        return output
-
-    Function.apply = classmethod(apply)
-    try:
+    operation is one) while the block runs, the learner's own Functions included, and, if given,
+    ``starting(function_class, args)`` before each one's forward runs (``args`` is the same tuple)."""
+    with contextlib.ExitStack() as stack:
+        if starting is not None:
+            stack.enter_context(listeners.on_apply_start(starting))
+        stack.enter_context(listeners.on_apply_end(lambda function, ctx, args, output: observe(function, args, output)))
         yield
-    finally:
-        Function.apply = original
 
 
 VIEWS = frozenset({"View", "UnsafeView", "ReshapeAlias", "T", "Transpose", "Permute", "Unsqueeze", "Squeeze",
@@ -60,91 +51,53 @@ def outputs_of(output: Any) -> list:
 
 # ---------------------------------------------------------------------------- backward passes
 class Pass:
-    """One call of the engine: ``Tensor.backward``, ``torch.autograd.backward`` or ``torch.autograd.grad``."""
+    """One backward pass: ``Tensor.backward``, ``torch.autograd.backward`` or ``torch.autograd.grad``."""
 
-    def __init__(self, retain_graph, create_graph, inputs, before: Any) -> None:
-        self.retain_graph = bool(create_graph if retain_graph is None else retain_graph)
-        self.returns_gradients = inputs is not None   # autograd.grad, or backward(inputs=...)
+    def __init__(self, task, before: Any) -> None:
+        self.retain_graph = bool(task.retain_graph)
+        self.returns_gradients = task.inputs is not None and not task.accumulate   # autograd.grad
         self.before, self.after = before, None
-
-
-_observers: list = []   # (passes, look) for each backward_passes block running, innermost last
-
-
-def _run_backward_observed(*args, **kwargs):
-    # Runs as engine.run_backward's own code (see backward_passes), with the engine's globals: it
-    # reaches this module by importing it. Any signature: the arguments are bound below.
-    from minigrad.exercises import _observe
-    return _observe._observed_pass(args, kwargs)
-
-
-_real_run_backward = types.FunctionType(engine.run_backward.__code__, engine.run_backward.__globals__,
-                                        "run_backward", engine.run_backward.__defaults__)
-_real_run_backward.__kwdefaults__ = engine.run_backward.__kwdefaults__
-_run_backward_code = engine.run_backward.__code__
-_SIGNATURE = inspect.signature(_real_run_backward)
-
-
-def _observed_pass(args: tuple, kwargs: dict):
-    if not _observers:
-        return _real_run_backward(*args, **kwargs)
-    passes, look = _observers[-1]
-    bound = _SIGNATURE.bind(*args, **kwargs)
-    bound.apply_defaults()
-    given = bound.arguments
-    record = Pass(given.get("retain_graph"), given.get("create_graph", False),
-                  None if given.get("accumulate") else given.get("inputs"), look())
-    passes.append(record)
-    try:
-        return _real_run_backward(*args, **kwargs)
-    finally:
-        record.after = look()
 
 
 @contextlib.contextmanager
 def backward_passes(look: Callable[[], Any] = lambda: None) -> Iterator[list]:
     """The engine's backward passes started while the block runs, as :class:`Pass` records, each
-    with ``look()`` called just before it starts (``.before``) and once it ended (``.after``).
-
-    Every way into the engine (``Tensor.backward``, ``torch.autograd.backward``/``grad``, a name
-    imported before the check) ends in ``engine.run_backward``: its code is swapped for the block."""
+    with ``look()`` called just before it starts (``.before``) and once it ended (``.after``), also
+    when it failed. Every way into the engine (``Tensor.backward``, ``torch.autograd.backward`` or
+    ``grad``, a name imported before the check) starts a pass the engine's listeners hear of."""
     passes: list = []
-    _observers.append((passes, look))
-    engine.run_backward.__code__ = _run_backward_observed.__code__
-    try:
+    running: dict = {}   # task -> its record, while it runs
+
+    def started(task) -> None:
+        running[task] = record = Pass(task, look())
+        passes.append(record)
+
+    def ended(task, error) -> None:
+        record = running.pop(task, None)
+        if record is not None:
+            record.after = look()
+
+    with listeners.on_backward_start(started), listeners.on_backward_end(ended):
         yield passes
-    finally:
-        _observers.pop()
-        if not _observers:
-            engine.run_backward.__code__ = _run_backward_code
 
 
 # ---------------------------------------------------------------------------- minigrad's own graph walks
-# The functions of minigrad that read next_functions while a graph is being built or backpropagated
-# (not to walk it): a learner's graph walk never runs them, but building a tensor inside it might.
-_NOT_WALKS = {"_record_node", "_conform", "_execute", "_run_node", "rebase_view"}
-
-
-def _reads_next_functions(code: types.CodeType) -> bool:
-    return "next_functions" in code.co_names or "next_functions" in code.co_consts
-
-
 @contextlib.contextmanager
 def minigrad_graph_walks() -> Iterator[list]:
-    """The functions of minigrad (outside the exercises) that follow ``next_functions`` and run
-    while the block runs, as ``'node_info.reachable_nodes'``: a walk of the graph the learner's code
-    had minigrad do instead of writing it (a private helper or a public one, however imported)."""
+    """The walks of minigrad's graph (the functions autograd and minigrad.viz mark with
+    ``listeners.graph_walk``) that run while the block runs, as ``'node_info.reachable_nodes'``: a
+    walk of the graph the learner's code had minigrad do instead of writing it (a private helper
+    or a public one, however imported)."""
     called: list = []
+    walks = listeners.graph_walks()
 
     def profile(frame, event, arg):
-        if event == "call":
+        if event == "call" and frame.f_code in walks:
             code = frame.f_code
-            if (code.co_filename.startswith(_PACKAGE) and not code.co_filename.startswith(_EXERCISES)
-                    and code.co_name not in _NOT_WALKS and _reads_next_functions(code)):
-                module = os.path.splitext(os.path.basename(code.co_filename))[0]
-                name = f"{module}.{getattr(code, 'co_qualname', code.co_name)}"
-                if name not in called:
-                    called.append(name)
+            module = os.path.splitext(os.path.basename(code.co_filename))[0]
+            name = f"{module}.{getattr(code, 'co_qualname', code.co_name)}"
+            if name not in called:
+                called.append(name)
 
     previous = sys.getprofile()
     sys.setprofile(profile)

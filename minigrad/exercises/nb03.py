@@ -15,7 +15,7 @@ from typing import Callable
 import numpy as np
 
 import minigrad as torch
-from minigrad.autograd.engine import _discover
+from minigrad.autograd import node_info
 
 from ._feedback import _, exercise, expect, get_language
 from ._observe import minigrad_graph_walks
@@ -50,10 +50,8 @@ def _depth_first(tensor) -> list[str]:
 
 
 def _engine_names(tensor) -> Counter:
-    """What the engine itself finds: its discovery pass over ``next_functions``."""
-    root = tensor.grad_fn
-    nodes = set(_discover([root])) | {root}
-    return Counter(node.name() for node in nodes)
+    """What the engine itself finds: every node reachable through ``next_functions``, each once."""
+    return Counter(node.name() for node in node_info.reachable_nodes(tensor.grad_fn))
 
 
 def _names(counts: Counter) -> str:

@@ -30,7 +30,7 @@ from minigrad.autograd.function import Function, FunctionCtx
 from minigrad.tensor import Tensor
 
 from ._feedback import _, exercise, expect
-from ._observe import VIEWS, outputs_of
+from ._observe import VIEWS, applying, outputs_of
 
 INPLACE_ERROR = "modified by an inplace operation"
 
@@ -536,33 +536,36 @@ def _watching_zero_terms(gradients: list) -> Iterator[_ZeroTerms]:
     tracker = _ZeroTerms()
     originals = {name: getattr(np, name) for name in _CREATORS}
     kept = [(g, g._data) for g in gradients if isinstance(g, Tensor)]
-    original_apply = Function.__dict__["apply"]
+    running: list = []   # (args, whether one was all zeros) of the operations running, innermost last
 
-    def apply(cls, *args, **kwargs):
+    def starting(cls, args):
         zero_operand = any(_all_zero(arg) for arg in args if isinstance(arg, Tensor))
-        if (cls.__name__ in _SCALING_ADDS and len(args) == 3 and not tracker.inside_operation
+        if (cls.__name__ in _SCALING_ADDS and len(args) == 3 and not running
                 and args[2] != 1 and _all_zero(args[1])):
             tracker.terms.append(cls.__name__)   # add(a, zeros, alpha=3) computes 3 * zeros
-        tracker.inside_operation += 1
-        try:
-            output = original_apply.__func__(cls, *args, **kwargs)
-        finally:
-            tracker.inside_operation -= 1
-        if not tracker.inside_operation:
+        running.append((args, zero_operand))
+        tracker.inside_operation = len(running)
+
+    def finished(cls, args, output):
+        zero_operand = False
+        while running:   # the innermost call with these arguments ends (any above it raised)
+            started_with, zero_operand = running.pop()
+            if started_with is args:
+                break
+        tracker.inside_operation = len(running)
+        if not running:
             tracker.note(cls.__name__, zero_operand, [t for t in outputs_of(output)])
-        return output
 
     for name, create in originals.items():
         setattr(np, name, _tracking_creator(create))
     for g, data in kept:
         g._data = data.view(_Tracked)
-    Function.apply = classmethod(apply)
     _ZeroTerms.active = tracker
     try:
-        yield tracker
+        with applying(finished, starting):
+            yield tracker
     finally:
         _ZeroTerms.active = None
-        Function.apply = original_apply
         for g, data in kept:
             g._data = data
         for name, create in originals.items():

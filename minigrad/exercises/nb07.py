@@ -27,7 +27,7 @@ from minigrad.autograd.function import Function
 from minigrad.tensor import Tensor
 
 from ._feedback import _, exercise, expect
-from ._observe import VIEWS, outputs_of
+from ._observe import VIEWS, applying, outputs_of
 
 # ---------------------------------------------------------------------------- Your turn 1
 FOUR_NODE_INDICES = [[0, 0, 1, 2, 3], [1, 2, 2, 3, 0]]
@@ -154,17 +154,14 @@ def _counting_work(*tensors: Tensor) -> Iterator[list]:
     copied or computed from them (``.double()``, ``np.array(...)``, ``.numpy()``). Blocks of rows or
     a loop change nothing: forming grad_output @ b.T in any number of pieces computes N x N numbers."""
     count = [0]
-    original = Function.__dict__["apply"]
 
-    def apply(cls, *args, **kwargs):
-        output = original.__func__(cls, *args, **kwargs)
+    def observe(cls, args, output) -> None:
         results = outputs_of(output)
         if cls.__name__ not in VIEWS:   # a view computes no number
             count[0] += sum(t.numel() for t in results)
         if any(_holds_counted(arg) for arg in args):
             for t in results:
                 t._data = _counted(t._data)
-        return output
 
     arrays = [t._data for t in tensors]
     converters = {name: getattr(np, name) for name in _CONVERTERS}
@@ -173,11 +170,10 @@ def _counting_work(*tensors: Tensor) -> Iterator[list]:
     for name, convert in converters.items():
         setattr(np, name, _propagating(convert))
     _Counted.computed = 0
-    Function.apply = classmethod(apply)
     try:
-        yield count
+        with applying(observe):
+            yield count
     finally:
-        Function.apply = original
         for name, convert in converters.items():
             setattr(np, name, convert)
         for t, array in zip(tensors, arrays):

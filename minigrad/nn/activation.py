@@ -1,4 +1,4 @@
-"""Activation layers with a setting: LeakyReLU, ELU, Softmax, LogSoftmax, and Identity.
+"""Activation layers with a setting: LeakyReLU, ELU, Hardtanh, Softplus, Softmax, LogSoftmax, and Identity.
 
 Each one only stores its setting and calls the function of the same name in ``nn.functional``;
 its ``repr`` shows the setting as PyTorch's does.
@@ -52,6 +52,20 @@ class Hardtanh(Module):
 
     def extra_repr(self) -> str:
         return f"min_val={self.min_val}, max_val={self.max_val}" + (", inplace=True" if self.inplace else "")
+
+
+class Softplus(Module):
+    """log(1 + exp(beta * x)) / beta, element-wise (x itself where beta * x > threshold)."""
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self) -> str:
+        return f"beta={self.beta}, threshold={self.threshold}"
 
 
 class Softmax(Module):

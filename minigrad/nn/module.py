@@ -26,7 +26,7 @@ from typing import Any, Iterator, Mapping
 from ..grad_mode import no_grad
 from ..tensor import Tensor
 from ..types import check_device, dtype
-from .parameter import Parameter
+from .parameter import Buffer, Parameter
 
 
 class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -36,6 +36,27 @@ class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpect
         if not self.missing_keys and not self.unexpected_keys:
             return "<All keys matched successfully>"
         return f"_IncompatibleKeys(missing_keys={self.missing_keys}, unexpected_keys={self.unexpected_keys})"
+
+
+def _typename(value) -> str:
+    """What PyTorch's messages call a value's type (``torch.typename``): 'torch.FloatTensor', 'int'..."""
+    if isinstance(value, Tensor):
+        return value.type()
+    kind = type(value)
+    return kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+
+
+def _check_name(kind: str, name, module: "Module", store) -> None:
+    """PyTorch's checks of the name of a new parameter or buffer: a string, no dot, not empty, and not
+    the name of another attribute."""
+    if not isinstance(name, str):
+        raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
+    if "." in name:
+        raise KeyError(f'{kind} name can\'t contain "."')
+    if name == "":
+        raise KeyError(f'{kind} name can\'t be empty string ""')
+    if hasattr(module, name) and name not in store:
+        raise KeyError(f"attribute '{name}' already exists")
 
 
 class Module:
@@ -55,28 +76,46 @@ class Module:
         object.__setattr__(self, "training", True)
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if isinstance(value, (Parameter, Module)) and "_parameters" not in self.__dict__:
-            kind = "parameters" if isinstance(value, Parameter) else "submodule"
-            message = "cannot assign parameters before Module.__init__() call" if kind == "parameters" else \
-                "cannot assign module before Module.__init__() call"
-            raise AttributeError(message)
+        """File Parameters, sub-Modules and buffers in their dicts (PyTorch's checks, in its order): a
+        name that holds one of them only takes another of its kind, or None."""
+        params = self.__dict__.get("_parameters")
         if isinstance(value, Parameter):
-            self._modules.pop(name, None), self.__dict__.get("_buffers", {}).pop(name, None)
-            self.__dict__.pop(name, None)   # an ordinary attribute of that name would hide it
-            self._parameters[name] = value
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            self._forget(name, "_modules", "_buffers")
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            if value is not None:   # a tensor here would be used by forward while parameters() yields the old one
+                raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' (torch.nn.Parameter or "
+                                "None expected)")
+            self.register_parameter(name, value)
         elif isinstance(value, Module):
-            self._parameters.pop(name, None), self.__dict__.get("_buffers", {}).pop(name, None)
-            self.__dict__.pop(name, None)
+            if "_modules" not in self.__dict__:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            self._forget(name, "_parameters", "_buffers")
             self._modules[name] = value
-        elif name in self.__dict__.get("_parameters", {}) and value is None:
-            self._parameters[name] = None
-        elif name in self._buffers:
+        elif name in self.__dict__.get("_modules", ()):
+            if value is not None:
+                raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' (torch.nn.Module or "
+                                "None expected)")
+            self._modules[name] = value
+        elif isinstance(value, Buffer) or name in self._buffers:
             if value is not None and not isinstance(value, Tensor):
-                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' (torch.nn.Buffer, "
+                raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' (torch.nn.Buffer, "
                                 "torch.Tensor or None expected)")
-            self._buffers[name] = value
+            persistent = value.persistent if isinstance(value, Buffer) else \
+                name not in self._non_persistent_buffers_set
+            self.register_buffer(name, value, persistent)
         else:
             object.__setattr__(self, name, value)
+
+    def _forget(self, name: str, *stores: str) -> None:
+        """Remove ``name`` from the instance's attributes and from ``stores``, before it is filed anew."""
+        self.__dict__.pop(name, None)   # an ordinary attribute of that name would hide it
+        for store in stores:
+            self.__dict__.get(store, {}).pop(name, None)
+        if "_buffers" in stores and isinstance(self._non_persistent_buffers_set, set):
+            self._non_persistent_buffers_set.discard(name)
 
     def __getattr__(self, name: str) -> Any:
         # Only called when normal lookup fails: parameters and sub-modules live in the dicts.
@@ -99,8 +138,14 @@ class Module:
             object.__delattr__(self, name)
 
     def register_parameter(self, name: str, param: Parameter | None) -> None:
-        if hasattr(self, name) and name not in self._parameters:
-            raise KeyError(f"attribute '{name}' already exists")
+        """Add ``param`` (a Parameter, or None for "no such parameter", as a Linear without bias)
+        under ``name``: what ``self.name = param`` does. PyTorch's checks, in its order."""
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        _check_name("parameter", name, self, self._parameters)
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' (torch.nn.Parameter or "
+                            "None required)")
         self._parameters[name] = param
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
@@ -109,14 +154,7 @@ class Module:
         but optimisers never see it. PyTorch's checks, in its order."""
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"buffer name should be a string. Got {type(name).__name__}")
-        if "." in name:
-            raise KeyError('buffer name can\'t contain "."')
-        if name == "":
-            raise KeyError('buffer name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._buffers:
-            raise KeyError(f"attribute '{name}' already exists")
+        _check_name("buffer", name, self, self._buffers)
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' (torch Tensor or "
                             "None required)")
@@ -136,6 +174,18 @@ class Module:
             yield buffer
 
     def add_module(self, name: str, module: "Module | None") -> None:
+        """Add ``module`` as a sub-module under ``name``: what ``self.name = module`` does, for names that
+        are not identifiers (``Sequential`` names its modules '0', '1'...). PyTorch's checks, in its order."""
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{_typename(module)} is not a Module subclass")
+        if not isinstance(name, str):
+            raise TypeError(f"module name should be a string. Got {_typename(name)}")
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
+        if "." in name:
+            raise KeyError(f"module name can't contain \".\", got: {name}")
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
         self._modules[name] = module
 
     register_module = add_module

@@ -10,30 +10,34 @@ receives (the vector-Jacobian product); what it saves for backward, and why; the
 cases, and the node's name where it is not the class name followed by ``Backward0``.
 """
 from ._util import Builtin, wrap_dim
-from .arithmetic import (Add, Div, DivRounding, FloorDivide, Mul, Neg, Pow, PowScalarBase, PowTensor, Reciprocal,
-                         Remainder, Rsub, Sub, allclose, compare, div, floor_divide, isclose, isfinite, isinf, isnan,
-                         pow, remainder)
-from .pointwise import (Abs, Clamp, ClampTensor, Cos, Exp, Log, Sigmoid, Sign, Signum, Sin, Sqrt, Tanh, Where, clamp,
-                        where)
+from .arithmetic import (Add, Div, DivRounding, DivScalar, FloorDivide, Mul, MulScalar, Neg, Pow, PowScalarBase,
+                         PowTensor, Reciprocal, Remainder, Rsub, RsubTensor, Sub, allclose, compare, div, floor_divide,
+                         isclose, isfinite, isinf, isnan, pow, remainder)
+from .pointwise import (Abs, Clamp, ClampTensor, Cos, Exp, Log, Maximum, Minimum, Sigmoid, Sign, Signum, Sin, Sqrt,
+                        Tanh, Where, clamp, maximum, minimum, where)
 from .activation import (Elu, Hardtanh, LeakyRelu, LogSoftmax, LogSoftmaxBackwardData, Relu, Softmax,
-                         SoftmaxBackwardData, ThresholdBackward, hardtanh)
+                         SoftmaxBackwardData, Softplus, SoftplusBackward, ThresholdBackward, hardtanh)
 from .reduction import (Amax, Amin, LinalgVectorNorm, Mean, MeanDim, Prod, ProdDim, Sum, SumDim, amax, amin, mean, norm,
                         prod, sum, sum_to_size)
 from .statistics import Std, StdMean, Var, VarMean, std, std_mean, var, var_mean
 from .sorting import (Cumsum, MaxAll, MaxDim, MedianAll, MedianDim, MinAll, MinDim, Sort, Topk, argmax, argmin, argsort,
                       cumsum, max, median, min, sort, topk)
-from .shape import (Clone, Expand, Flip, Permute, ReshapeAlias, Squeeze, T, ToCopy, Transpose, UnsafeView, Unsqueeze,
-                    View, ViewFunction, expand, flatten, flip, permute, reshape, squeeze, stride, t, view)
+from .shape import (Clone, Expand, Flip, Permute, Repeat, ReshapeAlias, Squeeze, T, ToCopy, Transpose, TransposeInplace,
+                    UnsafeView, Unsqueeze, View, ViewFunction, expand, flatten, flip, permute, repeat, reshape, squeeze,
+                    stride, t, transpose_, view)
 from .joining import (Cat, Split, SplitWithSizes, Stack, Unbind, cat, chunk, narrow, split, split_with_sizes, stack,
                       unbind)
 from .indexing import (Alias, Index, IndexPut, MaskedFill, MaskedFillTensor, MaskedSelect, Select, Slice, getitem,
                        masked_fill, masked_select, nonzero, setitem)
-from .gather_scatter import (Embedding, Gather, IndexAdd, IndexSelect, Scatter, ScatterAdd, ScatterAddInto,
-                             ScatterValue, embedding, gather, index_add_, index_select, scatter, scatter_add,
-                             scatter_add_)
+from .gather_scatter import (Embedding, Gather, IndexAdd, IndexAddOutOfPlace, IndexSelect, Scatter, ScatterAdd,
+                             ScatterAddInto, ScatterValue, embedding, gather, index_add, index_add_, index_select,
+                             repeat_interleave, scatter, scatter_add, scatter_add_)
 from .linalg import Addmm, AddmmScaled, BatchedMatmul, Dot, Mm, Mv, addmm, einsum, matmul, mm
-from .losses import MseLoss, MseLossBackward, NllLoss, NllLossBackward, mse_loss, nll_loss
+from .losses import (BinaryCrossEntropy, BinaryCrossEntropyBackward, BinaryCrossEntropyWithLogits, MseLoss,
+                     MseLossBackward, NllLoss, NllLoss2d, NllLoss2dBackward, NllLossBackward, binary_cross_entropy,
+                     binary_cross_entropy_with_logits, mse_loss, nll_loss)
 from .inplace import (AbsInplace, AddInplace, ClampInplace, ClampTensorInplace, CopyInplace, CosInplace, DivInplace,
+                      DivRoundingInplace, Fill, FillTensor, fill,
                       ExpInplace, FillInplace, FillTensorInplace, HardtanhInplace, LogInplace, MaskedFillInplace,
                       MaskedFillTensorInplace, MulInplace, NegInplace, NormalInplace, PowInplace, PowTensorInplace,
                       ReluInplace, ScatterAddInplace, SigmoidInplace, SignInplace, SinInplace, SqrtInplace, SubInplace,

@@ -3,15 +3,31 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.function import Function
+from ..autograd.function import BackwardCFunction, Function
 from ..tensor import Tensor, VersionCounter
 from ..types import _BY_NUMPY, category, float32, int64, promote_types
+from ..types import broadcast_shapes as check_broadcast  # noqa: F401 - the ops' name for it
+
+
+class BuiltinNode(BackwardCFunction):
+    """The class of the builtin ops' nodes. As PyTorch's C++ nodes, none of their attributes can be
+    deleted: the ones PyTorch shows (next_functions, metadata, the saved tensors) are not writable,
+    and the others do not exist for PyTorch."""
+
+    def __delattr__(self, name: str) -> None:
+        node = type(self).__name__
+        if name == "name":
+            raise AttributeError(f"'{node}' object attribute 'name' is read-only")
+        if name in ("next_functions", "metadata") or name.startswith(("_saved_", "_raw_saved_")):
+            raise AttributeError(f"attribute '{name}' of '{node}' objects is not writable")
+        raise AttributeError(f"'{node}' object has no attribute '{name}'")
 
 
 class Builtin(Function):
     """Base of minigrad's own operations. They are ordinary Functions with PyTorch's node names."""
 
     _is_builtin = True
+    _node_base = BuiltinNode
 
 
 class NoEdge:
@@ -100,7 +116,7 @@ def binary_arrays(a: Tensor, b: Tensor, elementwise: bool = True) -> tuple:
     For element-wise operations the shapes must broadcast (matrix products pass ``elementwise=False``).
     """
     x, y = a._data, b._data
-    if x.shape != y.shape and elementwise and y.ndim and not _trailing(y.shape, x.shape):
+    if x.shape != y.shape and elementwise and y.ndim:   # (a number broadcasts to anything)
         check_broadcast(x.shape, y.shape)
     if x.dtype == y.dtype:
         return x, y
@@ -115,45 +131,100 @@ def binary_arrays(a: Tensor, b: Tensor, elementwise: bool = True) -> tuple:
     return x.astype(target, copy=False), y.astype(target, copy=False)
 
 
-def _trailing(short: tuple, long: tuple) -> bool:
-    """True if ``short`` is the end of ``long`` (a bias against a batch, a number against anything):
-    such shapes always broadcast, with no need for the full check below."""
-    return len(short) <= len(long) and long[len(long) - len(short):] == short
-
-
-def check_broadcast(x_shape: tuple, y_shape: tuple) -> tuple:
-    """The broadcast shape of two shapes, or PyTorch's error naming the first dimension that clashes."""
-    if x_shape == y_shape:
-        return x_shape
-    ndim = max(len(x_shape), len(y_shape))
-    x_full = (1,) * (ndim - len(x_shape)) + tuple(x_shape)
-    y_full = (1,) * (ndim - len(y_shape)) + tuple(y_shape)
-    for dim in reversed(range(ndim)):   # PyTorch reports the last clashing dimension
-        m, n = x_full[dim], y_full[dim]
-        if m != n and m != 1 and n != 1:
-            raise RuntimeError(f"The size of tensor a ({m}) must match the size of tensor b ({n}) at "
-                               f"non-singleton dimension {dim}")
-    return tuple(m if n == 1 else n for m, n in zip(x_full, y_full))
-
-
 def wrap_dim(dim: int, ndim: int) -> int:
     """``dim`` as a non-negative axis, or PyTorch's IndexError. A 0-dim tensor accepts 0 and -1
-    (as if it had one dimension), and so does every reduction over it.
+    (as if it had one dimension), and so does every reduction over it. A dimension is an int (or a
+    one-element integer tensor); a bool, a float or anything else is refused, as PyTorch's argument
+    parser does, never read as a number.
 
     >>> wrap_dim(-1, 3), wrap_dim(-1, 0)
     (2, 0)
     """
+    if type(dim) is not int:
+        dim = _dim_argument(dim)
     high = ndim if ndim else 1
     if not -high <= dim < high:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-high}, {high - 1}], but got {dim})")
     return dim % high
 
 
+def _dim_argument(dim) -> int:
+    """A dimension given as something other than a plain int: an integer numpy scalar or a one-element
+    integer tensor counts as its number; anything else is PyTorch's TypeError."""
+    from ..tensor import Tensor
+    if isinstance(dim, np.integer) or (isinstance(dim, Tensor) and dim._data.dtype.kind in "iu" and dim._data.size == 1):
+        return int(dim)
+    raise TypeError(f"argument 'dim' must be int, not {type(dim).__name__}")
+
+
+def reduced_dims(dim, ndim: int) -> tuple:
+    """The dims a reduction (sum, mean, var, std) runs over: ``dim`` as ``normalize_dims`` gives it, but an
+    empty list or tuple means every dimension, as PyTorch's old rule says (``x.sum(())`` is ``x.sum()``)."""
+    if dim is None or isinstance(dim, (tuple, list)) and not dim:
+        return tuple(range(ndim))
+    return normalize_dims(dim, ndim)
+
+
+def is_size(value, first: bool) -> bool:
+    """Does PyTorch's parser take ``value`` as one size of a list of sizes? An int or a one-element integer
+    tensor; a bool too, except as the first (which picks the signature)."""
+    from ..tensor import Tensor
+    if isinstance(value, Tensor):
+        return value._data.dtype.kind in "iu" and value._data.size == 1
+    if isinstance(value, (bool, np.bool_)):
+        return not first
+    return isinstance(value, (int, np.integer))
+
+
+def size_list(function: str, argument: str, args: tuple, several: str | None = None) -> tuple:
+    """Sizes given as several ints (``view(2, 3)``) or one sequence (``view((2, 3))``), as a tuple of
+    ints, or PyTorch's TypeError: its parser judges the first size apart (``several``: its text when
+    that one is wrong and there are more, for a function with another signature, as ``view``)."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        values = args[0]
+        if values and not is_size(values[0], first=True):
+            raise TypeError(f"{function}(): argument '{argument}' (position 1) must be tuple of ints, but found element "
+                            f"of type {type(values[0]).__name__} at pos 0")
+    else:
+        values = args
+        if values and not is_size(values[0], first=True):
+            if len(values) > 1 or several:
+                got = ", ".join(type(v).__name__ for v in values)
+                raise TypeError(several.format(got=got) if several else
+                                f"{function}() takes 1 positional argument but {len(values)} were given")
+            raise TypeError(f"{function}(): argument '{argument}' (position 1) must be tuple of ints, not "
+                            f"{type(values[0]).__name__}")
+    for position, value in enumerate(values, start=1):
+        if not is_size(value, first=position == 1):
+            raise TypeError(f"{function}(): argument '{argument}' failed to unpack the object at pos {position} with "
+                            f"error \"type must be tuple of ints,but got {type(value).__name__}\"")
+    return tuple(int(value) for value in values)
+
+
+def int_argument(function: str, name: str, position: int, value) -> None:
+    """PyTorch's argument parser: an int parameter takes an int (or a one-element integer tensor), never
+    a bool, a float or anything else."""
+    if type(value) is not int and not _accepts("int", value):
+        raise TypeError(f"{function}(): argument '{name}' (position {position}) must be int, not {type(value).__name__}")
+
+
+def check_keepdim(function: str, keepdim, position: int = 2) -> None:
+    """``keepdim`` must be a bool, as PyTorch's argument parser says (an int is not read as one)."""
+    if keepdim is not False and keepdim is not True:
+        raise TypeError(f"{function}(): argument 'keepdim' (position {position}) must be bool, not "
+                        f"{type(keepdim).__name__}")
+
+
 def normalize_dims(dim, ndim: int) -> tuple:
     """``dim`` as a sorted tuple of non-negative axes (None means all; a 0-dim tensor has none)."""
     if dim is None:
         return tuple(range(ndim))
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    if isinstance(dim, (tuple, list)):
+        dims = tuple(dim)
+    elif isinstance(dim, bool) or not _accepts("int", dim):
+        raise TypeError(f"argument 'dim' must be tuple of ints, not {type(dim).__name__}")
+    else:
+        dims = (dim,)
     axes = [wrap_dim(d, ndim) for d in dims]
     for axis in axes:
         if axes.count(axis) > 1:
@@ -175,3 +246,36 @@ def _argument_error(function: str, name: str, position: int, expected: str, valu
     must be Tensor, not float``."""
     return TypeError(f"{function}(): argument '{name}' (position {position}) must be {expected}, "
                      f"not {type(value).__name__}")
+
+
+def _accepts(kind: str, value) -> bool:
+    """Does PyTorch's argument parser take ``value`` for a parameter of type ``kind`` ('int', 'Tensor')?"""
+    from ..tensor import Tensor
+    if kind == "Tensor":
+        return isinstance(value, Tensor)
+    if kind == "int":   # a bool is no int there; a one-element integer tensor is
+        if isinstance(value, Tensor):
+            return value._data.dtype.kind in "iu" and value._data.size == 1
+        return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    raise ValueError(kind)
+
+
+def invalid_arguments(function: str, signatures: list, args: tuple) -> TypeError:
+    """PyTorch's error for arguments that fit none of a function's signatures, e.g. ``narrow()
+    received an invalid combination of arguments - got (int, float, int), but expected one of: ...``.
+    Each signature is a list of ``(type, name)`` pairs; the types that do not fit are marked ``!type!``."""
+    got = ", ".join(type(a).__name__ for a in args)
+    lines = [f"{function}() received an invalid combination of arguments - got ({got}), but expected one of:"]
+    for signature in signatures:
+        lines.append(" * (" + ", ".join(f"{kind} {name}" for kind, name in signature) + ")")
+        marked = [type(a).__name__ if _accepts(kind, a) else f"!{type(a).__name__}!"
+                  for (kind, _), a in zip(signature, args)]
+        lines.append("      didn't match because some of the arguments have invalid types: (" + ", ".join(marked) + ")")
+    return TypeError("\n".join(lines) + "\n")
+
+
+def check_ndim(ndim: int) -> None:
+    """numpy's arrays, and so minigrad's tensors, have at most 64 dimensions (PyTorch's have more)."""
+    if ndim > 64:
+        raise NotImplementedError(f"minigrad does not implement tensors of more than 64 dimensions (numpy's limit); "
+                                  f"this one would have {ndim}")

@@ -162,6 +162,67 @@ def hardtanh(a: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bo
     return Hardtanh.apply(a, min_val, max_val)
 
 
+class Softplus(Builtin):
+    """``F.softplus(x, beta, threshold)``: f(x) = log(1 + exp(beta * x)) / beta, and x itself where
+    beta * x > threshold (where the two agree to float precision)
+
+    ∂L/∂x = grad * sigmoid(beta * x), and grad where beta * x > threshold (SoftplusBackward, so that
+    it can be differentiated again)
+    Saves x, which the derivative reads; keeps beta and threshold.
+    """
+
+    _saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a, beta, threshold):
+        _check_floating(a, "softplus_cpu")
+        ctx.save_for_backward(a)
+        ctx._saved_beta, ctx._saved_threshold = beta, threshold
+        x = a._data
+        scaled = x * x.dtype.type(beta)
+        with np.errstate(over="ignore"):
+            return wrap(np.where(scaled > threshold, x, np.log1p(np.exp(scaled)) / x.dtype.type(beta)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        return SoftplusBackward.apply(grad, a, ctx._saved_beta, ctx._saved_threshold), None, None
+
+
+class SoftplusBackward(Builtin):
+    """Softplus's backward as one operation, as in PyTorch (``softplus_backward``).
+
+    f(g, x) = g * z / (z + 1) with z = exp(beta * x) (g * sigmoid(beta * x)), and g where beta * x > threshold
+    ∂L/∂g = this same operation applied to grad;
+    ∂L/∂x = grad * g * beta * s * (1 - s) with s = sigmoid(beta * x), 0 where beta * x > threshold
+    Saves g and x, which the gradients read. Node: SoftplusBackwardBackward0.
+    """
+
+    _saved_names = ("grad_output", "self")
+
+    @staticmethod
+    def forward(ctx, grad, a, beta, threshold):
+        ctx.save_for_backward(grad, a)
+        ctx._saved_beta, ctx._saved_threshold = beta, threshold
+        x, g = a._data, grad._data
+        scaled = x * x.dtype.type(beta)
+        with np.errstate(over="ignore", invalid="ignore"):
+            z = np.exp(scaled)
+            return wrap(np.where(scaled > threshold, g, g * z / (z + 1)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad_output, a = ctx.saved_tensors
+        beta, threshold = ctx._saved_beta, ctx._saved_threshold
+        from .pointwise import where
+        wrt_grad_output = SoftplusBackward.apply(grad, a, beta, threshold) if ctx.needs_input_grad[0] else None
+        wrt_input = None
+        if ctx.needs_input_grad[1]:
+            s = (a * beta).sigmoid()
+            wrt_input = where(a * beta > threshold, 0.0, grad * grad_output * beta * s * (1 - s))
+        return wrt_grad_output, wrt_input, None, None
+
+
 class Softmax(Builtin):
     """f(a) = exp(a) / sum(exp(a)) along dim
 

@@ -133,6 +133,38 @@ class Div(Builtin):
                 -grad * ((a / b) / b) if ctx.needs_input_grad[1] else None)   # PyTorch's formula, in its order
 
 
+class MulScalar(Mul):
+    """f(a) = a * s, for a number s, as PyTorch's C++ code multiplies (``mul(Scalar)``, inside
+    functions such as cross_entropy's label smoothing): Mul's math, ∂L/∂a = grad * s. Node:
+    MulBackward1 (Python's ``x * 2`` is MulBackward0)."""
+
+    _node_name = "MulBackward1"
+
+    @staticmethod
+    def forward(ctx, a, number):
+        return Mul.forward(ctx, a, _operand(number))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Mul.backward(ctx, grad)[0], None
+
+
+class DivScalar(Div):
+    """f(a) = a / s, for a number s, as PyTorch's C++ code divides (``div(Scalar)``, inside backward
+    formulas such as a mean loss's): Div's math, ∂L/∂a = grad / s. Node: DivBackward1 (Python's
+    ``x / 2`` is DivBackward0)."""
+
+    _node_name = "DivBackward1"
+
+    @staticmethod
+    def forward(ctx, a, number):
+        return Div.forward(ctx, a, _operand(number))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Div.backward(ctx, grad)[0], None
+
+
 class Neg(Builtin):
     """f(a) = -a
 
@@ -247,24 +279,58 @@ def power(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 class Rsub(Builtin):
-    """f(a) = s - a, for a number s (``number - tensor``)
+    """f(a) = s - alpha * a, for a number s (``number - tensor``, ``torch.rsub(a, s)``)
 
-    ∂L/∂a = -grad
-    Saves nothing: the derivative is the constant -1.
+    ∂L/∂a = -alpha * grad
+    Saves nothing: the derivative is the constant -alpha.
     Node: RsubBackward1, which, as PyTorch's, has one entry, for the tensor.
     """
 
     _node_name = "RsubBackward1"
 
     @staticmethod
-    def forward(ctx, a, number):
+    def forward(ctx, a, number, alpha=1):
         check_bool_subtraction(a, _operand(number))
         x, y = binary_arrays(a, _operand(number))
-        return wrap(y - x)
+        ctx._alpha = alpha
+        return wrap(y - x if alpha == 1 else y - alpha * x)
 
     @staticmethod
     def backward(ctx, grad):
-        return -grad, None
+        return (-grad if ctx._alpha == 1 else grad * -ctx._alpha), None, None
+
+
+class RsubTensor(Builtin):
+    """f(a, b) = b - alpha * a, for two tensors (``torch.rsub(a, b)``, ``a.__rsub__(b)``)
+
+    ∂L/∂a = -alpha * grad,  ∂L/∂b = grad
+    Saves nothing: the derivatives are constants. Node: RsubBackward0, with entries for a, then b.
+    """
+
+    _node_name = "RsubBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1):
+        check_bool_subtraction(a, b)
+        x, y = binary_arrays(a, b)
+        ctx._alpha = alpha
+        return wrap(y - x if alpha == 1 else y - alpha * x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad_a = (-grad if ctx._alpha == 1 else grad * -ctx._alpha) if ctx.needs_input_grad[0] else None
+        return grad_a, grad, None
+
+
+def rsub(a: Tensor, b, alpha=1) -> Tensor:
+    """``b - alpha * a``: RsubBackward0 when ``b`` is a tensor, RsubBackward1 when it is a number."""
+    if not isinstance(a, Tensor):
+        raise TypeError(f"rsub() received an invalid combination of arguments - got ({type(a).__name__}, "
+                        f"{type(b).__name__}), but expected one of:\n * (Tensor input, Tensor other, *, Number alpha = "
+                        "1)\n * (Tensor input, Number other, Number alpha = 1)\n")
+    if isinstance(b, Tensor):
+        return RsubTensor.apply(a, b, alpha)
+    return Rsub.apply(a, b, alpha)
 
 
 class Reciprocal(Builtin):
@@ -349,6 +415,7 @@ qualify_node_name(FloorDivide, "torch::autograd::NotImplemented")
 
 def floor_divide(a, b) -> Tensor:
     """``a // b`` for tensors and numbers, with PyTorch's node and edges (see FloorDivide)."""
+    _check_a_tensor("floor_divide", a, b)
     a, b = _operand(a), _operand(b)
     return FloorDivide.apply((a, b), *[t for t in (a, b) if t.requires_grad])
 
@@ -398,13 +465,25 @@ class DivRounding(Builtin):
         return zero_gradient(grad) if needs[0] else None, zero_gradient(grad) if needs[1] else None, None
 
 
+def _check_a_tensor(function: str, a, b) -> None:
+    """PyTorch's error when neither operand of a binary function is a tensor."""
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        raise TypeError(f"{function}() received an invalid combination of arguments - got ({type(a).__name__}, "
+                        f"{type(b).__name__}), but expected one of:\n * (Tensor input, Tensor other, *, Tensor out = "
+                        "None)\n * (Number self, Tensor other)\n * (Tensor input, Number other, *, Tensor out = None)\n")
+
+
+def check_rounding_mode(rounding_mode) -> None:
+    if rounding_mode not in (None, "trunc", "floor"):
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                           f"'{rounding_mode}'")
+
+
 def div(a, b, rounding_mode: str | None = None) -> Tensor:
     """``a / b``, or, with ``rounding_mode``, that quotient rounded (a DivRounding node)."""
     if rounding_mode is None and isinstance(a, Tensor):
         return a / b
-    if rounding_mode not in (None, "trunc", "floor"):
-        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
-                           f"'{rounding_mode}'")
+    check_rounding_mode(rounding_mode)
     return DivRounding.apply(_operand(a), _operand(b), rounding_mode)
 
 
@@ -485,6 +564,7 @@ qualify_node_name(RemainderOfNumber, "torch::autograd::NotImplemented")
 
 def remainder(a, b) -> Tensor:
     """``a % b`` for tensors and numbers, each with PyTorch's node."""
+    _check_a_tensor("remainder", a, b)
     if not isinstance(b, Tensor):
         return RemainderScalar.apply(a, b)
     if not isinstance(a, Tensor):
@@ -495,16 +575,136 @@ def remainder(a, b) -> Tensor:
 def pow(base, exponent):
     """``base ** exponent`` for tensors and numbers."""
     if isinstance(base, Tensor) and not isinstance(exponent, Tensor):
+        _number(exponent)
         return Pow.apply(base, exponent)
     if not isinstance(base, Tensor):
+        _number(base)
         return PowScalarBase.apply(base, exponent)
     return PowTensor.apply(base, _operand(exponent))
 
 
+def _number(value) -> None:
+    """Refuse (``_operand``'s NotAnOperand) a value that is neither a number nor a tensor."""
+    if type(value) is not int and type(value) is not float:
+        _operand(value)
+
+
 def compare(numpy_function, a: Tensor, b) -> Tensor:
-    """Comparisons and logical ops: bool results, no gradient, so no node is recorded."""
+    """Comparisons: bool results, no gradient, so no node is recorded."""
     x, y = binary_arrays(a, _operand(b))
     return wrap(numpy_function(x, y))
+
+
+# ------------------------------------------------------------------ bitwise and logical operations
+# Integer and bool results: never differentiable, so no node is recorded (as comparisons).
+_BITWISE = {"and": (np.bitwise_and, "bitwise_and"), "or": (np.bitwise_or, "bitwise_or"),
+            "xor": (np.bitwise_xor, "bitwise_xor"), "lshift": (np.left_shift, "lshift"),
+            "rshift": (np.right_shift, "rshift")}
+
+
+def bitwise(operation: str, a, b) -> Tensor:
+    """``a & b``, ``a | b``, ``a ^ b``, ``a << b``, ``a >> b`` (``operation``: a key of ``_BITWISE``):
+    bit by bit on integers, and/or/xor on bools; PyTorch refuses floating point (and bool shifts).
+
+    >>> import minigrad as torch
+    >>> torch.tensor([3, 5, -2]) & torch.tensor([5, 1, 7]), torch.tensor([3, -8]) >> 1
+    (tensor([1, 1, 6]), tensor([ 1, -4]))
+    """
+    a, b = _operand(a), _operand(b)
+    x, y = binary_arrays(a, b)
+    numpy_function, kernel = _BITWISE[operation]
+    if x.dtype.kind == "f" or (x.dtype == np.bool_ and operation in ("lshift", "rshift")):
+        raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for '{_dtype_name(x)}'")
+    if operation in ("lshift", "rshift"):
+        return wrap(_shift(x, y, operation == "lshift"))
+    return wrap(numpy_function(x, y))
+
+
+def _dtype_name(x: np.ndarray) -> str:
+    from ._util import dtype_of
+    return dtype_of(x).legacy_name[:-len("Tensor")]
+
+
+def _shift(x: np.ndarray, y: np.ndarray, left: bool) -> np.ndarray:
+    """``x << y`` or ``x >> y`` as PyTorch's kernels: a shift by a negative amount or by the width of
+    the type or more gives 0 (or, to the right, the sign: -1 for negative numbers), where C leaves it
+    undefined."""
+    bits = x.dtype.itemsize * 8
+    outside = (y < 0) | (y >= bits)
+    safe = np.where(outside, 0, y).astype(x.dtype)
+    shifted = np.left_shift(x, safe) if left else np.right_shift(x, safe)
+    if not outside.any():
+        return shifted
+    overflow = np.zeros_like(shifted) if left else np.where(x < 0, -1, 0).astype(x.dtype)
+    return np.where(outside, overflow, shifted)
+
+
+def bitwise_not(a: Tensor) -> Tensor:
+    """``~a``: each bit flipped for integers, logical not for bools."""
+    if a._data.dtype.kind == "f":
+        raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for '{_dtype_name(a._data)}'")
+    return wrap(np.logical_not(a._data) if a._data.dtype == np.bool_ else np.invert(a._data))
+
+
+def _bitwise_function(name: str, operation: str):
+    """``torch.bitwise_and`` and friends: ``bitwise`` with at least one tensor among the operands."""
+    def function(input, other):
+        if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+            kinds = f"{type(input).__name__}, {type(other).__name__}"
+            raise TypeError(f"{name}() received an invalid combination of arguments - got ({kinds}), but expected "
+                            f"one of:\n * (Tensor input, Tensor other, *, Tensor out = None)\n * (Number self, "
+                            f"Tensor other)\n * (Tensor input, Number other, *, Tensor out = None)\n")
+        return bitwise(operation, input, other)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"``torch.{name}(input, other)``: see ``bitwise``."
+    return function
+
+
+bitwise_and, bitwise_or, bitwise_xor, bitwise_left_shift, bitwise_right_shift = (
+    _bitwise_function(f"bitwise_{name}", operation) for name, operation in (
+        ("and", "and"), ("or", "or"), ("xor", "xor"), ("left_shift", "lshift"), ("right_shift", "rshift")))
+
+
+def logical_and(input, other): return logical("and", input, other)
+def logical_or(input, other): return logical("or", input, other)
+def logical_xor(input, other): return logical("xor", input, other)
+
+
+def bitwise_(operation: str, a: Tensor, b) -> Tensor:
+    """``a &= b`` and friends: the result written into ``a``, which keeps its dtype, and its version
+    counter moves (no node: integers and bools never require grad)."""
+    from ..autograd.views import check_inplace, writeable_memory
+    result = bitwise(operation, a, b)
+    check_inplace(a, b)
+    if result._data.shape != a._data.shape:
+        raise RuntimeError(f"output with shape {list(a._data.shape)} doesn't match the broadcast shape "
+                           f"{list(result._data.shape)}")
+    if not np.can_cast(result._data.dtype, a._data.dtype, "same_kind"):
+        raise RuntimeError(f"result type {_dtype_name(result._data)} can't be cast to the desired output type "
+                           f"{_dtype_name(a._data)}")
+    np.copyto(writeable_memory(a._data), result._data, casting="unsafe")
+    a._version_counter.value += 1
+    return a
+
+
+_LOGICAL = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
+
+
+def logical(operation: str, a: Tensor, b: Tensor, method: bool = False) -> Tensor:
+    """``torch.logical_and/or/xor(a, b)``: each element taken as true when non-zero; a bool result.
+    (``method``: called as ``a.logical_and(b)``, whose error counts ``b`` as argument 1.)"""
+    for name, position, value in (("input", 1, a), ("other", 1 if method else 2, b)):
+        if not isinstance(value, Tensor):
+            raise _argument_error(f"logical_{operation}", name, position, "Tensor", value)
+    check_broadcast(a._data.shape, b._data.shape)
+    return wrap(_LOGICAL[operation](a._data, b._data))
+
+
+def logical_not(a: Tensor) -> Tensor:
+    """``torch.logical_not(a)``: True where ``a`` is zero."""
+    if not isinstance(a, Tensor):
+        raise _argument_error("logical_not", "input", 1, "Tensor", a)
+    return wrap(np.logical_not(a._data))
 
 
 def isclose(a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:

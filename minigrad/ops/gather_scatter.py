@@ -77,14 +77,14 @@ def _index_array(index, what: str) -> np.ndarray:
     """The numpy array of ``index`` (an int32 or int64 tensor), for the checks made before the op."""
     if not isinstance(index, Tensor):
         raise TypeError(f"{what}(): argument 'index' (position 2) must be Tensor, not {type(index).__name__}")
-    if index._data.dtype not in (np.int64, np.int32):
+    if index._data.dtype not in (np.int64, np.int32) and index._data.size:   # an empty index may be of any dtype
         raise RuntimeError(f"{what}(): Expected dtype int32/int64 for index")
-    return index._data
+    return index._data if index._data.size else index._data.astype(np.int64)
 
 
 def _check_bounds(index: np.ndarray, dim: int, size: int) -> None:
-    bad = (index < 0) | (index >= size)
-    if bad.any():
+    if index.size and (index.min() < 0 or index.max() >= size):   # (the masks only when one is out)
+        bad = (index < 0) | (index >= size)
         raise RuntimeError(f"index {index[bad].flat[0]} is out of bounds for dimension {dim} with size {size}")
 
 
@@ -94,6 +94,8 @@ def gather(a: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> 
         raise NotImplementedError("minigrad: gather(sparse_grad=True) is not implemented (sparse gradients)")
     dim = wrap_dim(dim, a.ndim)
     idx = _index_array(index, "gather")
+    if not idx.size:   # an empty index, of any shape, gathers nothing (PyTorch checks no more)
+        return GatherPart.apply(a, dim, NoEdge(index))
     if idx.ndim != a.ndim and not (idx.ndim <= 1 and a.ndim <= 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     if a.ndim == 0:   # a 0-dim tensor gathers as if it had one element
@@ -125,6 +127,8 @@ class GatherPart(Gather):
         ctx.save_for_backward(a, index)
         if a._data.ndim == 0:
             return wrap(np.take(a._data.reshape(1), index._data))
+        if not index._data.size:
+            return wrap(np.zeros(index._data.shape, a._data.dtype))
         part = tuple(slice(None) if d == dim else slice(0, n) for d, n in enumerate(index.shape))
         return wrap(np.take_along_axis(a._data[part], index._data, axis=dim))
 
@@ -133,6 +137,9 @@ class GatherPart(Gather):
         if not ctx._shape:
             ctx.saved_tensors   # read, as the index is read for any other a: freed, or changed in place, raises
             return grad.sum(), None, None
+        if not grad.numel():   # nothing was gathered: zeros shaped like a
+            ctx.saved_tensors
+            return wrap(np.zeros(tuple(ctx._shape), grad._data.dtype)), None, None
         return Gather.backward(ctx, grad)
 
 
@@ -154,35 +161,45 @@ class ScatterAddInto(Builtin):
         ctx._dim = dim
         ctx.save_for_backward(index)
         out = a._data.copy()
-        coords = list(np.indices(index.shape, sparse=True))
-        coords[dim] = index._data
-        np.add.at(out, tuple(coords), src._data[tuple(slice(0, n) for n in index.shape)])
+        x = out if out.ndim else out.reshape(1)   # 0-dim and 1-dim tensors count as one dimension
+        idx = index._data if index.ndim == x.ndim else index._data.reshape(-1)
+        values = src._data if src.ndim == x.ndim else src._data.reshape(-1)
+        coords = list(np.indices(idx.shape, sparse=True))
+        coords[dim] = idx
+        np.add.at(x, tuple(coords), values[tuple(slice(0, n) for n in idx.shape)])
         return wrap(out)
 
     @staticmethod
     def backward(ctx, grad):
         grad_src = None
         if ctx.needs_input_grad[3]:
-            index, = ctx.saved_tensors
-            grad_src = Gather.apply(grad, ctx._dim, NoEdge(index))
+            index, = ctx.saved_tensors   # (index may be smaller than grad outside dim: GatherPart reads that part)
+            grad_src = GatherPart.apply(grad, ctx._dim, NoEdge(index))
         return grad, None, None, grad_src
 
 
 def _scatter_add_arguments(a: Tensor, dim: int, index: Tensor, src: Tensor) -> int:
-    """PyTorch's checks of ``scatter_add``; returns dim as a non-negative axis."""
+    """PyTorch's checks of ``scatter_add``, in its order; returns dim as a non-negative axis."""
     dim = wrap_dim(dim, a.ndim)
+    if not isinstance(index, Tensor):
+        raise _argument_error("scatter_add", "index", 2, "Tensor", index)
     idx = _index_array(index, "scatter")
     if not isinstance(src, Tensor):
         raise TypeError(f"scatter_add(): argument 'src' (position 3) must be Tensor, not {type(src).__name__}")
-    if idx.ndim != a.ndim:
+    if idx.ndim != a.ndim and not (idx.ndim <= 1 and a.ndim <= 1):   # 0-dim and 1-dim count as one
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
     if src.dtype is not a.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
-    too_big = any(idx.shape[d] > a.shape[d] for d in range(a.ndim) if d != dim)
-    if too_big or any(n > m for n, m in zip(idx.shape, src.shape)):
+    shape, idx_shape, src_shape = a.shape or (1,), idx.shape or (1,), src.shape or (1,)
+    if src.ndim and src.ndim < idx.ndim:   # PyTorch asks src for the size of each of index's dimensions
+        wrap_dim(src.ndim, src.ndim)
+    too_big = any(idx_shape[d] > shape[d] for d in range(len(shape)) if d != dim)
+    if too_big or any(n > m for n, m in zip(idx_shape, src_shape)):
         raise RuntimeError(f"Expected index {list(idx.shape)} to be no larger than self {list(a.shape)} apart "
                            f"from dimension {dim} and to be no larger size than src {list(src.shape)}")
-    _check_bounds(idx, dim, a.shape[dim])
+    if src.ndim != idx.ndim and not (src.ndim <= 1 and idx.ndim <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+    _check_bounds(idx, dim, shape[dim])
     return dim
 
 
@@ -377,8 +394,10 @@ def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
             raise IndexError("index out of range in self")
     size = a._data.shape[dim] if a.ndim else 1
     bad = (indices < 0) | (indices >= size)
-    if bad.any():
-        raise RuntimeError(f"INDICES element is out of DATA bounds, id={indices[bad][0]} axis_dim={size}")
+    if bad.any():   # PyTorch's kernel for dim 1 says it in its own words
+        if dim == 1:
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={indices[bad][0]} axis_dim={size}")
+        raise IndexError("index out of range in self")
     return IndexSelect.apply(a, dim, NoEdge(index))
 
 
@@ -395,12 +414,7 @@ class IndexAdd(Builtin):
 
     @staticmethod
     def forward(ctx, a, dim, index, source, alpha):
-        index = index.tensor
-        ctx._dim, ctx._alpha = dim, alpha
-        ctx.save_for_backward(index, source)
-        add = source._data if alpha == 1 else alpha * source._data
-        key = (slice(None),) * dim + (index._data,)
-        np.add.at(writeable_memory(a._data), key, add.astype(a._data.dtype, copy=False))
+        _add_at_index(ctx, writeable_memory(a._data), dim, index.tensor, source, alpha)
         ctx.mark_dirty(a)
         return a
 
@@ -408,16 +422,74 @@ class IndexAdd(Builtin):
     def backward(ctx, grad):
         grad_source = None
         if ctx.needs_input_grad[3]:
-            index, _ = ctx.saved_tensors
-            grad_source = getitem(grad, (slice(None),) * ctx._dim + (index,))
+            index, source = ctx.saved_tensors
+            if grad.ndim == 0:   # a 0-dim tensor's one element: its gradient, shaped like source
+                grad_source = grad.reshape(source.shape)
+            else:
+                grad_source = getitem(grad, (slice(None),) * ctx._dim + (index,))
             if ctx._alpha != 1:
                 grad_source = grad_source * ctx._alpha
         return grad, None, None, grad_source, None
 
 
+class IndexAddOutOfPlace(IndexAdd):
+    """``torch.index_add(a, dim, index, source)``: IndexAdd's f and derivatives (∂L/∂a = grad,
+    ∂L/∂source = alpha * grad[..., index]) on a copy of a, which stays as it was. Node:
+    IndexAddBackward0, as for ``index_add_``."""
+
+    _node_name = "IndexAddBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, index, source, alpha):
+        out = a._data.copy()
+        _add_at_index(ctx, out, dim, index.tensor, source, alpha)
+        return wrap(out)
+
+
+def _add_at_index(ctx, out: np.ndarray, dim: int, index: Tensor, source: Tensor, alpha) -> None:
+    """``out[..., index, ...] += alpha * source`` along dim (repeats add up); saves what backward reads."""
+    ctx._dim, ctx._alpha = dim, alpha
+    ctx.save_for_backward(index, source)
+    add = source._data if alpha == 1 else alpha * source._data
+    if out.ndim == 0:   # a 0-dim tensor takes its one element
+        out += add.reshape(()).astype(out.dtype)
+        return
+    np.add.at(out, (slice(None),) * dim + (index._data.reshape(-1),), add.astype(out.dtype, copy=False))
+
+
+def _index_add_arguments(a: Tensor, dim: int, index: Tensor, source: Tensor) -> int:
+    """PyTorch's checks of index_add and index_add_, in its order; returns dim as a non-negative axis."""
+    dim = wrap_dim(dim, a.ndim)
+    if index.ndim > 1:
+        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {index.ndim} with type: "
+                         f"{index.dtype.legacy_name[:-6]} and size: {list(index.shape)}")
+    if index._data.dtype not in (np.int64, np.int32):
+        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {index.dtype.legacy_name[:-6]}")
+    if source.dtype is not a.dtype:
+        raise RuntimeError(f"index_add_(): self ({a.dtype.legacy_name[:-6]}) and source "
+                           f"({source.dtype.legacy_name[:-6]}) must have the same scalar type")
+    if source.ndim != a.ndim and not (a.ndim == 0 and source.ndim == 0) or \
+            any(n != m for d, (n, m) in enumerate(zip(a.shape, source.shape)) if d != dim):
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. "
+                           f"Got self.shape = {list(a.shape)} source.shape = {list(source.shape)}")
+    count = source.shape[dim] if source.ndim else 1
+    if index.numel() != count:
+        raise RuntimeError(f"index_add_(): Number of indices ({index.numel()}) should be equal to source.size(dim): "
+                           f"({count}), for dim: {dim}")
+    _check_bounds(index._data, dim, a.shape[dim] if a.ndim else 1)
+    return dim
+
+
 def index_add_(a: Tensor, dim: int, index: Tensor, source: Tensor, alpha=1) -> Tensor:
+    dim = _index_add_arguments(a, dim, index, source)
     check_inplace(a, source)
-    return IndexAdd.apply(a, dim % a.ndim, NoEdge(index), source, alpha)
+    return IndexAdd.apply(a, dim, NoEdge(index), source, alpha)
+
+
+def index_add(a: Tensor, dim: int, index: Tensor, source: Tensor, alpha=1) -> Tensor:
+    """``a`` with ``alpha * source`` added at ``index`` along ``dim``, as a new tensor (``a`` is unchanged)."""
+    dim = _index_add_arguments(a, dim, index, source)
+    return IndexAddOutOfPlace.apply(a, dim, NoEdge(index), source, alpha)
 
 
 # ------------------------------------------------------------------------------------ embedding
@@ -489,3 +561,50 @@ def _renormalize_rows(weight: Tensor, rows: np.ndarray, max_norm: float, norm_ty
     scale = (max_norm / (norms[too_long] + 1e-7)).astype(chosen.dtype)
     weight._data[rows[too_long]] = chosen[too_long] * scale[:, None]
     weight._version_counter.value += 1
+
+
+# ------------------------------------------------------------------------------------ repeat_interleave
+def repeat_interleave(a: Tensor, repeats=None, dim=None, output_size=None) -> Tensor:
+    """Each element (or slice along ``dim``) repeated ``repeats`` times in a row, built from the
+    operations PyTorch uses, so that the graph has its nodes: for a number, unsqueeze, expand,
+    clone and view; for a tensor of counts, ``index_select`` with the repeated positions.
+    ``torch.repeat_interleave(counts)`` alone gives those positions."""
+    if repeats is None:   # torch.repeat_interleave(counts): 0 counts[0] times, 1 counts[1] times...
+        counts = a
+        if counts.ndim != 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        return wrap(np.repeat(np.arange(counts.shape[0]), _counts(counts)))
+    if not isinstance(repeats, (int, np.integer, Tensor)) or isinstance(repeats, bool):
+        raise TypeError(f"repeat_interleave() received an invalid combination of arguments - got "
+                        f"({type(repeats).__name__}), but expected one of:\n * (Tensor repeats, int dim = None, *, "
+                        "int output_size = None)\n * (int repeats, int dim = None, *, int output_size = None)\n")
+    if dim is None:
+        a, dim = a.reshape(-1), 0
+    dim = wrap_dim(dim, a.ndim)
+    if isinstance(repeats, Tensor):
+        if repeats.ndim > 1:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        if repeats._data.dtype.kind not in "iu":
+            raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for "
+                                      f"'{repeats.dtype.legacy_name[:-6]}'")
+        counts = repeats._data.reshape(-1)
+        size = a.shape[dim] if a.ndim else 1
+        if counts.size == 1:
+            counts = np.repeat(counts, size)
+        elif counts.size != size:
+            raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+                               f"{counts.size} and input.size(0) = {size}")
+        return index_select(a, dim, wrap(np.repeat(np.arange(size), _counts(wrap(counts)))))
+    if repeats < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    expanded = list(a.shape)
+    expanded.insert(dim + 1, int(repeats))
+    flat = list(a.shape)
+    flat[dim] *= int(repeats)
+    return a.unsqueeze(dim + 1).expand(expanded).clone().view(flat)
+
+
+def _counts(counts: Tensor) -> np.ndarray:
+    if (counts._data < 0).any():
+        raise RuntimeError("repeats can not be negative")
+    return counts._data

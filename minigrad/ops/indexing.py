@@ -35,16 +35,24 @@ def _numpy_key(key):
     return key
 
 
+STRING_KEY_WARNING = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in pytorch 2.9; use "
+    "x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as tensor index, x[torch.tensor(seq)], "
+    "which will result either in an error or a different result (Triggered internally at "
+    "/__w/pytorch/pytorch/torch/csrc/autograd/python_variable_indexing.cpp:349.)")
+
+
 def _tensor_key(key):
     """The index as PyTorch reads it: a 0-dim integer tensor is an int (it selects, as an int does),
     and a list, a numpy array or a bool becomes a tensor. Other tensors stay themselves: the operation
     saves the very tensor it indexed with, so that changing it in place before backward is refused."""
     if type(key) is Tensor:
         return key if key._data.ndim or key._data.dtype.kind != "i" else int(key._data)
-    if isinstance(key, tuple):
-        return tuple([_tensor_key(k) for k in key])
+    if isinstance(key, tuple):   # one item per dimension; a tuple inside is a list of indices, as PyTorch reads it
+        return tuple([_tensor_key(list(k) if isinstance(k, tuple) else k) for k in key])
     if isinstance(key, (list, np.ndarray, bool, np.bool_)):
-        return wrap(np.asarray(_numpy_key(key)))
+        array = np.asarray(_numpy_key(key))
+        return wrap(array if array.size else array.astype(np.int64))   # no index at all: an empty integer index
     return key
 
 
@@ -212,9 +220,25 @@ def _check_zero_dim_key(key) -> None:
         raise IndexError(f"index {first} is out of bounds for dimension 0 with size 0")
 
 
+def _check_index_tensor(k: Tensor, indexed: Tensor, dim: int) -> None:
+    """PyTorch's checks of a tensor in a key: an integer or bool dtype, and a mask shaped like the
+    dimensions it covers (``dim`` onwards)."""
+    kind = k._data.dtype.kind
+    if kind not in "biu":
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if kind == "b":
+        for j, (m, n) in enumerate(zip(k._data.shape, indexed._data.shape[dim:])):
+            if m != n:
+                raise IndexError(f"The shape of the mask {list(k._data.shape)} at index {j} does not match the shape "
+                                 f"of the indexed tensor {list(indexed._data.shape)} at index {dim + j}")
+
+
 def getitem(a: Tensor, key) -> Tensor:
     """``a[key]`` the way PyTorch builds it: ints select, slices slice, None unsqueezes, one node
     each and in order (views); then integer tensors and masks index what is left (a copy)."""
+    if isinstance(key, str):   # PyTorch reads a string as a sequence of indices, and refuses its items
+        warnings.warn(STRING_KEY_WARNING, UserWarning, stacklevel=3)
+        raise TypeError("new(): invalid data type 'str'")
     if a.ndim == 0 and not isinstance(key, tuple):
         _check_zero_dim_key(key)
     key = _tensor_key(key)
@@ -252,6 +276,7 @@ def getitem(a: Tensor, key) -> Tensor:
             advanced.append(wrap(np.flatnonzero(k._data)))
             dim += 1
         elif isinstance(k, Tensor):           # an integer tensor or a boolean mask
+            _check_index_tensor(k, result, dim)
             advanced.append(k)
             dim += _dims_used(k)
         else:
@@ -540,3 +565,16 @@ def nonzero(a: Tensor, as_tuple: bool = False):
     if x.ndim == 0:
         return wrap(np.zeros((1 if x else 0, 0), dtype=np.int64))
     return wrap(np.argwhere(x).astype(np.int64))
+
+
+def select(a: Tensor, dim: int, index: int) -> Tensor:
+    """``a.select(dim, index)``: the view ``a[..., index, ...]`` with ``index`` along ``dim`` (SelectBackward0)."""
+    if a.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    from ._util import int_argument, wrap_dim
+    int_argument("select", "index", 2, index)
+    dim = wrap_dim(dim, a.ndim)
+    size = a._data.shape[dim]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(a.shape)} at dimension {dim}")
+    return Select.apply(a, (slice(None),) * dim + (int(index),))

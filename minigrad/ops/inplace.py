@@ -32,7 +32,7 @@ from ..autograd.views import check_inplace, check_no_partial_overlap, writeable_
 from ..tensor import Tensor, _operand
 from ._util import Builtin, NoEdge, _CPP_NAMES, binary_arrays, check_broadcast, qualify_node_name, wrap, zero_gradient
 from .activation import Hardtanh, Relu
-from .arithmetic import Neg, Pow, PowTensor, check_bool_subtraction, power, scalar_power
+from .arithmetic import DivRounding, Neg, Pow, PowTensor, check_bool_subtraction, power, scalar_power
 from .gather_scatter import ScatterAddInto
 from .indexing import MaskedFill, MaskedFillTensor, _check_mask, _is_tensor_value
 from .pointwise import (Abs, Clamp, ClampTensor, Cos, Exp, Log, Sigmoid, Signum, Sin, Sqrt, Tanh, has_tensor_bound,
@@ -190,6 +190,50 @@ class ZeroInplace(FillInplace):
     _node_name = "ZeroBackward0"
 
 
+class Fill(Builtin):
+    """f(a) = a tensor shaped like a with every element a number (``torch.fill(a, number)``)
+
+    ∂L/∂a = 0 (zeros): a's values do not count
+    Saves nothing. Node: FillBackward0 (FillBackward1 for a tensor value, FillTensor).
+    """
+
+    @staticmethod
+    def forward(ctx, a, value):
+        return wrap(np.full(a._data.shape, value, a._data.dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return zero_gradient(grad), None
+
+
+class FillTensor(Builtin):
+    """f(a, v) = a tensor shaped like a with every element v, a 0-dim tensor (``torch.fill(a, v)``)
+
+    ∂L/∂a = 0 (zeros),  ∂L/∂v = grad.sum(): v was copied to every element
+    Saves nothing. Node: FillBackward1.
+    """
+
+    _node_name = "FillBackward1"
+
+    @staticmethod
+    def forward(ctx, a, value):
+        return wrap(np.full(a._data.shape, value._data.item(), a._data.dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return zero_gradient(grad), grad.sum()
+
+
+def fill(a: Tensor, value) -> Tensor:
+    """A new tensor shaped like ``a``, every element ``value`` (a number or a 0-dim tensor)."""
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
+                               "dimensions.")
+        return FillTensor.apply(a, value)
+    return Fill.apply(a, value)
+
+
 class FillTensorInplace(Builtin):
     """f(a, v) = a with every element set to v, a one-element tensor (``a.fill_(v)``, ``a[:] = number``)
 
@@ -309,6 +353,7 @@ MaskedFillInplace, MaskedFillTensorInplace = (_in_place(f, "masked_fill_") for f
 
 
 ScatterAddInplace = _in_place(ScatterAddInto, "scatter_add_")
+DivRoundingInplace = _in_place(DivRounding, "div_")
 
 
 def unary_(function: type, a: Tensor, *args) -> Tensor:

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from ..types import promote_types
-from ._util import Builtin, view_of, wrap, wrap_dim
+from ._util import Builtin, _accepts, _dim_argument, int_argument, invalid_arguments, view_of, wrap, wrap_dim
 from .indexing import Slice
 from .shape import MultiViewFunction
 
@@ -93,9 +93,22 @@ class Stack(Builtin):
         return tuple(grads)
 
 
+def _tensor_list(function: str, tensors) -> list:
+    """``tensors`` as a list, after PyTorch's checks of a list-of-tensors argument."""
+    if isinstance(tensors, Tensor):
+        raise TypeError(f"{function}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
+    tensors = list(tensors)
+    for position, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {position} in argument 0, but got {type(t).__name__}")
+    return tensors
+
+
 def cat(tensors, dim: int = 0) -> Tensor:
     """Join tensors along an existing dimension."""
-    tensors = list(tensors)
+    tensors = _tensor_list("cat", tensors)
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     for position, t in enumerate(tensors):
         if t.ndim == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {position}) cannot be concatenated")
@@ -114,7 +127,9 @@ def cat(tensors, dim: int = 0) -> Tensor:
 
 def stack(tensors, dim: int = 0) -> Tensor:
     """Join tensors along a new dimension."""
-    tensors = list(tensors)
+    tensors = _tensor_list("stack", tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
     for entry, t in enumerate(tensors[1:], start=1):
         if t.shape != tensors[0].shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
@@ -128,6 +143,8 @@ def _dim_error(dim: int, ndim: int) -> IndexError:
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:
+    if type(dim) is not int:
+        dim = _dim_argument(dim)
     if not -max(ndim, 1) <= dim < max(ndim, 1):
         raise _dim_error(dim, ndim)
     return dim % max(ndim, 1)
@@ -176,6 +193,7 @@ def split(a: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {length} (input tensor's size "
                                f"at dimension {dim}), but got split_sizes={sizes}")
         return SplitWithSizes.apply(a, dim, tuple(sizes))
+    int_argument("split", "split_size", 1, split_size_or_sections)
     size = int(split_size_or_sections)
     if size < 0:
         raise RuntimeError(f"split expects split_size be non-negative, but got split_size={size}")
@@ -189,6 +207,7 @@ def split(a: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
 
 def chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple:
     """At most ``chunks`` pieces of equal size (``ceil(n / chunks)``) along ``dim``."""
+    int_argument("chunk", "chunks", 1, chunks)
     if a.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
@@ -197,8 +216,22 @@ def chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple:
     return split(a, max(math.ceil(length / chunks), 1) if length else 0, dim)
 
 
-def narrow(a: Tensor, dim: int, start, length: int) -> Tensor:
-    """The view ``a[..., start:start + length, ...]`` along ``dim``."""
+_NARROW_SIGNATURES = [[("int", "dim"), ("Tensor", "start"), ("int", "length")],
+                      [("int", "dim"), ("int", "start"), ("int", "length")]]
+
+
+def narrow(a: Tensor, dim: int, start, length: int, method: bool = False) -> Tensor:
+    """The view ``a[..., start:start + length, ...]`` along ``dim``; ``start`` may be a 0-dim integer
+    tensor. (``method``: called as ``a.narrow(...)``, which PyTorch's argument errors do not count ``a`` in.)"""
+    if not (_accepts("int", dim) and _accepts("int", length) and (_accepts("int", start) or
+                                                                  isinstance(start, Tensor))):
+        if method:
+            raise invalid_arguments("narrow", _NARROW_SIGNATURES, (dim, start, length))
+        raise invalid_arguments("narrow", [[("Tensor", "input")] + s for s in _NARROW_SIGNATURES],
+                                (a, dim, start, length))
+    if isinstance(start, Tensor) and (start.ndim != 0 or start._data.dtype.kind not in "iu"):
+        raise RuntimeError("start must be an 0-dim integral Tensor.")
+    dim, length = int(dim), int(length)
     if a.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     if length < 0:

@@ -108,7 +108,7 @@ class NllLoss(Builtin):
     def forward(ctx, log_probs, target, weight, reduction, ignore_index):
         target_tensor, weight_tensor = target.tensor, weight.tensor
         target, weight = _labels(target_tensor), None if weight_tensor is None else weight_tensor._data
-        x = log_probs._data.reshape(1, -1) if log_probs.ndim == 1 else log_probs._data
+        x = _rows(log_probs._data)
         rows = np.arange(x.shape[0])
         if weight is None and reduction == "mean" and x.shape[0] and not np.count_nonzero(target == ignore_index):
             # The common case (cross_entropy's): each row counts once. The same values as the general code.
@@ -119,14 +119,14 @@ class NllLoss(Builtin):
             safe_target = np.where(kept, target, 0)
             row_weight = (np.ones(x.shape[1], x.dtype) if weight is None else weight.astype(x.dtype))[safe_target]
             row_weight *= kept
-            losses = -x[rows, safe_target] * row_weight
+            losses = np.where(kept, -x[rows, safe_target] * row_weight, x.dtype.type(0))   # ignored: 0, never -0
             total = row_weight.sum()   # PyTorch's total_weight
             if reduction == "mean":
                 out = _divide(losses.sum(), total)
             elif reduction == "sum":
                 out = losses.sum()
             else:
-                out = losses if log_probs.ndim == 2 else losses.reshape(())
+                out = losses.reshape(target_tensor.shape if log_probs.ndim > 1 else ())
         ctx.save_for_backward(log_probs, target_tensor, weight_tensor)
         ctx._reduction, ctx._ignore_index, ctx._total_weight = reduction, ignore_index, total
         return wrap(np.asarray(out, dtype=x.dtype))
@@ -134,14 +134,32 @@ class NllLoss(Builtin):
     @staticmethod
     def backward(ctx, grad):
         log_probs, target, weight = ctx.saved_tensors
-        grad_input = NllLossBackward.apply(grad, log_probs, NoEdge(target), NoEdge(weight), ctx._reduction,
-                                           ctx._ignore_index, ctx._total_weight)
+        backward = NllLoss2dBackward if log_probs.ndim == 4 else NllLossBackward
+        grad_input = backward.apply(grad, log_probs, NoEdge(target), NoEdge(weight), ctx._reduction,
+                                    ctx._ignore_index, ctx._total_weight)
         return grad_input, None, None, None, None
+
+
+class NllLoss2d(NllLoss):
+    """NllLoss for log-probabilities of shape [N, C, H, W] and labels of shape [N, H, W] (each
+    position of each sample is one row of classes): the same math, f, derivatives and saved tensors
+    as NllLoss. Node: NllLoss2DBackward0, whose backward is NllLoss2DBackwardBackward0.
+    """
+
+    _node_name = "NllLoss2DBackward0"
 
 
 def _labels(target: Tensor) -> np.ndarray:
     """The class labels of ``target`` as one int64 array (a 0-dim target: one label)."""
     return target._data.reshape(-1).astype(np.int64, copy=False)
+
+
+def _rows(x: np.ndarray) -> np.ndarray:
+    """Log-probabilities as one row of classes per label: [C] as one row, [N, C] as it is, and
+    [N, C, H, W] with the classes moved last ([N * H * W, C], in the order of the labels)."""
+    if x.ndim == 1:
+        return x.reshape(1, -1)
+    return x if x.ndim == 2 else np.moveaxis(x, 1, -1).reshape(-1, x.shape[1])
 
 
 class NllLossBackward(Builtin):
@@ -168,7 +186,7 @@ class NllLossBackward(Builtin):
         ctx._reduction, ctx._ignore_index = reduction, ignore_index
         target, weight = _labels(target.tensor), None if weight.tensor is None else weight.tensor._data
         shape, dtype = log_probs._data.shape, log_probs._data.dtype
-        out = np.zeros((1, shape[0]) if len(shape) == 1 else shape, dtype)
+        out = np.zeros(_rows(log_probs._data).shape, dtype)
         value = -_divide(grad._data, total_weight) if reduction == "mean" else -grad._data
         if reduction == "none":
             value = value.reshape(-1)   # one gradient per row
@@ -180,6 +198,8 @@ class NllLossBackward(Builtin):
         else:
             rows, labels = np.arange(len(target)), target
         out[rows, labels] = value if weight is None else weight.astype(dtype)[labels] * value
+        if len(shape) > 2:   # back from one row per label to [N, C, H, W]
+            return wrap(np.ascontiguousarray(np.moveaxis(out.reshape(shape[:1] + shape[2:] + shape[1:2]), -1, 1)))
         return wrap(out.reshape(shape))
 
     @staticmethod
@@ -187,9 +207,17 @@ class NllLossBackward(Builtin):
         wrt_grad = None
         if ctx.needs_input_grad[0]:   # nll_loss_backward is linear in grad: its derivative is nll_loss
             target, weight = ctx.saved_tensors
-            wrt_grad = NllLoss.apply(grad, NoEdge(target), NoEdge(weight), ctx._reduction, ctx._ignore_index)
+            loss = NllLoss2d if grad.ndim == 4 else NllLoss
+            wrt_grad = loss.apply(grad, NoEdge(target), NoEdge(weight), ctx._reduction, ctx._ignore_index)
         wrt_log_probs = wrap(np.zeros_like(grad._data)) if ctx.needs_input_grad[1] else None   # PyTorch: zeros_like
         return wrt_grad, wrt_log_probs, None, None, None, None, None
+
+
+class NllLoss2dBackward(NllLossBackward):
+    """NllLoss2d's backward as one operation: f and the derivatives ∂L/∂g, ∂L/∂x are NllLossBackward's,
+    for log-probabilities of shape [N, C, H, W]. Node: NllLoss2DBackwardBackward0."""
+
+    _node_name = "NllLoss2DBackwardBackward0"
 
 
 def _divide(a, b):
@@ -202,23 +230,245 @@ def _divide(a, b):
 
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
              reduction: str = "mean") -> Tensor:
-    """The mean (or sum) of ``-input[i, target[i]]``: use it after ``log_softmax``."""
+    """The mean (or sum) of ``-input[i, target[i]]``: use it after ``log_softmax``. Classes are along
+    dim 1 ([N, C], or [N, C, d1, d2...] with labels [N, d1, d2...]; [C] for one sample)."""
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    if input.ndim not in (1, 2):
-        raise NotImplementedError(f"minigrad: nll_loss of a {input.ndim}-d input is not implemented")
+    if input.ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
+    if input.ndim != 1 and input.shape[0] != (target.shape[0] if target.ndim else 0):
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0] if target.ndim else 0}).")
     if target.dtype.legacy_name not in ("LongTensor", "ByteTensor"):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.dtype.legacy_name[:-6]}")
-    batch = input.shape[0] if input.ndim == 2 else 1
-    if target.numel() != batch or (input.ndim == 1 and target.ndim != 0):
-        raise ValueError(f"Expected input batch_size ({batch}) to match target batch_size ({target.numel()}).")
+    if input.ndim <= 2:
+        return _nll_loss(NllLoss, input, target, weight, ignore_index, reduction)
+    if input.ndim == 4:
+        return _nll_loss(NllLoss2d, input, target, weight, ignore_index, reduction)
+    # Other shapes go through [N, C, 1, d1 * d2...], as in PyTorch (views, so ViewBackward0 nodes).
+    out_shape = input.shape[:1] + input.shape[2:]
+    if target.shape != out_shape:
+        raise RuntimeError(f"Expected target size {list(out_shape)}, got {list(target.shape)}")
+    n, classes = input.shape[0], input.shape[1]
+    empty = input.numel() == 0
+    flat = input.contiguous().view(n, classes, 0, 0) if empty else input.contiguous().view(n, classes, 1, -1)
+    labels = target.contiguous().view(n, 0, 0) if empty else target.contiguous().view(n, 1, -1)
+    out = _nll_loss(NllLoss2d, flat, labels, weight, ignore_index, reduction)
+    return out.view(out_shape) if reduction == "none" else out
+
+
+def _nll_loss(loss: type, input: Tensor, target: Tensor, weight, ignore_index: int, reduction: str) -> Tensor:
+    """PyTorch's checks of nll_loss (``loss``: NllLoss) or nll_loss2d (NllLoss2d), in its order, then the op."""
+    classes = input.shape[-1] if loss is NllLoss else input.shape[1]
+    if loss is NllLoss:
+        if target.ndim > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if input.ndim == 1 and target.ndim == 1 and target.shape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}")
+        if weight is not None and (weight.ndim != 1 or weight.numel() != classes):
+            raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or no classes but "
+                               f"got weight tensor of shape: {list(weight.shape)}")
+    else:
+        if target.ndim != 3:
+            raise RuntimeError("only batches of spatial targets supported (3D tensors) but got targets of "
+                               f"dimension: {target.ndim}")
+        if input.shape[:1] + input.shape[2:] != target.shape:
+            raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: {list(target.shape)}")
+        if weight is not None and (weight.ndim != 1 or weight.numel() != classes):
+            raise RuntimeError("weight tensor should be defined either for all or no classes")
+    if not input.dtype.is_floating_point:
+        kernel = "nll_loss_out_frame" if loss is NllLoss else "nll_loss2d_forward_out_frame"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{input.dtype.legacy_name[:-6]}'")
+    if weight is not None and weight.dtype is not input.dtype:
+        raise RuntimeError(f"expected scalar type {input.dtype.legacy_name[:-6]} but found {weight.dtype.legacy_name[:-6]}")
     labels = _labels(target)
-    out_of_bounds = (labels < 0) | (labels >= input.shape[-1])
+    out_of_bounds = (labels < 0) | (labels >= classes)
     if np.count_nonzero(out_of_bounds):   # (count_nonzero: quicker than .any() on small arrays)
         out_of_bounds &= labels != ignore_index   # a label equal to ignore_index may be anything
         if np.count_nonzero(out_of_bounds):
             raise IndexError(f"Target {labels[out_of_bounds.argmax()]} is out of bounds.")
     if weight is not None and weight.requires_grad and grad_mode.state.enabled:
-        raise RuntimeError("The function 'nll_loss_forward' is not differentiable with respect to argument 'weight'. "
+        name = "nll_loss_forward" if loss is NllLoss else "nll_loss2d_forward"
+        raise RuntimeError(f"The function '{name}' is not differentiable with respect to argument 'weight'. "
                            "This input cannot have requires_grad True.")
-    return NllLoss.apply(input, NoEdge(target), NoEdge(weight), reduction, ignore_index)
+    return loss.apply(input, NoEdge(target), NoEdge(weight), reduction, ignore_index)
+
+
+# ------------------------------------------------------------------------------------ binary cross-entropy
+_EPSILON = 1e-12   # PyTorch's floor for p (1 - p) in the gradient of binary_cross_entropy
+
+
+class BinaryCrossEntropy(Builtin):
+    """f(p, t) = mean of -w (t log(p) + (1 - t) log(1 - p)), each log floored at -100 as in PyTorch
+    (reduction="sum": the sum; "none": each element's term); w is 1 without a weight
+
+    ∂L/∂p = grad * w * (p - t) / max(p (1 - p), 1e-12),  ∂L/∂t = -grad * w * log(p / (1 - p)), each
+    divided by the number of elements for a mean (BinaryCrossEntropyBackward for p, so that it can be
+    differentiated again)
+    Saves p, t and w, which both gradients read (w in a ``NoEdge``: it gets no gradient).
+    """
+
+    _saved_names = ("self", "target", "weight")
+
+    @staticmethod
+    def forward(ctx, input, target, weight, reduction):
+        weight = weight.tensor
+        p, t = input._data, target._data
+        with np.errstate(divide="ignore"):
+            losses = (t - 1) * np.maximum(np.log1p(-p), -100) - t * np.maximum(np.log(p), -100)
+        if weight is not None:
+            losses = losses * weight._data
+        ctx.save_for_backward(input, target, weight)
+        ctx._saved_reduction = reduction
+        return wrap(_reduce(losses.astype(p.dtype, copy=False), reduction))
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, target, weight = ctx.saved_tensors
+        reduction = ctx._saved_reduction
+        wrt_input = wrt_target = None
+        if ctx.needs_input_grad[0]:
+            wrt_input = BinaryCrossEntropyBackward.apply(grad, input, target, NoEdge(weight), reduction)
+        if ctx.needs_input_grad[1]:
+            wrt_target = _scaled(-(input / (1 - input)).log() * grad, weight, reduction, input.numel())
+        return wrt_input, wrt_target, None, None
+
+
+class BinaryCrossEntropyBackward(Builtin):
+    """BinaryCrossEntropy's backward as one operation, as in PyTorch (``binary_cross_entropy_backward``).
+
+    f(g, p, t) = g * w * (p - t) / max(p (1 - p), 1e-12), divided by N for a mean
+    ∂L/∂g = the reduction of grad * w * (p - t) / max(p (1 - p), 1e-12),
+    ∂L/∂p = grad * g * w * (p² - 2 p t + t) / max((p (1 - p))², 1e-12) (/ N),
+    ∂L/∂t = -grad * g * w / max(p (1 - p), 1e-12) (/ N): PyTorch's double-backward formulas
+    Saves g, p, t and w. Node: BinaryCrossEntropyBackwardBackward0.
+    """
+
+    _saved_names = ("grad_output", "self", "target", "weight")
+
+    @staticmethod
+    def forward(ctx, grad, input, target, weight, reduction):
+        weight = weight.tensor
+        ctx.save_for_backward(grad, input, target, weight)
+        ctx._saved_reduction = reduction
+        p, t = input._data, target._data
+        out = grad._data * (p - t) / np.maximum((1 - p) * p, _EPSILON)
+        if weight is not None:
+            out = out * weight._data
+        if reduction == "mean":
+            out = out / p.size
+        return wrap(np.asarray(out, dtype=p.dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad_output, input, target, weight = ctx.saved_tensors
+        reduction, n = ctx._saved_reduction, input.numel()
+        needs = ctx.needs_input_grad
+        spread = (1 - input) * input
+        wrt_grad_output = wrt_input = wrt_target = None
+        if needs[0]:
+            terms = (input - target) / spread.clamp(min=_EPSILON)
+            terms = terms * weight if weight is not None else terms
+            terms = terms * grad
+            wrt_grad_output = terms.mean() if reduction == "mean" else terms.sum() if reduction == "sum" else terms
+        if needs[1]:
+            curvature = (input * input - 2 * input * target + target) / (spread * spread).clamp(min=_EPSILON)
+            wrt_input = _scaled(curvature * grad_output * grad, weight, reduction, n)
+        if needs[2]:
+            wrt_target = _scaled(-grad * grad_output / spread.clamp(min=_EPSILON), weight, reduction, n)
+        return wrt_grad_output, wrt_input, wrt_target, None, None
+
+
+def _reduce(losses: np.ndarray, reduction: str):
+    if reduction == "mean":
+        return losses.sum() / losses.size if losses.size else np.asarray(np.nan, losses.dtype)
+    return losses.sum() if reduction == "sum" else losses
+
+
+def _scaled(gradient: Tensor, weight, reduction: str, n: int) -> Tensor:
+    """``gradient`` times the weight (if any), divided by the number of elements for a mean (as
+    PyTorch's ``div(numel)``, a DivBackward1 node)."""
+    if weight is not None:
+        gradient = gradient * weight
+    if reduction != "mean":
+        return gradient
+    from .arithmetic import DivScalar
+    return DivScalar.apply(gradient, n)
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         reduction: str = "mean") -> Tensor:
+    """The cross-entropy of probabilities ``input`` against targets in [0, 1], with PyTorch's checks."""
+    if target.shape != input.shape:
+        raise ValueError(f"Using a target size ({target.shape!r}) that is different to the input size "
+                         f"({input.shape!r}) is deprecated. Please ensure they have the same size.")
+    if weight is not None:
+        from .shape import expand
+        weight = expand(weight, (tuple(target.shape),))
+    if target.dtype is not input.dtype:
+        raise RuntimeError(f"Found dtype {target.dtype.legacy_name[:-6]} but expected {input.dtype.legacy_name[:-6]}")
+    for name, t in (("input", input), ("target", target)):
+        if t.numel() and not ((t._data >= 0) & (t._data <= 1)).all():
+            raise RuntimeError(f"all elements of {name} should be between 0 and 1")
+    return BinaryCrossEntropy.apply(input, target, NoEdge(weight), reduction)
+
+
+class BinaryCrossEntropyWithLogits(Builtin):
+    """f(z, t) = mean of w ((1 - t) z + (1 + (q - 1) t) log(1 + exp(-z))), the cross-entropy of
+    sigmoid(z) against t computed without overflow; q is pos_weight (1 without), w the weight
+
+    ∂L/∂z = grad * w * ((q t + 1 - t) sigmoid(z) - q t),  ∂L/∂t = grad * w * (log sigmoid(-z) - q log sigmoid(z))
+    (-grad * w * z without pos_weight), each divided by the number of elements for a mean: PyTorch's
+    formulas, as tensor operations (so differentiable again, with PyTorch's nodes)
+    Saves z, t, w and q, which the gradients read (w and q in ``NoEdge``s: they get no gradient).
+    """
+
+    _saved_names = ("self", "target", "weight", "pos_weight")
+
+    @staticmethod
+    def forward(ctx, input, target, weight, pos_weight, reduction):
+        weight, pos_weight = weight.tensor, pos_weight.tensor
+        z, t = binary_arrays(input, target)
+        with np.errstate(over="ignore"):
+            log_sigmoid = -np.logaddexp(0, -z)   # log(sigmoid(z)), without overflow
+        if pos_weight is None:
+            losses = (1 - t) * z - log_sigmoid
+        else:
+            losses = (1 - t) * z - ((pos_weight._data - 1) * t + 1) * log_sigmoid
+        if weight is not None:
+            losses = losses * weight._data
+        ctx.save_for_backward(input, target, weight, pos_weight)
+        ctx._saved_reduction = reduction
+        return wrap(_reduce(np.asarray(losses, dtype=z.dtype), reduction))
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, target, weight, pos_weight = ctx.saved_tensors
+        reduction, n = ctx._saved_reduction, input.numel()
+        wrt_input = wrt_target = None
+        if ctx.needs_input_grad[0]:
+            if pos_weight is None:
+                core = input.sigmoid() - target
+            else:
+                scaled_target = pos_weight * target
+                core = (scaled_target + 1 - target) * input.sigmoid() - scaled_target
+            wrt_input = _scaled(core * grad, weight, reduction, n)
+        if ctx.needs_input_grad[1]:
+            if pos_weight is None:
+                core = -input
+            else:
+                from .activation import Softplus
+                core = -Softplus.apply(input, 1, 20) + Softplus.apply(-input, 1, 20) * pos_weight
+            wrt_target = _scaled(core * grad, weight, reduction, n)
+        return wrt_input, wrt_target, None, None, None
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                     reduction: str = "mean", pos_weight: Tensor | None = None) -> Tensor:
+    """The cross-entropy of sigmoid(input) against targets, with PyTorch's checks."""
+    if target.shape != input.shape:
+        raise ValueError(f"Target size ({target.shape!r}) must be the same as input size ({input.shape!r})")
+    if not target.dtype.is_floating_point:
+        raise RuntimeError(f"result type {input.dtype.legacy_name[:-6]} can't be cast to the desired output type "
+                           f"{target.dtype.legacy_name[:-6]}")
+    return BinaryCrossEntropyWithLogits.apply(input, target, NoEdge(weight), NoEdge(pos_weight), reduction)

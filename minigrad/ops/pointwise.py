@@ -328,6 +328,12 @@ class ClampTensor(Builtin):
 def clamp(a: Tensor, min=None, max=None) -> Tensor:
     """``torch.clamp(a, min, max)``: number bounds make a ``ClampBackward1``, tensor bounds a
     ``ClampBackward0`` (PyTorch's two overloads); a tensor and a number together are refused, as there."""
+    for bound in (min, max):
+        if bound is not None and not isinstance(bound, (int, float, np.number, Tensor)):
+            got = ", ".join(type(v).__name__ for v in (min, max))
+            raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}), but expected one "
+                            "of:\n * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+                            " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
     if has_tensor_bound(min, max):
         return ClampTensor.apply(a, *tensor_bounds(min, max))
     return Clamp.apply(a, min, max)
@@ -407,3 +413,69 @@ def _check_condition(condition: Tensor) -> None:
                            f"{condition.dtype.legacy_name[:-len('Tensor')]}")
     warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in a "
                   "future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=3)
+
+
+# ------------------------------------------------------------------------------------ maximum, minimum
+class Maximum(Builtin):
+    """f(a, b) = the larger of a and b, element by element, nan where either is nan (``torch.maximum``,
+    ``torch.max(a, b)``)
+
+    ∂L/∂a = grad where a > b, grad / 2 where a == b, 0 where a < b;  ∂L/∂b = the same with a and b
+    swapped (a tie shares the gradient, as in PyTorch; where one is nan both get grad)
+    Saves a and b: the masks compare them.
+    """
+
+    _saved_names = ("self", "other")
+    _pick = np.maximum
+
+    @staticmethod
+    def forward(ctx, a, b):
+        x, y = binary_arrays(a, b)
+        ctx.save_for_backward(a, b)
+        return wrap(_extreme(ctx._forward_cls._pick, x, y))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        a_loses, b_loses = (a < b, a > b) if ctx._forward_cls._pick is np.maximum else (a > b, a < b)
+        shared = where(a == b, grad / 2, grad)
+        needs = ctx.needs_input_grad
+        return (shared.masked_fill(a_loses, 0) if needs[0] else None,
+                shared.masked_fill(b_loses, 0) if needs[1] else None)
+
+
+class Minimum(Maximum):
+    """f(a, b) = the smaller of a and b, element by element, nan where either is nan (``torch.minimum``,
+    ``torch.min(a, b)``)
+
+    ∂L/∂a = grad where a < b, grad / 2 where a == b, 0 where a > b;  ∂L/∂b = the same with a and b swapped
+    Saves a and b: the masks compare them (Maximum's forward and backward, with np.minimum).
+    """
+
+    _pick = np.minimum
+
+
+def _extreme(numpy_function, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    if x.dtype == np.bool_:   # numpy's maximum of bools is their or; PyTorch's too
+        return numpy_function(x, y)
+    with np.errstate(invalid="ignore"):
+        return numpy_function(x, y)
+
+
+def maximum(input: Tensor, other: Tensor) -> Tensor:
+    """The larger of two tensors, element by element (they broadcast)."""
+    _check_tensor_pair("maximum", input, other)
+    return Maximum.apply(input, other)
+
+
+def minimum(input: Tensor, other: Tensor) -> Tensor:
+    """The smaller of two tensors, element by element (they broadcast)."""
+    _check_tensor_pair("minimum", input, other)
+    return Minimum.apply(input, other)
+
+
+def _check_tensor_pair(function: str, input, other) -> None:
+    from ._util import _argument_error
+    for name, position, value in (("input", 1, input), ("other", 2, other)):
+        if not isinstance(value, Tensor):
+            raise _argument_error(function, name, position, "Tensor", value)

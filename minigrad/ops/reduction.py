@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import grad_mode
 from ..tensor import Tensor
-from ._util import Builtin, normalize_dims, wrap
+from ._util import Builtin, check_keepdim, normalize_dims, reduced_dims, wrap, wrap_dim
 from .shape import View
 
 
@@ -123,27 +123,34 @@ class MeanDim(Builtin):
 
 
 def sum(a: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
-    if dim is None:
+    if dim is None and keepdim is False:
         return Sum.apply(a, dtype) if dtype is not None else Sum.apply(a)
-    return SumDim.apply(a, normalize_dims(dim, a.ndim), keepdim, dtype)
+    check_keepdim("sum", keepdim)
+    return SumDim.apply(a, reduced_dims(dim, a.ndim), keepdim, dtype)
 
 
 def mean(a: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
-    if a._data.dtype.kind not in "fc" and dtype is None:
-        raise RuntimeError(
-            "mean(): could not infer output dtype. Input dtype must be either a floating point or "
-            f"complex dtype. Got: {a.dtype.legacy_name.replace('Tensor', '')}")
-    if dim is None:
+    """The mean over ``dim`` (all elements by default), in ``dtype`` if given: a floating-point one."""
+    kind, checked = ("Optional", dtype) if dtype is not None else ("Input", a.dtype)
+    if not checked.is_floating_point:
+        raise RuntimeError(f"mean(): could not infer output dtype. {kind} dtype must be either a floating point or "
+                           f"complex dtype. Got: {checked.legacy_name.replace('Tensor', '')}")
+    if dim is None and keepdim is False:
         return Mean.apply(a, dtype) if dtype is not None else Mean.apply(a)
-    return MeanDim.apply(a, normalize_dims(dim, a.ndim), keepdim, dtype)
+    check_keepdim("mean", keepdim)
+    return MeanDim.apply(a, reduced_dims(dim, a.ndim), keepdim, dtype)
 
 
 def sum_to_size(a: Tensor, shape) -> Tensor:
-    """Sum the dimensions that broadcasting added or stretched, giving ``shape``."""
+    """Sum the dimensions that broadcasting added or stretched, giving ``shape`` (which must broadcast
+    to a's shape)."""
     shape = tuple(shape)
     own = a._data.shape
     if own == shape:
         return a
+    if len(shape) > len(own) or any(n != m and n != 1 for n, m in zip(reversed(shape), reversed(own))):
+        raise RuntimeError(f"size {{[{', '.join(map(str, shape))}]}} is not expandable to size "
+                           f"{{[{', '.join(map(str, own))}]}}.")
     lead = len(own) - len(shape)
     stretched = tuple(lead + i for i, n in enumerate(shape) if n == 1 and own[lead + i] != 1)
     if not stretched and not grad_mode.state.enabled:
@@ -270,6 +277,8 @@ class Prod(Builtin):
     @staticmethod
     def backward(ctx, grad):
         a, result = ctx.saved_tensors
+        if a.ndim == 0:   # f(a) = a: PyTorch passes grad on as it is
+            return grad, None
         return _prod_grad(grad, a, result, None), None
 
 
@@ -285,7 +294,8 @@ class ProdDim(Builtin):
 
     @staticmethod
     def forward(ctx, a, dim, keepdim, dtype=None):
-        out = wrap(_prod_input(a, dtype).prod(axis=dim, keepdims=keepdim))
+        x = _prod_input(a, dtype)
+        out = wrap(x.prod(axis=dim, keepdims=keepdim) if x.ndim else x.copy())   # a 0-dim a: itself
         ctx.save_for_backward(a, out)
         ctx._saved_dim, ctx._saved_keepdim = dim, keepdim
         return out
@@ -293,6 +303,8 @@ class ProdDim(Builtin):
     @staticmethod
     def backward(ctx, grad):
         a, result = ctx.saved_tensors
+        if a.ndim == 0:   # f(a) = a: PyTorch passes grad on as it is
+            return grad, None, None, None
         dims = (ctx._saved_dim,)
         grad = _restore_dims(grad, dims, ctx._saved_keepdim)
         result = _restore_dims(result, dims, ctx._saved_keepdim)
@@ -307,7 +319,8 @@ def prod(a: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
         raise TypeError(f"prod() received an invalid combination of arguments - got ({type(dim).__name__}), but "
                         "expected one of:\n * (*, torch.dtype dtype = None)\n"
                         " * (int dim, bool keepdim = False, *, torch.dtype dtype = None)\n")
-    return ProdDim.apply(a, normalize_dims(dim, a.ndim)[0] if a.ndim else 0, keepdim, dtype)
+    check_keepdim("prod", keepdim)
+    return ProdDim.apply(a, wrap_dim(dim, a.ndim), keepdim, dtype)
 
 
 # ------------------------------------------------------------------------------------ norm

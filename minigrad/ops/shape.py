@@ -16,7 +16,7 @@ import numpy as np
 from .. import grad_mode
 from ..autograd import views
 from ..tensor import Tensor
-from ._util import Builtin, _argument_error, normalize_dims, view_of, wrap, wrap_dim
+from ._util import Builtin, _argument_error, check_ndim, normalize_dims, size_list, view_of, wrap, wrap_dim
 
 
 class ViewFunction(Builtin):
@@ -46,16 +46,31 @@ class MultiViewFunction(Builtin):
         return pieces
 
 
-def _shape_arg(shape: tuple) -> tuple:
+_VIEW_SIGNATURES = ("view() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                    " * (torch.dtype dtype)\n * (tuple of ints size)\n")
+
+
+def _shape_arg(shape: tuple, function: str = "view", argument: str = "size") -> tuple:
+    """``x.view(2, 3)`` or ``x.view((2, 3))`` as a tuple of ints, or PyTorch's TypeError (``size_list``)."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
+        if all(type(s) is int for s in shape):
+            return shape
+        return size_list(function, argument, (shape,))
     for s in shape:
         if type(s) is not int:
-            return tuple(int(s) for s in shape)
+            return size_list(function, argument, shape, _VIEW_SIGNATURES if function == "view" else None)
     return shape   # already a tuple of Python ints (the common case)
 
 
 def _infer_shape(shape: tuple, numel: int) -> tuple:
+    """``shape`` with its -1 worked out, or PyTorch's error."""
+    for index, s in enumerate(shape):
+        if s < -1:
+            raise RuntimeError(f"invalid shape dimension {s} at index {index} of shape [{', '.join(map(str, shape))}]")
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    check_ndim(len(shape))
     if shape.count(-1) == 1:
         known = int(np.prod([s for s in shape if s != -1]))
         if not known and not numel:   # 0 elements and another dimension 0: -1 could be anything
@@ -134,7 +149,7 @@ def view(a: Tensor, shape: tuple, reshape: bool = False) -> Tensor:
     """``a.view(shape)`` (a view, or an error if the memory layout does not allow one); with
     ``reshape=True``, ``a.reshape(shape)``: a view when possible (ViewBackward0 for a contiguous tensor,
     ReshapeAliasBackward0 otherwise), else a contiguous copy (CloneBackward0, UnsafeViewBackward0)."""
-    shape = _infer_shape(_shape_arg(shape), a._data.size)
+    shape = _infer_shape(_shape_arg(shape, "reshape" if reshape else "view", "shape" if reshape else "size"), a._data.size)
     if a._data.flags.c_contiguous:
         return View.apply(a, shape)
     if _viewable(a._data, shape):
@@ -152,6 +167,8 @@ def reshape(a: Tensor, shape: tuple) -> Tensor:
 
 def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     start, end = wrap_dim(start_dim, a.ndim), wrap_dim(end_dim, a.ndim)
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if a.ndim == 0:
         return reshape(a, (1,))
     if start == end:   # nothing to flatten: PyTorch returns the tensor itself
@@ -200,6 +217,38 @@ class Transpose(ViewFunction):
         return grad.transpose(*ctx._dims), None, None
 
 
+class TransposeInplace(Builtin):
+    """f(a) = a with dims d0 and d1 swapped, in place (``a.transpose_(d0, d1)``): only the way a's
+    memory is read changes
+
+    ∂L/∂a = grad.transpose(d0, d1), as Transpose's
+    Saves nothing: keeps (d0, d1). Node: TransposeBackward1.
+    """
+
+    _node_name = "TransposeBackward1"
+
+    @staticmethod
+    def forward(ctx, a, dim0, dim1):
+        ctx._dims = (dim0, dim1)
+        if a._data.ndim:   # (a 0-dim tensor stays as it is)
+            a._data = np.swapaxes(a._data, dim0, dim1)
+        ctx.mark_dirty(a)
+        return a
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.transpose(*ctx._dims), None, None
+
+
+def transpose_(a: Tensor, dim0: int, dim1: int) -> Tensor:
+    dim0, dim1 = wrap_dim(dim0, a.ndim), wrap_dim(dim1, a.ndim)
+    views.check_inplace(a)
+    if a._base is not None and grad_mode.state.enabled and a.requires_grad:
+        raise NotImplementedError("minigrad does not implement transpose_() of a view that requires grad; use "
+                                  "transpose(), which returns a new view")
+    return TransposeInplace.apply(a, dim0, dim1)
+
+
 class Permute(ViewFunction):
     """f(a) = a.permute(dims): a view
 
@@ -220,7 +269,7 @@ class Permute(ViewFunction):
 def permute(a: Tensor, dims: tuple) -> Tensor:
     if not dims:
         raise TypeError('permute() missing 1 required positional arguments: "dims"')
-    dims = tuple(wrap_dim(d, a.ndim) for d in _shape_arg(dims))
+    dims = tuple(wrap_dim(d, a.ndim) for d in _shape_arg(dims, "permute", "dims"))
     if len(dims) != a.ndim:   # (PyTorch's text names sparse_coo even for a dense tensor)
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not match the length "
                            f"of the desired ordering of dimensions i.e. input.dim() = {a.ndim} is not equal to "
@@ -240,6 +289,7 @@ class Unsqueeze(ViewFunction):
     @staticmethod
     def forward(ctx, a, dim):
         dim = wrap_dim(dim, a.ndim + 1)
+        check_ndim(a.ndim + 1)
         ctx._dim = dim
         return view_of(a, np.expand_dims(a._data, dim))
 
@@ -289,7 +339,9 @@ class SqueezeInplaceDim(Squeeze):
 def squeeze(a: Tensor, dim=None) -> Tensor:
     if dim is None:
         return Squeeze.apply(a, tuple(i for i, n in enumerate(a.shape) if n == 1))
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    if not isinstance(dim, (int, np.integer, tuple, list)):
+        raise TypeError(f"squeeze(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
+    dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
     dims = tuple(wrap_dim(d, a.ndim) for d in dims)
     dims = tuple(d for d in dims if a.ndim and a.shape[d] == 1)
     return SqueezeDim.apply(a, dims)
@@ -324,7 +376,7 @@ def _broadcast(x: np.ndarray, shape: tuple) -> np.ndarray:
 
 
 def expand(a: Tensor, sizes: tuple) -> Tensor:
-    sizes = _shape_arg(sizes)
+    sizes = _shape_arg(sizes, "expand")
     own = a._data.shape
     lead = len(sizes) - len(own)
     if lead < 0:
@@ -332,7 +384,12 @@ def expand(a: Tensor, sizes: tuple) -> Tensor:
         raise RuntimeError(f"expand(torch.{a.dtype.legacy_name}{{[{', '.join(map(str, a.shape))}]}}, size={shown}): "
                            f"the number of sizes provided ({len(sizes)}) must be greater or equal to the number of "
                            f"dimensions in the tensor ({a.ndim})")
+    for i in range(lead):
+        if sizes[i] == -1:
+            raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing "
+                               f"dimension {i}")
     shape = sizes if -1 not in sizes else tuple(own[i - lead] if s == -1 else s for i, s in enumerate(sizes))
+    check_ndim(len(shape))
     for i in reversed(range(len(own))):   # PyTorch reports the last clashing dimension
         s = own[i]
         if s != 1 and s != shape[lead + i]:
@@ -341,6 +398,44 @@ def expand(a: Tensor, sizes: tuple) -> Tensor:
                                f"({s}) at non-singleton dimension {lead + i}.  Target sizes: {shown}.  "
                                f"Tensor sizes: [{', '.join(map(str, a.shape))}]")
     return Expand.apply(a, shape)
+
+
+class Repeat(Builtin):
+    """f(a) = a tiled: repeats[i] copies along each dimension i (more repeats than dimensions add
+    leading dimensions)
+
+    ∂L/∂a = the sum of grad over the copies: grad seen as (r0, s0, r1, s1, ...) summed over the r axes
+    Saves nothing: keeps the repeats and a's shape. Node: RepeatBackward0.
+    """
+
+    @staticmethod
+    def forward(ctx, a, repeats):
+        ctx._saved_repeats, ctx._saved_self_sym_sizes = repeats, tuple(a.shape)
+        return wrap(np.tile(a._data, repeats))
+
+    @staticmethod
+    def backward(ctx, grad):
+        repeats, shape = ctx._saved_repeats, ctx._saved_self_sym_sizes
+        padded = (1,) * (len(repeats) - len(shape)) + shape
+        split = [n for pair in zip(repeats, padded) for n in pair]   # r0, s0, r1, s1...
+        summed = grad.reshape(split).sum(tuple(range(0, len(split), 2)))
+        return summed.reshape(shape), None
+
+
+def repeat(a: Tensor, repeats: tuple) -> Tensor:
+    """``a.repeat(r0, r1, ...)``: a tiled, ``r_i`` copies along dimension i."""
+    if not repeats:
+        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
+    repeats = _shape_arg(repeats, "repeat", "repeats")
+    if len(repeats) < a.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
+    padded = (1,) * (len(repeats) - a.ndim) + tuple(a.shape)
+    target = [n * r for n, r in zip(padded, repeats)]
+    for n in target:
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {target}")
+    check_ndim(len(repeats))
+    return Repeat.apply(a, repeats)
 
 
 class Clone(Builtin):
@@ -401,11 +496,26 @@ def flip(a: Tensor, dims) -> Tensor:
 # ------------------------------------------------------------------------------------ stride
 def stride(a: Tensor, dim=None):
     """The step, in elements, between neighbours along each dimension (0 along an expanded one): the
-    numpy array's strides, which minigrad's operations keep as PyTorch's do."""
+    numpy array's strides, which minigrad's operations keep as PyTorch's do. numpy gives a tensor
+    with no element all-zero strides; PyTorch gives it the strides of a contiguous tensor, counting
+    each dimension of size 0 as 1.
+
+    >>> import minigrad as torch
+    >>> torch.zeros(2, 3).t().stride(), torch.zeros(1, 0, 3).stride()
+    ((1, 3), (3, 3, 1))
+    """
     x = a._data
-    strides = [s // x.itemsize for s in x.strides]
+    strides = [s // x.itemsize for s in x.strides] if x.size else _contiguous_strides(x.shape)
     if dim is None:
         return tuple(strides)
     if not strides:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     return strides[wrap_dim(dim, x.ndim)]
+
+
+def _contiguous_strides(shape: tuple) -> list:
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return strides[::-1]

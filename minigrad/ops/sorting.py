@@ -22,7 +22,7 @@ import builtins
 import numpy as np
 
 from ..tensor import Tensor
-from ._util import Builtin, NoEdge, wrap, wrap_dim
+from ._util import Builtin, NoEdge, check_keepdim, int_argument, wrap, wrap_dim
 from .gather_scatter import ScatterAdd
 
 
@@ -151,20 +151,45 @@ class MinDim(MaxDim):
     _arg = staticmethod(np.argmin)
 
 
-def max(a: Tensor, dim=None, keepdim: bool = False):
+def max(a: Tensor, dim=None, keepdim: bool = False, method: bool = False):
+    """The largest element; along ``dim``, the largest values and their indices; with a tensor in
+    place of ``dim``, the element-wise maximum (``method``: called as ``a.max(...)``, for the errors)."""
     if isinstance(dim, Tensor):
-        raise NotImplementedError("minigrad: max(tensor, other) (maximum) is not implemented; use torch.where(a > b, a, b)")
+        from .pointwise import Maximum
+        return Maximum.apply(a, dim)
     if dim is None:
         return MaxAll.apply(a)
+    _check_dim_argument("max", dim, method)
+    check_keepdim("max", keepdim)
     return max_return(*MaxDim.apply(a, wrap_dim(dim, a.ndim), keepdim))
 
 
-def min(a: Tensor, dim=None, keepdim: bool = False):
+def min(a: Tensor, dim=None, keepdim: bool = False, method: bool = False):
+    """The smallest element; along ``dim``, the smallest values and their indices; with a tensor in
+    place of ``dim``, the element-wise minimum."""
     if isinstance(dim, Tensor):
-        raise NotImplementedError("minigrad: min(tensor, other) (minimum) is not implemented; use torch.where(a < b, a, b)")
+        from .pointwise import Minimum
+        return Minimum.apply(a, dim)
     if dim is None:
         return MinAll.apply(a)
+    _check_dim_argument("min", dim, method)
+    check_keepdim("min", keepdim)
     return min_return(*MinDim.apply(a, wrap_dim(dim, a.ndim), keepdim))
+
+
+def _check_dim_argument(function: str, dim, method: bool) -> None:
+    """PyTorch's error for ``max(x, 2.0)``: a number is neither a dimension nor the other tensor."""
+    if isinstance(dim, (int, np.integer)) and not isinstance(dim, bool):
+        return
+    kind = type(dim).__name__
+    if method:
+        raise TypeError(f"{function}() received an invalid combination of arguments - got ({kind}), but expected one "
+                        f"of:\n * ()\n      didn't match because some of the arguments have invalid types: (!{kind}!)\n"
+                        f" * (Tensor other)\n      didn't match because some of the arguments have invalid types: "
+                        f"(!{kind}!)\n * (int dim, bool keepdim = False)\n")
+    raise TypeError(f"{function}() received an invalid combination of arguments - got (Tensor, {kind}), but expected "
+                    f"one of:\n * (Tensor input, *, Tensor out = None)\n * (Tensor input, Tensor other, *, Tensor out "
+                    f"= None)\n * (Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)\n")
 
 
 def argmax(a: Tensor, dim=None, keepdim: bool = False) -> Tensor:
@@ -369,6 +394,7 @@ def _insertion_sort(queue: list, first: int, last: int, before, guarded: bool = 
 
 
 def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
+    int_argument("topk", "k", 1, k)
     dim = wrap_dim(dim, a.ndim)
     size = a._data.shape[dim] if a.ndim else 1
     if not 0 <= k <= size:

@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 
 from ..tensor import Tensor
-from ._util import Builtin, normalize_dims, wrap
+from ._util import Builtin, check_keepdim, reduced_dims, wrap
 from .reduction import _restore_dims
 
 
@@ -127,7 +127,8 @@ def _var_arguments(a: Tensor, dim, unbiased, keepdim, correction) -> tuple:
         dim, unbiased = None, dim
     if correction is None:
         correction = 1 if unbiased in (None, True) else 0
-    return normalize_dims(dim, a.ndim), correction, keepdim
+    check_keepdim("var", keepdim, 3)
+    return reduced_dims(dim, a.ndim), correction, keepdim
 
 
 def var(a: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *, correction=None) -> Tensor:

@@ -24,7 +24,7 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from minigrad.autograd import node_info
+from minigrad.autograd import listeners, node_info
 
 # How a node is drawn: a built-in op, a Function the learner wrote, an AccumulateGrad, or other.
 BUILTIN, FUNCTION, ACCUMULATE, OTHER = node_info.BUILTIN, node_info.FUNCTION, node_info.ACCUMULATE, node_info.OTHER
@@ -189,6 +189,7 @@ class _Walker:
         # while we walk); nothing shown to the learner depends on them.
         self.items: dict[int, NodeItem] = {}
 
+    @listeners.graph_walk
     def discover(self) -> list[NodeItem]:
         """Breadth-first from the outputs' grad_fns, children in next_functions order."""
         found: list[NodeItem] = []

@@ -1,8 +1,8 @@
 """Watch backward run, one node at a time.
 
-:func:`trace_backward` runs the real backward pass (the engine's ``run_backward``)
-with an observer that records, after each node, the gradients it received and the
-gradients it sent on. The :class:`Trace` it returns can be read as text, drawn as a
+:func:`trace_backward` runs the real backward pass (``loss.backward()``) with
+listeners (``minigrad.autograd.listeners``) that record, after each node, the gradients
+it received and the gradients it sent on. The :class:`Trace` it returns can be read as text, drawn as a
 filmstrip of frames, or stepped through frame by frame.
 
 >>> import minigrad as torch
@@ -191,10 +191,12 @@ def _filmstrip(frames: list[Graph], total: int) -> bytes:
 
 
 class _Recorder:
-    """The observer given to the engine: one :class:`Step`, line of text and frame per node."""
+    """Listens to one backward pass: one :class:`Step`, line of text and frame per node it runs
+    (a backward started from inside one of its nodes is a pass of its own: not recorded)."""
 
     def __init__(self, model: GraphModel, loss: Any, gradient: Any) -> None:
         self.model = model
+        self.passes: list = []   # the passes running, outermost (the traced one) first
         self.by_node = {id(item.node): item for item in model.nodes}
         self.steps: list[Step] = []
         self.lines: list[str] = []
@@ -220,7 +222,15 @@ class _Recorder:
         old = self.before.get(key)
         return describe_value_short(incoming._data if old is None else old + incoming._data)
 
+    def pass_started(self, task: Any) -> None:
+        self.passes.append(task)
+
+    def pass_ended(self, task: Any, error: Any) -> None:
+        self.passes.pop()
+
     def __call__(self, node: Any, grad_outputs: tuple, grad_inputs: tuple) -> None:
+        if len(self.passes) != 1:
+            return  # a backward inside a node's backward
         item = self.by_node.get(id(node))  # None: the node is collapsed in the pictures
         outs = tuple(_snapshot(g) for g in grad_outputs)
         ins = tuple(_snapshot(g) for g in grad_inputs)
@@ -306,12 +316,14 @@ def trace_backward(loss: Any, params: Any = None, names: Mapping[str, Any] | Non
     >>> t.lines[-1]
     'step 3: AccumulateGrad(x) receives [2., 2.]; x.grad will be [2., 2.]'
     """
-    from minigrad.autograd.engine import run_backward
+    from minigrad.autograd import listeners
 
     require_dot()
     options = DrawOptions(show_saved=show_saved, show_attrs=show_attrs, show_grads=show_grads,
                           rankdir=rankdir)
     model = walk([loss], params=params, names=names, max_nodes=max_nodes)
     recorder = _Recorder(model, loss, gradient)
-    run_backward((loss,), (gradient,), retain_graph=retain_graph, observer=recorder)
+    with listeners.on_backward_start(recorder.pass_started), listeners.on_backward_end(recorder.pass_ended), \
+            listeners.on_node(recorder):
+        loss.backward(gradient, retain_graph=retain_graph)
     return Trace(model, options, recorder.steps, recorder.lines, recorder.states)

@@ -200,7 +200,7 @@ def names_from_viz_walk(tensor):
 
 def names_from_the_engine_discovery(tensor):
     from minigrad.autograd.engine import _discover
-    nodes = [tensor.grad_fn] + [n for n in _discover([tensor.grad_fn]) if n is not tensor.grad_fn]
+    nodes = [tensor.grad_fn] + [n for n in _discover([(tensor.grad_fn, 0)]) if n is not tensor.grad_fn]
     return [node.name() for node in nodes]
 
 # (checker, answer, what the problem line says); None: accepted.

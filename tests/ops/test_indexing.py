@@ -44,7 +44,7 @@ def test_writing_a_value_that_requires_grad_gives_both_tensors_their_gradients(k
     key, selected = KEYS[key_name]
     shape = {"same": selected, "0-dim": (), "last dim": selected[-1:], "leading ones": (1, 1) + selected}[value_form]
     source = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)
-    value = torch.randn(*shape, dtype=torch.float64, requires_grad=True)
+    value = torch.randn(shape, dtype=torch.float64, requires_grad=True)   # randn() with no size is refused
     weights = torch.randn(2, 3, dtype=torch.float64)
 
     def f(source, value):

@@ -1,4 +1,4 @@
 """``torch.nn.modules.loss``: the loss layers."""
-from ..layers import CrossEntropyLoss, MSELoss, NLLLoss
+from ..layers import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, MSELoss, NLLLoss
 
-__all__ = ["MSELoss", "NLLLoss", "CrossEntropyLoss"]
+__all__ = ["MSELoss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss"]

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import math
 
+from . import rnn
+
 from ... import factories
 from ...grad_mode import no_grad
 from ...ops import cat
@@ -73,4 +75,4 @@ def vector_to_parameters(vec: Tensor, parameters) -> None:
         start += count
 
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters"]
+__all__ = ["rnn", "clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters"]
