@@ -82,3 +82,8 @@ def test_a_second_run_records_the_same():
     # cat's error inputs share tensors that a failed out= call resizes; amax's hold torch.empty outputs
     for name in ("cat", "amax"):
         assert opinfo_generate.record_op(op(name)) == opinfo_generate.record_op(op(name))
+
+
+def test_an_op_without_sparse_samples_gets_no_sparse_file():
+    # zeros_like supports sparse COO, but its sparse sample function yields none (OpInfo's "NO SAMPLES!")
+    assert op("zeros_like").supports_sparse and opinfo_generate.record_op(op("zeros_like"), sparse=True) is None
