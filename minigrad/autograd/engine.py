@@ -511,9 +511,9 @@ def _validate(node: BackwardCFunction, grads) -> tuple:
             raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                                f"(expected {len(needs)}, got {len(grads)})")
     if len(grads) == len(node._input_info):   # every argument a tensor
-        for grad, (shape, dtype), need in zip(grads, node._input_info, needs):
-            if grad is not None and (type(grad) is not Tensor or not need or grad._data.shape != shape
-                                     or (grad._data.dtype is not dtype and grad._data.dtype != dtype)):
+        for grad, info, need in zip(grads, node._input_info, needs):
+            if grad is not None and (type(grad) is not Tensor or not need
+                                     or (grad._data.shape, grad._data.dtype) != info):
                 break   # this one must be checked, and conformed below
         else:
             return grads
