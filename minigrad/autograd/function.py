@@ -702,10 +702,10 @@ def _save_tensors(ctx: BackwardCFunction) -> None:
     """
     records = []
     for index, tensor in enumerate(ctx.to_save):
-        if tensor is None:
+        if isinstance(tensor, Tensor):
+            records.append(SavedTensor(tensor, _is_own_output(ctx, tensor)))
+        elif tensor is None:
             records.append(None)
-        elif isinstance(tensor, Tensor):
-            records.append(SavedTensor(tensor, is_output=_is_own_output(ctx, tensor)))
         else:
             raise TypeError(f"save_for_backward can only save variables, but argument {index} is of type "
                             f"{type(tensor).__name__}")
