@@ -2,8 +2,8 @@
 
 The notebooks show the package's own code, never a copy. A long function is shown by its key lines:
 each part runs from the first line containing its first text to the next line containing its last
-text (a part given as one text is that one line), ``...`` (indented like the line it replaces) stands for the lines left out, and the last line
-says where the whole source is.
+text (a part given as one text is that one line); ``...``, indented like the line it replaces,
+stands for the lines left out, and the last line says where the whole source is.
 
 >>> from minigrad import viz
 >>> from minigrad.autograd.function import Function
