@@ -1,58 +1,70 @@
-"""Print the real source of an object, whole or only its key lines, for a notebook's listing.
+"""Print the real source of a piece of minigrad, whole or only its key lines.
 
->>> show_source(_where, ("def _where", "def _where"), ("try:", "return path.name"))
-def _where(obj: Any) -> str:
+The notebooks show the package's own code, never a copy. A long function is shown by its key lines:
+each part runs from the first line containing its first text to the next line containing its last
+text (a part given as one text is that one line), ``...`` (indented like the line it replaces) stands for the lines left out, and the last line
+says where the whole source is.
+
+>>> from minigrad import viz
+>>> from minigrad.autograd.function import Function
+>>> viz.show_source(Function.apply, "def apply", "ctx = cls._backward_cls()")  # doctest: +ELLIPSIS
+def apply(cls, *args: Any, **kwargs: Any) -> Any:
     ...
-    try:
-        return path.relative_to(root).as_posix()
-    except ValueError:
-        return path.name
-(key lines of _where; the whole of it: minigrad/viz/source.py)
+    ctx = cls._backward_cls()                     # ctx IS the backward node: a <Name>Backward
+    ...
+# 2 of ... lines shown; the whole source: minigrad/autograd/function.py, line ...
+>>> viz.show_source(Function.apply, "no such line")
+Traceback (most recent call last):
+  ...
+ValueError: no line of the source of Function.apply contains 'no such line'
 """
 from __future__ import annotations
 
 import inspect
+import textwrap
 from pathlib import Path
-from typing import Any
+
+_PACKAGE_ROOT = Path(__file__).resolve().parent.parent.parent
 
 
-def show_source(obj: Any, *parts: tuple[str, str]) -> None:
-    """Print ``obj``'s source as ``inspect.getsource`` gives it, or only some of its lines.
-
-    Each part ``(first, last)`` runs from the first line containing the text ``first`` to the next
-    line (the same one included) containing ``last``; a method's decorators always show, ``...``
-    stands for the lines left out, and a last line says where the whole source is.
-    """
-    lines = inspect.getsource(obj).splitlines()
+def source_lines(obj, *parts: str | tuple[str, str]) -> tuple[list[str], int]:
+    """The lines ``show_source`` prints, without its last line, and how many lines of the source
+    they show (see the module docstring). A text that no line contains raises ``ValueError``."""
+    lines = textwrap.dedent(inspect.getsource(obj)).splitlines()
     if not parts:
-        print("\n".join(lines))
-        return
+        return lines, len(lines)
     shown: set[int] = set()
-    for first, last in parts:
-        start = next((i for i, line in enumerate(lines) if first in line), None)
-        if start is None:
-            raise ValueError(f"no line of {obj.__qualname__} contains {first!r}")
-        end = next((i for i in range(start, len(lines)) if last in lines[i]), None)
-        if end is None:
-            raise ValueError(f"no line of {obj.__qualname__} from {first!r} on contains {last!r}")
-        shown.update(range(start, end + 1))
-    decorators = 0
-    while decorators < len(lines) and lines[decorators].lstrip().startswith("@"):
-        decorators += 1
-    shown.update(range(decorators))   # a method's decorators always show (``@staticmethod``)
-    for i, line in enumerate(lines):
-        if i in shown:
-            print(line)
-        elif i - 1 in shown or i == 0:
-            print(line[:len(line) - len(line.lstrip())] + "...")
-    print(f"(key lines of {obj.__qualname__}; the whole of it: {_where(obj)})")
+    for part in parts:
+        first, last = (part, part) if isinstance(part, str) else part
+        start = _find(lines, first, 0, obj)
+        shown.update(range(start, _find(lines, last, start, obj) + 1))
+    out = [line if i in shown else line[:len(line) - len(line.lstrip())] + "..."
+           for i, line in enumerate(lines) if i in shown or i - 1 in shown]
+    return out, len(shown)
 
 
-def _where(obj: Any) -> str:
-    """The file of ``obj``, relative to the folder that holds the ``minigrad`` package."""
-    path = Path(inspect.getsourcefile(inspect.unwrap(obj))).resolve()   # a decorated function's own file
-    root = Path(__file__).resolve().parents[2]
+def show_source(obj, *parts: str | tuple[str, str]) -> None:
+    """Print the source of ``obj`` (a function, method or class): whole, or only ``parts``, each a
+    pair (text of its first line, text of its last line) or one text (that one line), then where
+    the whole source is."""
+    lines, shown = source_lines(obj, *parts)
+    print("\n".join(lines))
+    if parts:
+        total = len(inspect.getsource(obj).splitlines())
+        print(f"# {shown} of {total} lines shown; the whole source: {_where(obj)}")
+
+
+def _where(obj) -> str:
+    path = Path(inspect.getsourcefile(inspect.unwrap(obj))).resolve()
     try:
-        return path.relative_to(root).as_posix()
+        path = path.relative_to(_PACKAGE_ROOT)
     except ValueError:
-        return path.name
+        pass
+    return f"{path.as_posix()}, line {inspect.getsourcelines(obj)[1]}"
+
+
+def _find(lines: list[str], text: str, start: int, obj) -> int:
+    for i in range(start, len(lines)):
+        if text in lines[i]:
+            return i
+    raise ValueError(f"no line of the source of {getattr(obj, '__qualname__', obj)} contains {text!r}")
