@@ -16,10 +16,12 @@ what the answer and its check call use), in a forked process with a timeout.
   a 0-d tensor or a 0-d numpy array, the other Function style, numpy inside forward, broadcasting)
   must be accepted.
 
-``python -m tools.mutants`` prints a table per exercise; ``--list`` names every survivor and
-rejected right rewrite with its code; ``--sample`` runs the fixed sample ``make test`` runs.
-``tests/exercises/test_mutants.py`` fails on any survivor or rejected right rewrite that
-``tests/exercises/known_false_verdicts.json`` does not list.
+``python -m tools.mutants`` (``make mutants``) prints a table per exercise and names every
+survivor and rejected right rewrite (``--list``: with its code; ``--equivalent``: every excluded
+mutant with its rule's reason). It fails on any false verdict that
+``tests/exercises/known_false_verdicts.json`` does not list, and on a listed one that is fixed
+(``--known`` prints the list as this run finds it). ``tests/exercises/test_mutants.py`` asserts the
+same, on a fixed sample in ``make test`` (:func:`sample`).
 """
 from __future__ import annotations
 
@@ -43,7 +45,7 @@ from typing import Callable, Iterator
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 TIMEOUT = 10.0          # seconds for one mutant: a mutant that loops forever is rejected by grading too
-CHECK_CALL = re.compile(r"check\.your_turn_(\d+)\(")
+KNOWN = Path(__file__).resolve().parent.parent / "tests" / "exercises" / "known_false_verdicts.json"
 
 
 # --------------------------------------------------------------------------- the exercises
@@ -132,6 +134,8 @@ class Mutant:
     verdict: str = ""            # "killed", "survived", "equivalent" (after running)
     output: str = ""
     run_source: str = ""         # what runs: ``source`` with the runner's probes
+    whole: bool = False          # a whole-answer rewrite (the mechanism worked around), not a one-site one
+    id: str = ""                 # the rewrite, numbered when an exercise has two alike: unique per exercise
 
     def __post_init__(self):
         self.run_source, self.source = self.source, shown(self.source)
@@ -671,11 +675,91 @@ def _commutative_swap(exercise: Exercise, mutant: Mutant) -> bool:
     return bool(re.match(r"operands of [+*] swapped", mutant.rewrite))
 
 
-def _ones_exponent(exercise: Exercise, mutant: Mutant) -> bool:
+def _function_methods(source: str) -> dict:
+    """``{line: method name}`` for every line of an autograd Function's methods."""
+    lines = {}
+    for klass, methods in _functions(ast.parse(source)):
+        for name, method in methods.items():
+            lines.update({line: name for line in range(method.lineno, method.end_lineno + 1)})
+    return lines
+
+
+def _rewrite_line(mutant: Mutant) -> int | None:
+    match = re.search(r"\(line (\d+)\)$", mutant.rewrite)
+    return int(match.group(1)) if match else None
+
+
+def _guarded_grad_mode(exercise: Exercise, mutant: Mutant) -> bool:
+    """Grad mode switched off inside a Function's forward, setup_context or backward."""
+    match = re.match(r"grad mode switched off in (forward|setup_context|backward) ", mutant.rewrite)
+    return bool(match) and _function_methods(exercise.solution).get(_rewrite_line(mutant)) == match.group(1)
+
+
+def _unread_ctx_state(exercise: Exercise, mutant: Mutant) -> bool:
+    """ctx's per-call state moved elsewhere when backward reads none of it."""
+    if not mutant.rewrite.startswith("per-call state"):
+        return False
+    tree = ast.parse(exercise.solution)
+    uses = [node for node in ast.walk(tree) if isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name) and node.value.id == "ctx"]
+    stored = {n.attr for n in uses if isinstance(n.ctx, ast.Store)}
+    read = {n.attr for n in uses if isinstance(n.ctx, ast.Load)}
+    return bool(stored) and not stored & read and "save_for_backward" not in read
+
+
+def _first_order_detach(exercise: Exercise, mutant: Mutant) -> bool:
+    """A Function that saves a detached tensor, or detaches inside backward, before notebook 08."""
+    if int(exercise.key[:2]) >= 8 or not re.search(r"\.(detach\(\)|data) \(line", mutant.rewrite):
+        return False
+    method = _function_methods(exercise.solution).get(_rewrite_line(mutant))
+    line = exercise.solution.splitlines()[_rewrite_line(mutant) - 1]
+    return method == "backward" or (method in ("forward", "setup_context") and "save_for_backward" in line)
+
+
+def _random_start(exercise: Exercise, mutant: Mutant) -> bool:
+    """A rewrite of how a Module's ``__init__`` draws its random initial weights."""
+    tree = ast.parse(exercise.solution)
+    line = _rewrite_line(mutant)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == "__init__":
+            drawing = [s for s in node.body if "rand" in ast.unparse(s)]
+            read_there = {n.id for s in drawing for n in ast.walk(s) if isinstance(n, ast.Name)}
+            helpers = [s for s in node.body if isinstance(s, ast.Assign) and
+                       {ast.unparse(t) for t in s.targets} <= read_there]
+            lines = {i for s in drawing + helpers for i in range(s.lineno, s.end_lineno + 1)}
+            if line in lines and not mutant.rewrite.startswith(("statement dropped", "grad mode")):
+                return True
     return False
 
 
+def _symmetric_transpose(exercise: Exercise, mutant: Mutant) -> bool:
+    """The row and column indices of a COO matrix swapped, where the answer builds a symmetric
+    matrix (Â = D^-1/2 (A + I) D^-1/2 is its own transpose)."""
+    return exercise.key == "09.1" and bool(re.match(r"elements 0 and 1 swapped", mutant.rewrite)) and \
+        "indices = torch.stack([cols, rows])" in mutant.source
+
+
+def _nothing_to_derive(exercise: Exercise, mutant: Mutant) -> bool:
+    """autograd.grad substituted in a backward that derives nothing: it returns its gradient as is."""
+    if not mutant.rewrite.startswith("backward by torch.autograd.grad"):
+        return False
+    for klass, methods in _functions(ast.parse(exercise.solution)):
+        backward = methods["backward"]
+        returns = [n for n in ast.walk(backward) if isinstance(n, ast.Return)]
+        grads = _parameters(backward)[1:]
+        if not all(isinstance(r.value, ast.Name) and r.value.id in grads for r in returns):
+            return False
+    return True
+
+
 EQUIVALENCE_RULES: list[tuple[Callable[[Exercise, Mutant], bool], str]] = [
+    (_guarded_grad_mode, "apply and the engine run forward, setup_context and backward inside a guard "
+                         "that restores grad mode (PyTorch 2.13 and minigrad alike)"),
+    (_unread_ctx_state, "the ctx attributes moved are never read: no per-call state is at stake"),
+    (_first_order_detach, "only double backward differs, which notebook 08 (gradgradcheck) first asks for"),
+    (_random_start, "only the random initial weights change (range or sign): the layer is right for any weights"),
+    (_symmetric_transpose, "Â is symmetric: swapping its rows and columns gives the same matrix"),
+    (_nothing_to_derive, "the reference backward derives nothing (it returns its gradient as is)"),
     (_commutative_swap, "+ and * are commutative: swapping their operands changes nothing"),
     (_dead_store, "the dropped statement stores a name or attribute that nothing reads"),
     (_detach_in_forward, "forward runs with grad mode off: detaching a value it neither saves, "
@@ -693,78 +777,222 @@ def _same_values(exercise: Exercise, mutant: Mutant, run: Run, reference: Run) -
 
 
 def _detached_nothing(exercise: Exercise, mutant: Mutant, run: Run, reference: Run) -> bool:
+    """A detach of values that never required grad in the check: integer tensors (which cannot), or
+    before notebook 08 any (only a double backward could have made them require grad)."""
     return bool(re.search(r"\.(detach\(\)|data) \(line", mutant.rewrite)) and bool(run.probed) \
-        and not any(run.probed)
+        and not any(requires for requires, _ in run.probed) \
+        and (int(exercise.key[:2]) < 8 or not any(floating for _, floating in run.probed))
 
 
-def _guarded_grad_mode(exercise: Exercise, mutant: Mutant, run: Run, reference: Run) -> bool:
-    match = re.match(r"grad mode switched off in (forward|backward) ", mutant.rewrite)
-    return bool(match) and run.grad_enabled and any(True for _ in _functions(ast.parse(exercise.solution)))
+def _same_values_outside_functions(exercise: Exercise, mutant: Mutant, run: Run, reference: Run) -> bool:
+    return bool(re.search(r"\.(detach\(\)|data) \(line", mutant.rewrite)) and run.values == reference.values \
+        and _rewrite_line(mutant) not in _function_methods(exercise.solution)
 
 
 RUN_EQUIVALENCE_RULES: list[tuple[Callable[[Exercise, Mutant, Run, Run], bool], str]] = [
     (_same_values, "an arithmetic rewrite under which every value the answer's code returned, on every "
                    "call the checker made, is the reference answer's"),
-    (_detached_nothing, "the value detached never required grad when the checker ran it: detach is the "
-                        "identity on it"),
-    (_guarded_grad_mode, "a Function's forward and backward run inside apply's and the engine's grad-mode "
-                         "guard, which restored the mode after the check"),
+    (_detached_nothing, "the value detached never required grad when the checker ran it (an integer "
+                        "tensor, or before notebook 08 asks for double backward): detach is the identity on it"),
+    (_same_values_outside_functions, "a detach in a plain function (no autograd Function's method) under "
+                                     "which every value it returned, requires_grad included, is the reference's"),
 ]
 
 
 def mutants(exercise: Exercise) -> list[Mutant]:
     """Every mutant of ``exercise``'s reference answer, each with its equivalence reason if one applies."""
-    made, seen = [], {ast.dump(ast.parse(exercise.solution))}
-    generated = list(site_mutants(exercise.solution)) + list(whole_mutants(exercise.solution))
-    for description, source in generated:
+    made, seen, ids = [], {ast.dump(ast.parse(exercise.solution))}, set()
+    generated = [(d, s, False) for d, s in site_mutants(exercise.solution)] + \
+        [(d, s, True) for d, s in whole_mutants(exercise.solution)]
+    for description, source, whole in generated:
         key = ast.dump(ast.parse(source))
         if key in seen:
             continue
         seen.add(key)
-        mutant = Mutant(exercise.key, description, source)
+        mutant = Mutant(exercise.key, description, source, whole=whole)
+        mutant.id = next(f"{description} #{n}" if n > 1 else description for n in range(1, 99)
+                         if (f"{description} #{n}" if n > 1 else description) not in ids)
+        ids.add(mutant.id)
         mutant.equivalent = next((reason for rule, reason in EQUIVALENCE_RULES if rule(exercise, mutant)), None)
         made.append(mutant)
     return made
 
 
 # --------------------------------------------------------------------------- right rewrites
-def _wrap_assignment(name: str, template: str) -> Callable[[str], str | None]:
-    """The value assigned to ``name`` at the top level, written ``template.format(value)``."""
+def _rewriting(edit: Callable[[ast.Module], bool]) -> Callable[[str], str | None]:
+    """A rewrite that edits the reference's tree in place (``edit`` returns whether it applied)."""
     def rewrite(source: str) -> str | None:
         tree = ast.parse(source)
-        for node in tree.body:
-            if isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == [name]:
-                node.value = _expr(template.format(ast.unparse(node.value)))
-                return "import numpy as np\n" + ast.unparse(tree)
-        return None
+        return "import numpy as np\n" + ast.unparse(tree) if edit(tree) else None
     return rewrite
+
+
+def _wrap_assignment(name: str, template: str) -> Callable[[str], str | None]:
+    """The value assigned to ``name`` at the top level, written ``template.format(value)``."""
+    def edit(tree) -> bool:
+        nodes = [n for n in tree.body if isinstance(n, ast.Assign) and [ast.unparse(t) for t in n.targets] == [name]]
+        for node in nodes:
+            node.value = _expr(template.format(ast.unparse(node.value)))
+        return bool(nodes)
+    return _rewriting(edit)
 
 
 def _wrap_returns(function: str, template: str) -> Callable[[str], str | None]:
     """Every value ``function`` returns, written ``template.format(value)``."""
-    def rewrite(source: str) -> str | None:
-        tree = ast.parse(source)
-        for node in ast.walk(tree):
-            if isinstance(node, ast.FunctionDef) and node.name == function:
-                for ret in ast.walk(node):
-                    if isinstance(ret, ast.Return) and ret.value is not None:
-                        ret.value = _expr(template.format(ast.unparse(ret.value)))
-                return "import numpy as np\n" + ast.unparse(tree)
-        return None
-    return rewrite
+    def edit(tree) -> bool:
+        returns = [r for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == function
+                   for r in ast.walk(n) if isinstance(r, ast.Return) and r.value is not None]
+        for node in returns:
+            node.value = _expr(template.format(ast.unparse(node.value)))
+        return bool(returns)
+    return _rewriting(edit)
 
 
-def _replace_text(old: str, new: str) -> Callable[[str], str | None]:
+def _replace_text(*pairs: str) -> Callable[[str], str | None]:
+    """The reference with each ``old`` text replaced by its ``new`` one (None when one is missing:
+    the notebook's answer changed, and the rewrite must follow it)."""
     def rewrite(source: str) -> str | None:
-        return source.replace(old, new) if old in source else None
+        for old, new in zip(pairs[::2], pairs[1::2]):
+            if old not in source:
+                return None
+            source = source.replace(old, new)
+        return "import numpy as np\n" + source
     return rewrite
 
 
 def _the_source(text: str) -> Callable[[str], str]:
-    return lambda source: text
+    """An answer written wholly another way (it does not follow the reference)."""
+    return lambda source: "import numpy as np\n" + text
 
 
-RIGHT_REWRITES: dict[str, list[tuple[str, Callable[[str], str | None]]]] = {}
+def separate_style(source: str) -> str | None:
+    """Each Function written in the combined style (``forward(ctx, ...)``) rewritten in the separate
+    style: ``forward`` without ctx, and its ctx statements in ``setup_context(ctx, inputs, output)``.
+    None when there is none, or when a ctx statement reads a value that is neither an input nor an output."""
+    tree, done = ast.parse(source), False
+    for klass, methods in _functions(tree):
+        forward = methods["forward"]
+        inputs = _parameters(forward)[1:]
+        if _parameters(forward)[:1] != ["ctx"] or "setup_context" in methods:
+            continue
+        on_ctx = [s for s in forward.body if any(isinstance(n, ast.Name) and n.id == "ctx" for n in ast.walk(s))]
+        kept = [s for s in forward.body if s not in on_ctx]
+        if not kept or not isinstance(kept[-1], ast.Return) or kept[-1].value is None:
+            return None
+        value = kept[-1].value
+        outputs = [ast.unparse(e) for e in value.elts] if isinstance(value, ast.Tuple) else [ast.unparse(value)]
+        read = {n.id for s in on_ctx for n in ast.walk(s) if isinstance(n, ast.Name)} - {"ctx", "torch"}
+        if not read <= set(inputs) | set(outputs) or not all(o.isidentifier() for o in set(outputs) & read):
+            return None
+        forward.args.args = forward.args.args[1:]
+        forward.body = kept
+        lines = [f"({', '.join(inputs)},) = inputs"] if inputs else []
+        if read & (set(outputs) - set(inputs)):
+            lines.append(f"{', '.join(outputs)}{',' if len(outputs) == 1 and isinstance(value, ast.Tuple) else ''} = output")
+        lines += [ast.unparse(s) for s in on_ctx] or ["pass"]
+        setup = _stmts("@staticmethod\ndef setup_context(ctx, inputs, output):\n" +
+                       "\n".join("    " + line for line in "\n".join(lines).splitlines()))[0]
+        klass.body.insert(klass.body.index(forward) + 1, setup)
+        done = True
+    return ast.unparse(ast.fix_missing_locations(tree)) if done else None
+
+
+QUEUE_AS_LIST = """
+def node_names(tensor):
+    order, position = [tensor.grad_fn], 0
+    while position < len(order):
+        node = order[position]
+        position += 1
+        for next_node, _ in node.next_functions:
+            if next_node is not None and next_node not in order:
+                order.append(next_node)
+    return [node.name() for node in order]
+"""
+
+RECURSIVE_BYTES = """
+def saved_bytes(tensor):
+    seen = set()
+
+    def visit(node):
+        if node is None or node in seen:
+            return 0
+        seen.add(node)
+        own = sum(t.numel() * t.element_size() for t in node_info.saved_tensors(node) or () if t is not None)
+        return own + sum(visit(n) for n, _ in node.next_functions)
+    return visit(tensor.grad_fn)
+"""
+
+RIGHT_REWRITES: dict[str, list[tuple[str, Callable[[str], str | None]]]] = {
+    "00.1": [("a tensor", _wrap_assignment("prediction", "torch.tensor({})")),
+             ("a numpy array", _wrap_assignment("prediction", "np.array({})")),
+             ("a tuple of ints", _replace_text("[2.0, 4.0, 6.0]", "(2, 4, 6)"))],
+    "01.1": [("register_parameter", _replace_text(
+                 "self.factor = torch.nn.Parameter(torch.tensor(1.0))",
+                 "self.register_parameter('factor', torch.nn.Parameter(torch.tensor(1.0)))")),
+             ("a 0-d tensor from torch.ones(())", _replace_text("torch.tensor(1.0)", "torch.ones(())")),
+             ("x * self.factor", _replace_text("self.factor * x", "x * self.factor"))],
+    "01.2": [("a tuple", _wrap_assignment("predicted_names", "tuple({})"))],
+    "02.1": [("a SimpleNamespace as the record", _replace_text("ctx = Ctx()", "import types\n    ctx = types.SimpleNamespace()")),
+             ("keyword arguments", _replace_text("function.backward(ctx, grad_output)",
+                                                 "function.backward(ctx=ctx, grad_output=grad_output)"))],
+    "02.2": [("the separate style: forward + setup_context", separate_style),
+             ("x kept with save_for_backward", _replace_text(
+                 "ctx.x = x", "ctx.save_for_backward(x)", "ctx.x **", "ctx.saved_tensors[0] **"))],
+    "03.1": [("a list as the queue", _the_source(QUEUE_AS_LIST))],
+    "03.2": [("an int", _wrap_assignment("prediction", "int({})")),
+             ("a 0-d numpy array", _wrap_assignment("prediction", "np.array({})")),
+             ("a 0-d tensor", _wrap_assignment("prediction", "torch.tensor({})")),
+             ("a numpy float", _wrap_assignment("prediction", "np.float32({})"))],
+    "04.1": [("torch.add, inputs indexed", _replace_text(
+                 "return tensor + constant", "return torch.add(tensor, constant)",
+                 "tensor, constant = inputs\n        ctx.constant = constant", "ctx.constant = inputs[1]"))],
+    "04.2": [("set_grad_enabled restored in finally", _replace_text(
+                 "    with torch.no_grad():                         # as in part 4: forward records nothing\n"
+                 "        output = cls.forward(ctx, *args)",
+                 "    previous = torch.is_grad_enabled()\n    torch.set_grad_enabled(False)\n    try:\n"
+                 "        output = cls.forward(ctx, *args)\n    finally:\n        torch.set_grad_enabled(previous)")),
+             ("needs_input_grad from a generator with getattr", _replace_text(
+                 "isinstance(arg, torch.Tensor) and arg.requires_grad for arg in args",
+                 "bool(getattr(arg, 'requires_grad', False)) for arg in args"))],
+    "04.3": [("inputs indexed", _replace_text("tensor, scale, shift = inputs", "scale = inputs[1]")),
+             ("the scale as a plain float", _replace_text("ctx.scale = scale", "ctx.scale = float(scale)"))],
+    "05.1": [("the separate style: forward + setup_context", separate_style),
+             ("numpy inside forward", _replace_text("return x ** 3", "return torch.from_numpy(x.numpy() ** 3)"))],
+    "05.2": [("a 0-d tensor", _wrap_returns("saved_bytes", "torch.tensor({})")),
+             ("a 0-d numpy array", _wrap_returns("saved_bytes", "np.array({})")),
+             ("a float", _wrap_returns("saved_bytes", "float({})")),
+             ("recursive", _the_source(RECURSIVE_BYTES))],
+    "05.3": [("torch.autograd.backward", _replace_text(
+                 "y.sum().backward(retain_graph=True)", "torch.autograd.backward(y.sum(), retain_graph=True)"))],
+    "06.1": [("the separate style: forward + setup_context", separate_style),
+             ("@ for mm", _replace_text("grad_output.mm(weight)", "grad_output @ weight"))],
+    "06.2": [("the separate style: forward + setup_context", separate_style),
+             ("scatter", _replace_text("grad_x.index_add_(0, indices, grad_values)",
+                                       "grad_x = grad_x.scatter(0, indices, grad_values)"))],
+    "06.3": [("the separate style: forward + setup_context", separate_style),
+             ("x += 1", _replace_text("x.add_(1)", "x += 1"))],
+    "06.4": [("the separate style: forward + setup_context", separate_style)],
+    "07.1": [("index_select", _replace_text(
+                 "(grad_output[rows] * b[cols]).sum(1)", "(grad_output.index_select(0, rows) * b.index_select(0, cols)).sum(-1)")),
+             ("einsum", _replace_text("(grad_output[rows] * b[cols]).sum(1)",
+                                      "torch.einsum('ij,ij->i', grad_output[rows], b[cols])"))],
+    "07.2": [("lists instead of tuples", _rewriting(lambda tree: bool([
+                 setattr(node, "__class__", ast.List) for node in ast.walk(tree.body[0].value)
+                 if isinstance(node, ast.Tuple)])))],
+    "08.1": [("the separate style: forward + setup_context", separate_style),
+             ("grad_a as a transpose", _replace_text("b.mm(grad_output.t())", "grad_output.mm(b.t()).t()")),
+             ("torch.mm", _replace_text("b.mm(grad_output.t())", "torch.mm(b, grad_output.t())"))],
+    "08.2": [("in one line", _replace_text("rows = shape[0]", "pass", "indices[1] * rows", "indices[1] * shape[0]"))],
+    "08.3": [("the separate style: forward + setup_context", separate_style),
+             ("input saved and read back", _replace_text(
+                 "return input * 2", "ctx.save_for_backward(input)\n        return input * 2",
+                 "return grad_output * 2", "input, = ctx.saved_tensors\n        return grad_output * 2"))],
+    "09.1": [("degree by index_add_", _replace_text(
+                 "degree = spmm(indices, torch.ones(rows.shape[0]), shape, torch.ones(num_nodes, 1))[:, 0]",
+                 "degree = torch.zeros(num_nodes).index_add_(0, rows, torch.ones(rows.shape[0]))"))],
+    "09.2": [("h.mm(weight)", _replace_text("h @ self.weight)", "h.mm(self.weight))"))],
+    "10.1": [("in one line", _replace_text("ctx = cls()", "pass", "return ctx(x, w)", "return cls()(x, w)"))],
+}
 
 
 # --------------------------------------------------------------------------- running
@@ -773,7 +1001,7 @@ class Run:
     accepted: bool | None    # None: the answer or the checker raised, or timed out
     output: str
     values: str = ""         # a digest of every value the answer's code returned while checked
-    probed: list = field(default_factory=list)   # requires_grad of each value a probe saw
+    probed: list = field(default_factory=list)   # (requires_grad, floating) of each value a probe saw
     grad_enabled: bool = True   # grad mode after the check
 
 
@@ -825,7 +1053,8 @@ def _check_in_child(exercise: Exercise, source: str, namespace: dict) -> dict:
     out, recorder, probed = io.StringIO(), _ValueRecorder(filename), []
 
     def probe(value):
-        probed.append(bool(getattr(value, "requires_grad", False)))
+        floating = getattr(value, "is_floating_point", None)
+        probed.append((bool(getattr(value, "requires_grad", False)), bool(floating and floating())))
         return value
 
     with contextlib.redirect_stdout(out), warnings.catch_warnings():
@@ -856,21 +1085,18 @@ def _call_arguments(call: str) -> list[str]:
     return [a.id for a in ast.parse(call, mode="eval").body.args if isinstance(a, ast.Name)]
 
 
-def _namespaces(exercise: Exercise, cache: dict) -> dict:
-    """The notebook's namespace before the exercise (its context cells run once, then copied)."""
-    if exercise.key not in cache:
-        namespace = {"__name__": "__main__"}
-        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            for source in exercise.context:
-                exec(compile(source, f"<{exercise.notebook}>", "exec"), namespace)
-        cache[exercise.key] = namespace
-    return cache[exercise.key]
+def _namespace(exercise: Exercise) -> dict:
+    """The notebook's namespace before the exercise: its set-up cell and the context cells, run."""
+    namespace = {"__name__": "__main__"}
+    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for source in exercise.context:
+            exec(compile(source, f"<{exercise.notebook}>", "exec"), namespace)
+    return namespace
 
 
-def run_answer(exercise: Exercise, source: str, cache: dict, timeout: float = TIMEOUT) -> Run:
-    """Run ``source`` and the exercise's check call in a forked copy of the notebook's namespace."""
-    namespace = _namespaces(exercise, cache)
+def _run_forked(exercise: Exercise, source: str, namespace: dict, timeout: float) -> dict:
+    """Run ``source`` and the check call in a forked copy of ``namespace``, within ``timeout`` seconds."""
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:   # the child: run the answer, send the verdict, never return
@@ -890,16 +1116,81 @@ def run_answer(exercise: Exercise, source: str, cache: dict, timeout: float = TI
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
             os.close(read)
-            return Run(None, f"timed out after {timeout:g} s")
+            return {"accepted": None, "output": f"timed out after {timeout:g} s"}
         chunk = os.read(read, 65536)
         if not chunk:
             break
         chunks.append(chunk)
     os.close(read)
     os.waitpid(pid, 0)
-    if not chunks:
-        return Run(None, "the answer's process died")
-    return Run(**json.loads(b"".join(chunks)))
+    return json.loads(b"".join(chunks)) if chunks else {"accepted": None, "output": "the answer's process died"}
+
+
+def _preload() -> None:
+    """Import minigrad and every checker once, so that each sandbox forks with them loaded."""
+    import importlib
+    for name in ["minigrad", "minigrad.viz", *(f"minigrad.exercises.nb{n:02d}" for n in range(11))]:
+        importlib.import_module(name)
+
+
+class Sandbox:
+    """A process that holds one exercise's notebook namespace and runs each answer in a fork of it,
+    so that neither the notebook's cells nor the answers touch the caller's process."""
+
+    _open: set = set()   # the pipe ends every open sandbox holds: a new one closes its copies of them
+
+    def __init__(self, exercise: Exercise, timeout: float = TIMEOUT):
+        self.exercise = exercise
+        _preload()
+        requests_read, requests_write = os.pipe()
+        replies_read, replies_write = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:
+            os.close(requests_write)
+            os.close(replies_read)
+            for fd in Sandbox._open:   # else an older sandbox never sees its requests end
+                os.close(fd)
+            status = 0
+            try:
+                self._serve(os.fdopen(requests_read, "rb"), os.fdopen(replies_write, "wb"), timeout)
+            except BaseException:
+                status = 1
+            finally:
+                os._exit(status)
+        os.close(requests_read)
+        os.close(replies_write)
+        self.requests, self.replies = os.fdopen(requests_write, "wb"), os.fdopen(replies_read, "rb")
+        Sandbox._open |= {requests_write, replies_read}
+
+    def _serve(self, requests, replies, timeout: float) -> None:
+        try:
+            namespace, failure = _namespace(self.exercise), None
+        except BaseException as error:
+            namespace, failure = None, f"the notebook's cells before the exercise failed: {type(error).__name__}: {error}"
+        for line in requests:
+            source = json.loads(line)
+            reply = {"accepted": None, "output": failure} if failure else \
+                _run_forked(self.exercise, source, namespace, timeout)
+            replies.write(json.dumps(reply).encode() + b"\n")
+            replies.flush()
+
+    def run(self, source: str) -> Run:
+        self.requests.write(json.dumps(source).encode() + b"\n")
+        self.requests.flush()
+        line = self.replies.readline()
+        return Run(**json.loads(line)) if line else Run(None, "the sandbox died")
+
+    def close(self) -> None:
+        Sandbox._open -= {self.requests.fileno(), self.replies.fileno()}
+        self.requests.close()
+        self.replies.close()
+        os.waitpid(self.pid, 0)
+
+    def __enter__(self) -> "Sandbox":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
 @dataclass
@@ -918,31 +1209,45 @@ class Report:
         return [name for name, run in self.right if not run.accepted]
 
 
-def evaluate(exercise: Exercise, cache: dict, sample: int | None = None) -> Report:
+def judge(exercise: Exercise, mutant: Mutant, run: Run, reference: Run) -> None:
+    """Set ``mutant.verdict``: killed when the checker rejects it; else equivalent when a rule
+    excuses it (every rule only excuses an accepted mutant), else survived."""
+    mutant.output = run.output
+    if not run.accepted:
+        mutant.verdict, mutant.equivalent = "killed", None
+        return
+    mutant.equivalent = mutant.equivalent or next(
+        (reason for rule, reason in RUN_EQUIVALENCE_RULES if rule(exercise, mutant, run, reference)), None)
+    mutant.verdict = "equivalent" if mutant.equivalent else "survived"
+
+
+SAMPLE_EVERY = 10   # the sample make test runs: every whole-answer mutant and every 10th one-site rewrite
+
+
+def sample(made: list[Mutant], also: set = frozenset()) -> list[Mutant]:
+    """The fixed sample of an exercise's mutants: those that work around the exercise's mechanism
+    (the whole-answer rewrites), every ``SAMPLE_EVERY``-th one-site rewrite, and the ids in ``also``."""
+    sites = [m for m in made if not m.whole]
+    return [m for m in made if m.whole or m.id in also or (m in sites and sites.index(m) % SAMPLE_EVERY == 0)]
+
+
+def evaluate(exercise: Exercise, sandbox: Sandbox, sampled: bool = False) -> Report:
     report = Report(exercise)
-    report.reference = run_answer(exercise, exercise.solution, cache)
+    report.reference = sandbox.run(exercise.solution)
     made = mutants(exercise)
-    if sample is not None:
-        made = made[::max(1, len(made) // sample)][:sample]
-    for mutant in made:
-        if not mutant.equivalent:
-            run = run_answer(exercise, mutant.run_source, cache)
-            mutant.output = run.output
-            if run.accepted:
-                mutant.equivalent = next((reason for rule, reason in RUN_EQUIVALENCE_RULES
-                                          if rule(exercise, mutant, run, report.reference)), None)
-            else:
-                mutant.verdict = "killed"
-        if not mutant.verdict:
-            mutant.verdict = "equivalent" if mutant.equivalent else "survived"
+    for mutant in sample(made) if sampled else made:
+        judge(exercise, mutant, sandbox.run(mutant.run_source), report.reference)
         report.mutants.append(mutant)
     for name, rewrite in RIGHT_REWRITES.get(exercise.key, []):
-        source = rewrite(exercise.solution)
-        if source is None:
-            report.right.append((name, Run(False, "the rewrite no longer applies to the reference answer")))
-            continue
-        report.right.append((name, run_answer(exercise, source, cache)))
+        report.right.append((name, right_run(sandbox, rewrite, exercise)))
     return report
+
+
+def right_run(sandbox: Sandbox, rewrite: Callable[[str], str | None], exercise: Exercise) -> Run:
+    source = rewrite(exercise.solution)
+    if source is None:
+        return Run(False, "the rewrite no longer applies to the reference answer: update RIGHT_REWRITES")
+    return sandbox.run(source)
 
 
 def table(reports: list[Report]) -> str:
@@ -962,33 +1267,59 @@ def table(reports: list[Report]) -> str:
     return "\n".join(lines)
 
 
+def known_false_verdicts(reports: list[Report]) -> dict:
+    return {"survivors": {r.exercise.key: [m.id for m in r.survivors] for r in reports if r.survivors},
+            "rejected_right": {r.exercise.key: r.rejected_right for r in reports if r.rejected_right}}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.mutants", description=__doc__.split("\n\n")[0])
     parser.add_argument("exercises", nargs="*", help="exercise keys such as 06.2 (default: all)")
     parser.add_argument("--list", action="store_true", help="name every survivor and rejected right rewrite, with code")
-    parser.add_argument("--sample", type=int, default=None, help="at most this many mutants per exercise")
+    parser.add_argument("--equivalent", action="store_true", help="name every equivalent mutant with its rule's reason")
+    parser.add_argument("--known", action="store_true",
+                        help="print this run's false verdicts as tests/exercises/known_false_verdicts.json holds them")
+    parser.add_argument("--sample", action="store_true", help="only the fixed sample make test runs")
     args = parser.parse_args(argv)
-    start, cache, reports = time.monotonic(), {}, []
+    start, reports = time.monotonic(), []
     for exercise in exercises():
         if args.exercises and exercise.key not in args.exercises:
             continue
-        reports.append(evaluate(exercise, cache, args.sample))
+        with Sandbox(exercise) as sandbox:
+            reports.append(evaluate(exercise, sandbox, args.sample))
+    if args.known:
+        print(json.dumps(known_false_verdicts(reports), indent=1, ensure_ascii=False))
+        return 0
     print(table(reports))
+    known = json.loads(KNOWN.read_text(encoding="utf-8"))
+    found = known_false_verdicts(reports)
     failures = 0
     for report in reports:
+        key = report.exercise.key
         if not report.reference.accepted:
             failures += 1
-            print(f"\n{report.exercise.key}: the reference answer itself is rejected:\n{report.reference.output}")
+            print(f"\n{key}: the reference answer itself is rejected:\n{report.reference.output}")
         for mutant in report.survivors:
-            failures += 1
-            print(f"\n{report.exercise.key} survivor: {mutant.rewrite}")
+            new = mutant.id not in known["survivors"].get(key, [])
+            failures += new
+            print(f"\n{key} survivor{' (NEW)' if new else ''}: {mutant.id}")
             if args.list:
                 print("    " + mutant.source.replace("\n", "\n    "))
+        for mutant in report.mutants if args.equivalent else ():
+            if mutant.verdict == "equivalent":
+                print(f"{key} equivalent: {mutant.id}: {mutant.equivalent}")
         for name in report.rejected_right:
-            failures += 1
-            print(f"\n{report.exercise.key} right rewrite rejected: {name}")
+            new = name not in known["rejected_right"].get(key, [])
+            failures += new
+            print(f"\n{key} right rewrite rejected{' (NEW)' if new else ''}: {name}")
             if args.list:
                 print("    " + dict(report.right)[name].output.replace("\n", "\n    "))
+    if not args.sample and not args.exercises:   # a full run: a fixed false verdict leaves the list
+        for kind in ("survivors", "rejected_right"):
+            for key, names in known[kind].items():
+                for name in set(names) - set(found[kind].get(key, [])):
+                    failures += 1
+                    print(f"\n{key}: no longer a false verdict, remove it from {KNOWN.name}: {name}")
     print(f"\n{time.monotonic() - start:.1f} s")
     return 1 if failures else 0
 
