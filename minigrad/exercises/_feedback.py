@@ -43,6 +43,8 @@ import re
 import sys
 from typing import Callable
 
+import numpy as np
+
 LANGUAGES = ("en", "zh")
 _language = "en"
 
@@ -216,6 +218,25 @@ class Result:
         """
         if not self.ok and _under_nbgrader():
             print("\n".join(self.lines), file=sys.stderr)
+
+
+def plain_number(value):
+    """``value`` as a Python int or float when it is one number written any usual way (a float,
+    an int, a numpy scalar, a 0-d numpy array, a one-element tensor); else ``value`` unchanged.
+    A bool is not a number here, even though Python counts it as one.
+
+    >>> import numpy as np, minigrad as torch
+    >>> [plain_number(v) for v in (8.0, np.float32(8.0), np.array(8.0), torch.tensor(60), torch.tensor([2.5]))]
+    [8.0, 8.0, 8.0, 60, 2.5]
+    >>> plain_number(True), plain_number(np.array([1.0, 2.0])).tolist(), plain_number("8")
+    (True, [1.0, 2.0], '8')
+    """
+    from minigrad.tensor import Tensor
+    if isinstance(value, Tensor) and value.numel() == 1:
+        return value.item()
+    if isinstance(value, (np.generic, np.ndarray)) and value.ndim == 0:
+        return value.item()   # a numpy scalar or a 0-d array
+    return value
 
 
 def expect(condition: bool, problem: str, hint: str = "") -> None:

@@ -55,6 +55,7 @@ class Pass:
 
     def __init__(self, task, before: Any) -> None:
         self.retain_graph = bool(task.retain_graph)
+        self.create_graph = bool(task.create_graph)
         self.returns_gradients = task.inputs is not None and not task.accumulate   # autograd.grad
         self.before, self.after = before, None
 

@@ -52,9 +52,14 @@ def your_turn_1(prediction: Any) -> None:
 
     ``prediction`` is a list (or tuple, tensor or numpy array) of three numbers.
     """
-    expect(prediction is not Ellipsis and prediction is not None,
+    expect(prediction is not Ellipsis,
            "you have not written a prediction yet",
            "replace ... with a list of three numbers, such as [0.0, 0.0, 0.0]")
+    expect(prediction is not None,
+           "you gave None, not a list of numbers: x.grad is None until a backward pass has filled it, so "
+           "passing x.grad before y.backward() ran gives None",
+           "write your own prediction as a list of three numbers, such as [0.0, 0.0, 0.0], before running "
+           "backward")
     expect(not isinstance(prediction, str),
            f"you gave a string, {prediction!r}, not a list of numbers",
            "write the list itself, without quotes around it or around the numbers: [0.0, 0.0, 0.0]")

@@ -143,6 +143,24 @@ def _check_forward(module: Module, factor: Parameter) -> None:
     expect(_close(factor.grad.reshape(-1).tolist(), [sum(x.tolist())]),
            f"after out.sum().backward(), factor.grad is {factor.grad.tolist()}; expected the sum of x",
            "d(sum(factor * x)) / d factor = sum(x)")
+    _check_gradient_reaches_the_input(module, given)
+
+
+def _check_gradient_reaches_the_input(module: Module, given: list[float]) -> None:
+    """An input that requires grad (the output of an earlier layer) gets factor * grad_output: a
+    forward that reads ``x.data`` or ``x.detach()`` computes the right numbers but cuts it off."""
+    x = torch.tensor(given, requires_grad=True)
+    out = module(x)
+    out.backward(torch.tensor([1.0, 10.0, 100.0]))
+    expect(x.grad is not None,
+           "for an input x that requires grad (the output of an earlier layer, say), x.grad is None after "
+           "backward: forward cut x off from the graph (x.data or x.detach() does), so no layer before "
+           "Scale would ever learn",
+           "use x itself: return self.factor * x")
+    expect(_close(x.grad.tolist(), [2.5, 25.0, 250.0]),
+           f"with factor = 2.5 and an incoming gradient [1.0, 10.0, 100.0], x.grad is {x.grad.tolist()}; "
+           "expected factor times the incoming gradient, [2.5, 25.0, 250.0]",
+           "return self.factor * x")
 
 
 @exercise("Your turn 2: names of nested parameters")

@@ -12,9 +12,13 @@
 """
 from __future__ import annotations
 
+import gc
+import weakref
 from collections import deque
 from types import FunctionType, ModuleType
 from typing import Any, Callable
+
+import numpy as np
 
 import minigrad as torch
 from minigrad.autograd import Function
@@ -310,6 +314,12 @@ def _expect_backwards_in_any_order(power: type) -> None:
            "after forward, the ctx of FixedPower.apply(x, 3) holds nothing: backward takes the exponent and x "
            "from somewhere outside the record of its call (a list, a queue or a dict kept elsewhere)",
            "which object is the record of one single call? Store the exponent and x there")
+    expect(bool(saved) or any(_holds_values(value) for value in kept.values()),
+           f"after forward, the ctx of FixedPower.apply(x, 3) holds only {_numbers_on(kept)}, and no tensor: "
+           "backward needs the numbers of x, so it takes them from somewhere outside the record of its call "
+           "(a list or a dict kept elsewhere, with a number on ctx to find them), which grows with every "
+           "call and is never freed",
+           "which object is the record of one single call? Store the exponent and x there")
     upstream_p, upstream_q = [1.0, 10.0, 100.0], [-1.0, 2.0, 0.5]
     squared.backward(torch.tensor(upstream_q))
     cubed.backward(torch.tensor(upstream_p))
@@ -322,3 +332,30 @@ def _expect_backwards_in_any_order(power: type) -> None:
            "read what another call stored, so the record it reads depends on the order of the calls",
            "backward must read the exponent and the input of ITS call, from the record of that call: ctx, "
            "not a list or queue kept outside it")
+    # Once the outputs and the checker's own references are gone, nothing keeps the input alive: a
+    # list or dict outside ctx that holds each call's tensors would.
+    alive = weakref.ref(p)
+    del p, q, cubed, squared, ctx, kept, saved
+    gc.collect()
+    expect(alive() is None,
+           "after FixedPower.apply(x, 3) and its backward, with the output dropped, x is still alive: "
+           "something outside ctx keeps a reference to it (a list or a dict in your module?), so what "
+           "every call stores there grows with each call and is never freed",
+           "keep each call's exponent and x on its own ctx: it goes away with the graph")
+
+
+def _holds_values(value: Any) -> bool:
+    """Whether ``value`` (something stored on ctx) can hold the numbers of a tensor: a tensor, an
+    array, or a container of more than one number or of such values."""
+    if isinstance(value, (torch.Tensor, np.ndarray)):
+        return True
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (list, tuple, deque)):
+        return len(value) > 1 or any(_holds_values(item) for item in value)
+    return False
+
+
+def _numbers_on(kept: dict) -> str:
+    return ", ".join(f"ctx.{name}={value!r}" for name, value in kept.items())
+

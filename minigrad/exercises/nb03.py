@@ -17,7 +17,7 @@ import numpy as np
 import minigrad as torch
 from minigrad.autograd import node_info
 
-from ._feedback import _, exercise, expect, get_language
+from ._feedback import _, exercise, expect, get_language, plain_number
 from ._observe import minigrad_graph_walks
 
 
@@ -179,10 +179,7 @@ def your_turn_2(prediction) -> None:
     """``prediction``: dy/dx for ``x = 2.0; h = x + 3; y = h * x + h`` (the engine gives 8)."""
     expect(prediction is not Ellipsis and prediction is not None,
            "there is no prediction yet (the answer is still ...)", "replace ... with a number")
-    if isinstance(prediction, torch.Tensor) and prediction.numel() == 1:
-        prediction = prediction.item()
-    if isinstance(prediction, np.number):
-        prediction = prediction.item()
+    prediction = plain_number(prediction)   # 8.0, np.array(8.0) and torch.tensor(8.0) are one number
     expect(isinstance(prediction, (int, float)) and not isinstance(prediction, bool),
            f"you gave {type(prediction).__name__} {prediction!r}, not a number",
            "a plain number such as 1.5 (for a tensor t, t.item() gives its number)")

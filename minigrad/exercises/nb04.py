@@ -154,6 +154,7 @@ def your_turn_2(my_apply: Callable) -> None:
     ``apply``)."""
     expect(callable(my_apply), f"you passed {type(my_apply).__name__}, not a function",
            "pass the function itself: check.your_turn_2(my_apply)")
+    enabled = torch.is_grad_enabled()
     for description, args in _probe_cases():
         real_apply_calls = []
         try:
@@ -164,6 +165,15 @@ def your_turn_2(my_apply: Callable) -> None:
                 expect(False, f"for {description}: AttributeError: {error}",
                        "a number has no requires_grad: check isinstance(arg, torch.Tensor) first")
             raise
+        finally:
+            left_off = enabled and not torch.is_grad_enabled()
+            torch.set_grad_enabled(enabled)   # the learner's next cells run as before the check
+        expect(not left_off,
+               f"after my_apply returned (for {description}), grad mode is still off: my_apply turned it off "
+               "and never turned it back on, so from then on no operation anywhere records a graph (the "
+               "next exercise's backward would fail)",
+               "use `with torch.no_grad():` around the call of forward, as part 4 does: the block turns grad "
+               "mode back on when it ends, even after an error")
         expect(not real_apply_calls,
                "my_apply calls cls.apply, the real apply: the ctx and the output then come from it, and the "
                "exercise is to do its work yourself",

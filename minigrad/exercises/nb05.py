@@ -30,7 +30,7 @@ from minigrad import factories
 from minigrad.autograd import node_info
 from minigrad.autograd.function import Function
 
-from ._feedback import exercise, expect
+from ._feedback import exercise, expect, plain_number
 from ._observe import applying, backward_passes, tensors_kept_on
 
 INPLACE_ERROR = "modified by an inplace operation"
@@ -243,9 +243,10 @@ def your_turn_2(saved_bytes: Callable) -> None:
             raise
         expected = _reference_bytes(tensor)
         expect(got is not None, f"for {description} your function returned None", "end with `return total`")
-        if isinstance(got, (float, np.floating)) and float(got).is_integer():
+        got = plain_number(got)   # 60, np.int64(60) and torch.tensor(60) are one number
+        if isinstance(got, float) and got.is_integer():
             got = int(got)   # 60.0 bytes is 60 bytes
-        expect(isinstance(got, (int, np.integer)) and not isinstance(got, bool),
+        expect(isinstance(got, int) and not isinstance(got, bool),
                f"for {description} it returned {type(got).__name__} {got!r}, not a whole number of bytes",
                "add up t.numel() * t.element_size(): whole numbers")
         if got == expected:
@@ -352,6 +353,11 @@ def your_turn_3(two_backwards: Callable) -> None:
            f"{len(passes)} backward passes ran, {record.passes} of them through y's node: the exercise is "
            "exactly two, y.sum() and then (3 * y).sum(), with retain_graph=True on the first one only",
            "call backward twice, once per loss; retain_graph=True keeps the graph for the second pass")
+    expect(not any(p.create_graph for p in passes),
+           "a backward pass ran with create_graph=True: it keeps the graph too (retain_graph defaults to "
+           "create_graph), but it also records the backward pass itself as a new graph, for second "
+           "derivatives, which nobody asked for here: x.grad then has a grad_fn and keeps that graph alive",
+           "keep the graph for the second pass with retain_graph=True, which records nothing")
     after_first = passes[0].after[0]
     expect(after_first in ([2.0, -4.0, 6.0], [6.0, -12.0, 18.0]),
            f"after the first backward pass x.grad is {after_first}: the backward of y.sum() gives 2x = "

@@ -80,7 +80,8 @@ _NOT_COMPUTING = {np.shape, np.ndim, np.size, np.result_type, np.zeros_like, np.
 
 @contextlib.contextmanager
 def _watching(tensor: Tensor) -> Iterator[None]:
-    """While the block runs, ``_Watched.used`` says whether a computation read ``tensor``'s numbers."""
+    """While the block runs, ``_Watched.used`` says whether a computation read ``tensor``'s numbers
+    (or those of a detached or copied tensor made from it in the block); reset it to start afresh."""
     original = tensor._data
     tensor._data = original.view(_Watched)
     _Watched.used = False
@@ -119,6 +120,16 @@ def _linear_case(MyLinear, input_requires_grad: bool, weight_requires_grad: bool
     upstream_data = rng.standard_normal((5, 3))
     x = torch.tensor(x_data, requires_grad=input_requires_grad)
     w = torch.tensor(w_data, requires_grad=weight_requires_grad)
+    # grad_weight is computed from input (and grad_input from weight): when only one gradient is
+    # needed, the other tensor's numbers are not needed at all. They are watched from before
+    # forward, so that what forward saves of them (the tensor, a detached or copied one) is too.
+    unneeded = x if not weight_requires_grad else w if not input_requires_grad else None
+    with _watching(unneeded) if unneeded is not None else contextlib.nullcontext():
+        return _linear_backward(MyLinear, x, w, x_data, w_data, upstream_data, unneeded)
+
+
+def _linear_backward(MyLinear, x, w, x_data, w_data, upstream_data, unneeded):
+    """The rest of :func:`_linear_case`, while ``unneeded`` (None or x or w) is watched."""
     out = MyLinear.apply(x, w)
     expect(np.array_equal(np.asarray(x._data), x_data) and np.array_equal(np.asarray(w._data), w_data),
            "MyLinear.apply changed its input or weight in place",
@@ -127,11 +138,9 @@ def _linear_case(MyLinear, input_requires_grad: bool, weight_requires_grad: bool
            "forward returns input.mm(weight.t())")
     expect(np.allclose(_values(out), x_data @ w_data.T), "forward does not compute input @ weight.T",
            "keep the forward of the starter: input.mm(weight.t())")
-    # grad_weight is computed from input (and grad_input from weight): when only one gradient is
-    # needed, the other tensor's numbers are not needed at all.
-    unneeded = x if not weight_requires_grad else w if not input_requires_grad else None
     try:
-        with torch.no_grad(), _watching(unneeded) if unneeded is not None else contextlib.nullcontext():
+        with torch.no_grad():
+            _Watched.used = False
             returned = MyLinear.backward(out.grad_fn, torch.tensor(upstream_data))   # as the engine calls it
             used = unneeded is not None and _Watched.used
     except RuntimeError as error:

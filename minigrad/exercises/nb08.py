@@ -28,7 +28,7 @@ from minigrad.autograd.gradcheck import gradcheck
 from minigrad.tensor import Tensor
 
 from ._feedback import _, exercise, expect
-from ._observe import tensors_kept_on
+from ._observe import backward_passes, tensors_kept_on
 
 _GRAD_FORMULAS = {"a": "grad_a has the shape of a: which product of grad_output and b, transposed or not, has it?",
                   "b": "grad_b has the shape of b: which product of a and grad_output, transposed or not, has it?"}
@@ -67,6 +67,12 @@ def _check_product_backward(product, shapes: list, forward_text: str, expected, 
         expect(isinstance(out, Tensor) and np.allclose(_values(out), expected(given_a, given_b)),
                f"forward does not compute {forward_text} for a {list(shape_a)} and b {list(shape_b)}",
                "keep the forward of the starter")
+        expect(out.dtype == a.dtype,
+               f"for float64 a and b, forward returns a tensor of dtype {out.dtype}: gradcheck compares backward "
+               "with central differences, which need float64's precision, so in float32 every gradient looks "
+               "wrong, right or not", "keep the inputs' dtype in forward: no .float() or float32 tensors")
+        if (shape_a, shape_b) == shapes[0]:
+            _expect_gradients_derived(product, shape_a, shape_b, gradients)
         sizes = sizes_text(list(shape_a), list(shape_b))
         for name in ("a", "b"):
             inputs = _matmul_inputs(shape_a, shape_b, name)
@@ -88,6 +94,40 @@ def _check_product_backward(product, shapes: list, forward_text: str, expected, 
            "each gradient passes alone, but gradcheck fails with both a and b requiring grad",
            "return grad_a, grad_b in the order of forward's arguments")
     _expect_each_call_its_own_inputs(product, *shapes[-1], gradients)
+
+
+def _expect_gradients_derived(product, shape_a: tuple, shape_b: tuple, gradients) -> None:
+    """Backward, called as the engine calls it, starts no backward pass of its own (no
+    ``torch.autograd.grad`` of the forward's operations), returns float64 gradients, and not in
+    swapped order: what gradcheck would otherwise blame on the formula of grad_a."""
+    a, b = _matmul_inputs(shape_a, shape_b, "ab")
+    out = product.apply(a, b)
+    upstream = np.random.default_rng(28).standard_normal(tuple(out.shape))
+    try:
+        with backward_passes() as passes, torch.no_grad():
+            returned = product.backward(out.grad_fn, torch.tensor(upstream))
+    except RuntimeError:
+        return   # gradcheck says what is wrong, with a hint
+    expect(not passes,
+           "backward runs a backward pass of its own (torch.autograd.grad or .backward() inside it): it has "
+           "the engine differentiate the forward's operations for it, while the exercise is to derive the "
+           "gradients and compute them yourself",
+           "derive them on paper from the shapes: grad_a has a's shape and grad_b has b's; each is a product "
+           "of grad_output with the other input, transposed or not")
+    if not (isinstance(returned, (tuple, list)) and len(returned) == 2
+            and all(isinstance(g, Tensor) for g in returned)):
+        return   # gradcheck says what is wrong
+    low = [(name, g.dtype) for name, g in zip(("grad_a", "grad_b"), returned) if g.dtype != a.dtype]
+    name, dtype = low[0] if low else ("", None)
+    expect(not low,
+           f"backward returns {name} of dtype {dtype} for float64 a and b: gradcheck needs float64's precision, so in float32 every gradient looks wrong, "
+           "right or not", "keep the dtype of grad_output and the inputs: no .float() in backward")
+    want_a, want_b = gradients(np.asarray(a._data), np.asarray(b._data), upstream)
+    got = [np.asarray(g.detach()._data) for g in returned]
+    swapped = all(g.shape == w.shape and np.allclose(g, w) for g, w in zip(got, (want_b, want_a)))
+    expect(not swapped,
+           "backward returns the right gradients in the wrong order: grad_b first, then grad_a",
+           NUMBER_OF_GRADIENTS_HINT)
 
 
 def _expect_each_call_its_own_inputs(product, shape_a: tuple, shape_b: tuple, gradients) -> None:
