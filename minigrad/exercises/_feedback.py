@@ -20,6 +20,10 @@ type and message, instead of a traceback.
 The verdict is printed once; the returned Result (for tests) does not display itself again in a
 notebook.
 
+A warning that the learner's code raises while the check runs is part of the verdict, on stdout,
+placed at the line of the learner's code that was running (a warning written to stderr would make
+nbgrader fail a right answer); the checker's own warnings are dropped.
+
 Language: the Chinese notebooks call ``set_language("zh")`` in their set-up cell; every printed
 line is then looked up in ``messages_zh.MESSAGES``, keyed by the English text as written in the
 checker's source (an f-string's ``{placeholders}`` included). A message without a translation is
@@ -38,12 +42,15 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import linecache
 import os
 import re
 import sys
 from typing import Callable
 
 import numpy as np
+
+from ._observe import learners_warnings
 
 LANGUAGES = ("en", "zh")
 _language = "en"
@@ -245,6 +252,24 @@ def expect(condition: bool, problem: str, hint: str = "") -> None:
         raise NotYet(problem, hint)
 
 
+def _warning_lines(warned: list) -> list[str]:
+    """The verdict's lines for the warnings of the learner's code: where, the line of code, the warning.
+
+    >>> _warning_lines([("/tmp/ipykernel_7/123.py", 4, "UserWarning: careful")])
+    ['  Warning from your code, line 4 of your cell:', '    UserWarning: careful']
+    """
+    lines = []
+    for filename, lineno, warning in warned:
+        name = os.path.basename(filename)
+        if filename.startswith("<") or "ipykernel_" in filename:   # a notebook cell (or code from a string)
+            where = _label(f"Warning from your code, line {lineno} of your cell:")
+        else:
+            where = _label(f"Warning from your code, line {lineno} of {name}:")
+        code = linecache.getline(filename, lineno).strip()
+        lines += [f"  {where}`{code}`" if code else f"  {where.rstrip()}", f"    {warning}"]
+    return lines
+
+
 def exercise(title: str) -> Callable:
     """Turn a function of ``expect`` calls into a checker that prints its verdict."""
     def decorate(check: Callable) -> Callable:
@@ -255,7 +280,7 @@ def exercise(title: str) -> Callable:
             # stdout: nbgrader fails a check cell with any stderr output, even a correct one.
             quiet = contextlib.redirect_stderr(sys.stdout) if _under_nbgrader() else contextlib.nullcontext()
             try:
-                with quiet:
+                with quiet, learners_warnings(sys._getframe()) as warned:
                     check(*args, **kwargs)
             except NotYet as failure:
                 lines = [f"✗ {name} {_('— not yet.')}", f"  {_label('What is wrong:')}{_(failure.problem)}"]
@@ -271,6 +296,7 @@ def exercise(title: str) -> Callable:
                                                f"  {type(error).__name__}: {error}"])
             else:
                 result = Result(title, True, [f"✓ {name} {_('— correct.')}"])
+            result.lines += _warning_lines(warned)
             print(result)
             return result
         run.title = title

@@ -16,6 +16,8 @@ MESSAGES: dict[str, str] = {
     "Hint:": "提示：",
     'Your code raised NotImplementedError:': '你的代码抛出了 NotImplementedError:',
     "Replace the stub with your answer and run this check again.": "把占位代码换成你的答案，然后重新运行这个检查。",
+    "Warning from your code, line {lineno} of your cell:": "你的代码在单元格第 {lineno} 行发出警告：",
+    "Warning from your code, line {lineno} of {name}:": "你的代码在 {name} 第 {lineno} 行发出警告：",
     # A doctest's example checker (minigrad/exercises/_feedback.py)
     "Your turn 0: the number two": "动手练习 0：数字二",
     # nb00.py

@@ -344,7 +344,8 @@ def test_every_chinese_message_is_still_used_by_a_checker():
     used = {text for path in tr.checker_paths() for _, text in tr.checker_messages(path)}
     own = {"— correct.", "— not yet.", "— not written yet.", "— your code raised an error.", "What is wrong:",
            "Hint:", "Your code raised NotImplementedError:",
-           "Replace the stub with your answer and run this check again.", "Your turn 0: the number two"}
+           "Replace the stub with your answer and run this check again.", "Your turn 0: the number two",
+           "Warning from your code, line {lineno} of your cell:", "Warning from your code, line {lineno} of {name}:"}
     stale = sorted(set(MESSAGES) - used - own)
     assert not stale, ("minigrad/exercises/messages_zh.py translates messages no checker prints any more "
                        "(reworded? update the key):\n" + "\n".join(map(repr, stale)))
