@@ -58,6 +58,7 @@ class Exercise:
     call: str           # "check.your_turn_2(MySort)"
     solution: str       # the solution cell without its check call
     context: list[str]  # the notebook's earlier cells the answer and its check need, in order
+    starter: str = ""   # the cell tagged exercise: what the learner is given
 
 
 def _tags(cell) -> list:
@@ -120,7 +121,7 @@ def exercises(notebooks: Path = NOTEBOOKS) -> list[Exercise]:
             earlier = [source for i, source in code if i < index - 2]
             _, needed = bound_and_used(solution + "\n" + call)
             found.append(Exercise(f"{path.name[:2]}.{number}", path.stem, call, solution,
-                                  context_cells(earlier, needed)))
+                                  context_cells(earlier, needed), _runnable(_source(cells[index - 2]))))
     return found
 
 
@@ -304,6 +305,9 @@ def call_rewrites(tree, node, parents):
                         node.args, node.keywords))
         yield (f"transpose added: {ast.unparse(node.args[0])}.t() ({_line(node)})",
                ast.Call(func, [_expr(f"({ast.unparse(node.args[0])}).t()")], node.keywords))
+    if isinstance(func, ast.Attribute) and func.attr == "popleft" and not node.args:
+        yield (f"breadth-first turned depth-first: {ast.unparse(func.value)}.pop() ({_line(node)})",
+               ast.Call(ast.Attribute(func.value, "pop", ast.Load()), [], []))
     if isinstance(func, ast.Attribute) and func.attr in ("t", "T") and not node.args:
         yield f"transpose dropped: {ast.unparse(node)} ({_line(node)})", func.value
     positional = [a for a in node.args if not isinstance(a, ast.Starred)]
@@ -602,6 +606,17 @@ def whole_mutants(source: str) -> Iterator[tuple[str, str]]:
     yield from grad_mode_left_off(source)
 
 
+def mechanism_mutants(exercise: Exercise) -> Iterator[tuple[str, str]]:
+    """The starter as given, and the builtin way around what the exercise asks to write
+    (:data:`SUBSTITUTIONS`)."""
+    if exercise.starter.strip():
+        yield "the starter cell, unchanged", exercise.starter
+    for description, rewrite in SUBSTITUTIONS.get(exercise.key, []):
+        source = rewrite(exercise.solution)
+        if source is not None:
+            yield description, source
+
+
 def grad_mode_left_off(source: str) -> Iterator[tuple[str, str]]:
     """``torch.set_grad_enabled(False)`` at the start of one of the answer's functions, never undone."""
     tree = ast.parse(source)
@@ -612,6 +627,11 @@ def grad_mode_left_off(source: str) -> Iterator[tuple[str, str]]:
             function.body[:0] = _stmts("torch.set_grad_enabled(False)")
             yield (f"grad mode switched off in {node.name} and left off ({_line(node)})",
                    ast.unparse(ast.fix_missing_locations(mutated)))
+
+
+# The builtin way around each exercise's mechanism, as edits of the reference (an edit whose text
+# is gone from a changed reference yields no mutant; the starter mutant still runs).
+SUBSTITUTIONS: dict[str, list[tuple[str, Callable[[str], str | None]]]] = {}
 
 
 # --------------------------------------------------------------------------- equivalence rules
@@ -803,7 +823,8 @@ def mutants(exercise: Exercise) -> list[Mutant]:
     """Every mutant of ``exercise``'s reference answer, each with its equivalence reason if one applies."""
     made, seen, ids = [], {ast.dump(ast.parse(exercise.solution))}, set()
     generated = [(d, s, False) for d, s in site_mutants(exercise.solution)] + \
-        [(d, s, True) for d, s in whole_mutants(exercise.solution)]
+        [(d, s, True) for d, s in whole_mutants(exercise.solution)] + \
+        [(d, s, True) for d, s in mechanism_mutants(exercise)]
     for description, source, whole in generated:
         key = ast.dump(ast.parse(source))
         if key in seen:
@@ -921,6 +942,22 @@ def saved_bytes(tensor):
         return own + sum(visit(n) for n, _ in node.next_functions)
     return visit(tensor.grad_fn)
 """
+
+SUBSTITUTIONS.update({
+    "02.1": [("apply and the engine instead of forward and backward by hand", _replace_text(
+        "ctx = Ctx()", "x = x.detach().requires_grad_()\n    function.apply(x).backward(grad_output)\n    return x.grad\n    ctx = Ctx()"))],
+    "04.2": [("the builtin apply instead of your own", _replace_text(
+        "output = cls.forward(ctx, *args)", "output = cls.apply(*args)"))],
+    "07.1": [("the N x N dense gradient, indexed", _replace_text(
+        "return (grad_output[rows] * b[cols]).sum(1)", "return grad_output.matmul(b.t())[rows, cols]"))],
+    "09.1": [("self-loops left out", _replace_text(", loops])", "])"))],
+    "09.2": [("a dense Â instead of spmm", _replace_text(
+        "spmm(indices, values, shape, h @ self.weight)",
+        "torch.sparse_coo_tensor(indices, values, shape).to_dense() @ (h @ self.weight)"))],
+    "10.1": [("the Function class itself as the record (no instance)", _replace_text(
+        "ctx = cls()", "ctx = cls"))],
+})
+
 
 RIGHT_REWRITES: dict[str, list[tuple[str, Callable[[str], str | None]]]] = {
     "00.1": [("a tensor", _wrap_assignment("prediction", "torch.tensor({})")),
