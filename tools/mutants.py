@@ -624,7 +624,8 @@ def grad_mode_left_off(source: str) -> Iterator[tuple[str, str]]:
         if isinstance(node, ast.FunctionDef):
             mutated = copy.deepcopy(tree)
             function = _at(mutated, position)
-            function.body[:0] = _stmts("torch.set_grad_enabled(False)")
+            documented = isinstance(function.body[0], ast.Expr) and isinstance(function.body[0].value, ast.Constant)
+            function.body[documented:documented] = _stmts("torch.set_grad_enabled(False)")
             yield (f"grad mode switched off in {node.name} and left off ({_line(node)})",
                    ast.unparse(ast.fix_missing_locations(mutated)))
 
