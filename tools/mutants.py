@@ -975,12 +975,14 @@ RIGHT_REWRITES: dict[str, list[tuple[str, Callable[[str], str | None]]]] = {
                                                  "function.backward(ctx=ctx, grad_output=grad_output)"))],
     "02.2": [("the separate style: forward + setup_context", separate_style),
              ("x kept with save_for_backward", _replace_text(
-                 "ctx.x = x", "ctx.save_for_backward(x)", "ctx.x **", "ctx.saved_tensors[0] **"))],
+                 "ctx.x = x", "ctx.save_for_backward(x)", "ctx.x **", "ctx.saved_tensors[0] **")),
+             ("numpy inside forward", _replace_text("return x ** exponent", "return torch.from_numpy(x.numpy() ** exponent)"))],
     "03.1": [("a list as the queue", _the_source(QUEUE_AS_LIST))],
     "03.2": [("an int", _wrap_assignment("prediction", "int({})")),
              ("a 0-d numpy array", _wrap_assignment("prediction", "np.array({})")),
              ("a 0-d tensor", _wrap_assignment("prediction", "torch.tensor({})")),
-             ("a numpy float", _wrap_assignment("prediction", "np.float32({})"))],
+             ("a numpy float", _wrap_assignment("prediction", "np.float32({})")),
+             ("a 0-d tensor's item()", _wrap_assignment("prediction", "torch.tensor({}).item()"))],
     "04.1": [("torch.add, inputs indexed", _replace_text(
                  "return tensor + constant", "return torch.add(tensor, constant)",
                  "tensor, constant = inputs\n        ctx.constant = constant", "ctx.constant = inputs[1]"))],
@@ -993,7 +995,8 @@ RIGHT_REWRITES: dict[str, list[tuple[str, Callable[[str], str | None]]]] = {
                  "isinstance(arg, torch.Tensor) and arg.requires_grad for arg in args",
                  "bool(getattr(arg, 'requires_grad', False)) for arg in args"))],
     "04.3": [("inputs indexed", _replace_text("tensor, scale, shift = inputs", "scale = inputs[1]")),
-             ("the scale as a plain float", _replace_text("ctx.scale = scale", "ctx.scale = float(scale)"))],
+             ("the scale as a plain float", _replace_text("ctx.scale = scale", "ctx.scale = float(scale)")),
+             ("the scale as a numpy float", _replace_text("ctx.scale = scale", "ctx.scale = np.float64(scale)"))],
     "05.1": [("the separate style: forward + setup_context", separate_style),
              ("numpy inside forward", _replace_text("return x ** 3", "return torch.from_numpy(x.numpy() ** 3)"))],
     "05.2": [("a 0-d tensor", _wrap_returns("saved_bytes", "torch.tensor({})")),
@@ -1003,23 +1006,33 @@ RIGHT_REWRITES: dict[str, list[tuple[str, Callable[[str], str | None]]]] = {
     "05.3": [("torch.autograd.backward", _replace_text(
                  "y.sum().backward(retain_graph=True)", "torch.autograd.backward(y.sum(), retain_graph=True)"))],
     "06.1": [("the separate style: forward + setup_context", separate_style),
-             ("@ for mm", _replace_text("grad_output.mm(weight)", "grad_output @ weight"))],
+             ("@ for mm", _replace_text("grad_output.mm(weight)", "grad_output @ weight")),
+             ("numpy inside forward", _replace_text(
+                 "return input.mm(weight.t())", "return torch.from_numpy(input.numpy() @ weight.numpy().T)"))],
     "06.2": [("the separate style: forward + setup_context", separate_style),
              ("scatter", _replace_text("grad_x.index_add_(0, indices, grad_values)",
                                        "grad_x = grad_x.scatter(0, indices, grad_values)"))],
     "06.3": [("the separate style: forward + setup_context", separate_style),
              ("x += 1", _replace_text("x.add_(1)", "x += 1"))],
-    "06.4": [("the separate style: forward + setup_context", separate_style)],
+    "06.4": [("the separate style: forward + setup_context", separate_style),
+             ("a Python 0 broadcast as the start of the sum", _replace_text(
+                 "grad = None", "grad = 0",
+                 "grad = grad_double * 2", "grad = grad + grad_double * 2",
+                 "grad_triple * 3 if grad is None else grad + grad_triple * 3", "grad + grad_triple * 3"))],
     "07.1": [("index_select", _replace_text(
                  "(grad_output[rows] * b[cols]).sum(1)", "(grad_output.index_select(0, rows) * b.index_select(0, cols)).sum(-1)")),
              ("einsum", _replace_text("(grad_output[rows] * b[cols]).sum(1)",
-                                      "torch.einsum('ij,ij->i', grad_output[rows], b[cols])"))],
+                                      "torch.einsum('ij,ij->i', grad_output[rows], b[cols])")),
+             ("a product with a ones vector instead of the sum", _replace_text(
+                 "(grad_output[rows] * b[cols]).sum(1)", "(grad_output[rows] * b[cols]) @ torch.ones(b.shape[1])"))],
     "07.2": [("lists instead of tuples", _rewriting(lambda tree: bool([
                  setattr(node, "__class__", ast.List) for node in ast.walk(tree.body[0].value)
                  if isinstance(node, ast.Tuple)])))],
     "08.1": [("the separate style: forward + setup_context", separate_style),
              ("grad_a as a transpose", _replace_text("b.mm(grad_output.t())", "grad_output.mm(b.t()).t()")),
-             ("torch.mm", _replace_text("b.mm(grad_output.t())", "torch.mm(b, grad_output.t())"))],
+             ("torch.mm", _replace_text("b.mm(grad_output.t())", "torch.mm(b, grad_output.t())")),
+             ("numpy inside forward", _replace_text(
+                 "return a.t().mm(b)", "return torch.from_numpy(a.numpy().T @ b.numpy())"))],
     "08.2": [("in one line", _replace_text("rows = shape[0]", "pass", "indices[1] * rows", "indices[1] * shape[0]"))],
     "08.3": [("the separate style: forward + setup_context", separate_style),
              ("input saved and read back", _replace_text(
@@ -1027,7 +1040,9 @@ RIGHT_REWRITES: dict[str, list[tuple[str, Callable[[str], str | None]]]] = {
                  "return grad_output * 2", "input, = ctx.saved_tensors\n        return grad_output * 2"))],
     "09.1": [("degree by index_add_", _replace_text(
                  "degree = spmm(indices, torch.ones(rows.shape[0]), shape, torch.ones(num_nodes, 1))[:, 0]",
-                 "degree = torch.zeros(num_nodes).index_add_(0, rows, torch.ones(rows.shape[0]))"))],
+                 "degree = torch.zeros(num_nodes).index_add_(0, rows, torch.ones(rows.shape[0]))")),
+             ("one power of the product", _replace_text(
+                 "degree[rows].pow(-0.5) * degree[cols].pow(-0.5)", "(degree[rows] * degree[cols]).pow(-0.5)"))],
     "09.2": [("h.mm(weight)", _replace_text("h @ self.weight)", "h.mm(self.weight))"))],
     "10.1": [("in one line", _replace_text("ctx = cls()", "pass", "return ctx(x, w)", "return cls()(x, w)"))],
 }
@@ -1269,10 +1284,10 @@ def sample(made: list[Mutant], also: set = frozenset()) -> list[Mutant]:
     return [m for m in made if m.whole or m.id in also or (m in sites and sites.index(m) % SAMPLE_EVERY == 0)]
 
 
-def evaluate(exercise: Exercise, sandbox: Sandbox, sampled: bool = False) -> Report:
+def evaluate(exercise: Exercise, sandbox: Sandbox, sampled: bool = False, right_only: bool = False) -> Report:
     report = Report(exercise)
     report.reference = sandbox.run(exercise.solution)
-    made = mutants(exercise)
+    made = [] if right_only else mutants(exercise)
     for mutant in sample(made) if sampled else made:
         judge(exercise, mutant, sandbox.run(mutant.run_source), report.reference)
         report.mutants.append(mutant)
@@ -1317,6 +1332,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--equivalent", action="store_true", help="name every equivalent mutant with its rule's reason")
     parser.add_argument("--known", action="store_true",
                         help="print this run's false verdicts as tests/exercises/known_false_verdicts.json holds them")
+    parser.add_argument("--right", action="store_true", help="only the right rewrites, no mutant")
     parser.add_argument("--sample", action="store_true", help="only the fixed sample make test runs")
     args = parser.parse_args(argv)
     start, reports = time.monotonic(), []
@@ -1324,7 +1340,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.exercises and exercise.key not in args.exercises:
             continue
         with Sandbox(exercise) as sandbox:
-            reports.append(evaluate(exercise, sandbox, args.sample))
+            reports.append(evaluate(exercise, sandbox, args.sample, args.right))
     if args.known:
         print(json.dumps(known_false_verdicts(reports), indent=1, ensure_ascii=False))
         return 0
@@ -1352,7 +1368,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\n{key} right rewrite rejected{' (NEW)' if new else ''}: {name}")
             if args.list:
                 print("    " + dict(report.right)[name].output.replace("\n", "\n    "))
-    if not args.sample and not args.exercises:   # a full run: a fixed false verdict leaves the list
+    if not (args.sample or args.exercises or args.right):   # a full run: a fixed false verdict leaves the list
         for kind in ("survivors", "rejected_right"):
             for key, names in known[kind].items():
                 for name in set(names) - set(found[kind].get(key, [])):
