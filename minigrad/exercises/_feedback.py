@@ -253,8 +253,12 @@ def _warning_lines(warned: list) -> list[str]:
     return lines
 
 
-def exercise(title: str) -> Callable:
-    """Turn a function of ``expect`` calls into a checker that prints its verdict."""
+def exercise(title: str, deeper_hint: str = "") -> Callable:
+    """Turn a function of ``expect`` calls into a checker that prints its verdict.
+
+    ``deeper_hint`` (marked ``N_("...")``) goes a step further towards the answer than the hint
+    the check prints for the starter, without giving it: the student edition folds it below the
+    check (tools/student_edition.py), in place of the worked solution."""
     def decorate(check: Callable) -> Callable:
         @functools.wraps(check)
         def run(*args, **kwargs) -> Result:
@@ -282,6 +286,6 @@ def exercise(title: str) -> Callable:
             result.lines += _warning_lines(warned)
             print(result)
             return result
-        run.title = title
+        run.title, run.deeper_hint = title, deeper_hint
         return run
     return decorate

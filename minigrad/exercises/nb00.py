@@ -17,7 +17,7 @@ import numpy as np
 
 import minigrad as torch
 
-from ._feedback import _, exercise, expect
+from ._feedback import _, N_, exercise, expect
 
 X_VALUES = [1.0, 2.0, 3.0]
 
@@ -46,7 +46,10 @@ def _gradient_of_square_sum() -> list[float]:
     return x.grad.tolist()
 
 
-@exercise("Your turn 1: predict x.grad")
+@exercise("Your turn 1: predict x.grad",
+          deeper_hint=N_("Here both factors of the product are x, so the two arrows out of MulBackward0 carry the "
+                         "same tensor. Write out what one arrow carries for x = [1, 2, 3], then add what arrives at "
+                         "AccumulateGrad(x)."))
 def your_turn_1(prediction: Any) -> None:
     """Check a prediction of ``x.grad`` after ``(x * x).sum().backward()`` with ``x = [1., 2., 3.]``.
 

@@ -56,7 +56,10 @@ def _build(scale: Any) -> Module:
         raise
 
 
-@exercise("Your turn 1: a Scale module")
+@exercise("Your turn 1: a Scale module",
+          deeper_hint=N_("In __init__, call super().__init__() first, then assign to self.factor a "
+                         "torch.nn.Parameter holding the tensor 1.0; forward multiplies x by that attribute itself "
+                         "(not a copy of it, and not x.data)."))
 def your_turn_1(scale: Any) -> None:
     """Check a module class ``Scale`` whose forward returns ``factor * x`` with one learnable ``factor``."""
     module = _build(scale)
@@ -168,7 +171,10 @@ def _check_gradient_reaches_the_input(module: Module, given: list[float]) -> Non
            _("return self.factor * x"))
 
 
-@exercise("Your turn 2: names of nested parameters")
+@exercise("Your turn 2: names of nested parameters",
+          deeper_hint=N_("Read Net's __init__ line by line: its own Parameters come first, in the order they are "
+                         "assigned; then each sub-module, in the order it is assigned, with its names prefixed by "
+                         "the attribute's name and a dot, the same rule applying inside it."))
 def your_turn_2(net_class: Any, predicted_names: Any) -> None:
     """Check a predicted list of ``net_class().named_parameters()`` names, in order."""
     expect(predicted_names is not Ellipsis and predicted_names is not None,

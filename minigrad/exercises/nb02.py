@@ -134,7 +134,9 @@ def _engine_gradient(function: type, values: list[float], grad_output: list[floa
     return x.grad.tolist()
 
 
-@exercise("Your turn 1: autograd by hand")
+@exercise("Your turn 1: autograd by hand",
+          deeper_hint=N_("Three lines: make one record object for this call (the notebook's Ctx class), give it to "
+                         "forward with x, then give that same object and grad_output to backward."))
 def your_turn_1(gradient_by_hand: Callable) -> None:
     """Check ``gradient_by_hand(function, x, grad_output)``: forward and backward called by hand.
 
@@ -232,7 +234,10 @@ def _written_on_class(cls: type, before: dict) -> list[str]:
     return sorted(f"{klass}.{name}" for (klass, name), value in after.items() if before.get((klass, name)) != value)
 
 
-@exercise("Your turn 2: why does Power break?")
+@exercise("Your turn 2: why does Power break?",
+          deeper_hint=N_("forward receives ctx, an object made fresh for each call: keep the exponent and x on it "
+                         "(ctx.exponent, ctx.x) instead of on the class, and let backward read them from its own "
+                         "ctx."))
 def your_turn_2(power: Any) -> None:
     """Check a Function ``power`` with ``power.apply(x, exponent) == x ** exponent`` that survives two
     calls before backward."""

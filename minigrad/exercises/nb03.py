@@ -95,7 +95,10 @@ def _test_graphs() -> list[tuple[str, object]]:
     ]
 
 
-@exercise("Your turn 1: the nodes in breadth-first order")
+@exercise("Your turn 1: the nodes in breadth-first order",
+          deeper_hint=N_("Use a queue (collections.deque): take a node from its front, record its name, and append "
+                         "each node of node.next_functions that is not None and not seen yet; mark a node as seen "
+                         "when it joins the queue."))
 def your_turn_1(node_names: Callable) -> None:
     """``node_names(tensor)`` must return ``[node.name(), ...]`` for every node reachable from
     ``tensor.grad_fn``, breadth-first, each node once (compared with the engine's discovery)."""
@@ -186,7 +189,10 @@ def _true_gradient() -> float:
     return x.grad.item()
 
 
-@exercise("Your turn 2: predict a gradient through a reused intermediate")
+@exercise("Your turn 2: predict a gradient through a reused intermediate",
+          deeper_hint=N_("With x = 2, h = 5. Follow the three paths from y back to x: x as the right factor of h * "
+                         "x, h as the left factor (and then h = x + 3), and + h; multiply the local derivatives "
+                         "along each path, then add the paths."))
 def your_turn_2(prediction) -> None:
     """``prediction``: dy/dx for ``x = 2.0; h = x + 3; y = h * x + h`` (the engine gives 8)."""
     expect(prediction is not Ellipsis and prediction is not None,

@@ -49,7 +49,10 @@ def _forward_parameters(cls) -> list[str]:
     return list(inspect.signature(cls.forward).parameters)
 
 
-@exercise("Your turn 1: AddConstant in the separate style")
+@exercise("Your turn 1: AddConstant in the separate style",
+          deeper_hint=N_("forward(tensor, constant) computes; setup_context(ctx, inputs, output) unpacks inputs and "
+                         "needs to keep no tensor; backward(ctx, grad_output) returns one value per argument of "
+                         "forward, two in all."))
 def your_turn_1(AddConstant) -> None:
     """``AddConstant.apply(tensor, constant)`` returns ``tensor + constant`` in the separate style
     (``forward(tensor, constant)`` + ``setup_context``); its node is ``AddConstantBackward``."""
@@ -152,7 +155,10 @@ def _probe_cases() -> list[tuple[str, tuple]]:
             (N_("my_apply(cls, h, 3.0), h = x * 2 (not a leaf)"), (h, 3.0))]
 
 
-@exercise("Your turn 2: your own apply")
+@exercise("Your turn 2: your own apply",
+          deeper_hint=N_("Three steps, as in parts 2 and 4: make ctx from the node class the metaclass generated "
+                         "for cls (an attribute of cls), fill needs_input_grad with one bool per argument, then run "
+                         "forward inside a no_grad block."))
 def your_turn_2(my_apply: Callable) -> None:
     """``my_apply(cls, *args)`` returns ``(output, ctx)`` where ctx is a fresh ``cls._backward_cls()``
     whose ``needs_input_grad`` was set before forward ran with grad mode off (compared with the real
@@ -257,7 +263,10 @@ _SCALE_SHIFT_CALLS = [("ScaleShift.apply(x)", (), {}, 2.0, 0.0),
                       (N_("ScaleShift.apply(x, 3.0, shift=1.0)"), (3.0,), {"shift": 1.0}, 3.0, 1.0)]
 
 
-@exercise("Your turn 3: keyword arguments and defaults")
+@exercise("Your turn 3: keyword arguments and defaults",
+          deeper_hint=N_("setup_context always receives three inputs, defaults included: unpack all three and keep "
+                         "on ctx only what backward needs; backward returns one value per argument of forward, "
+                         "three in all."))
 def your_turn_3(ScaleShift) -> None:
     """``ScaleShift.apply(tensor, scale=2.0, shift=0.0)`` returns ``tensor * scale + shift`` in the
     separate style; ``setup_context`` unpacks all three inputs; backward returns three gradients."""

@@ -40,7 +40,9 @@ def _values(t) -> list:
     return np.round(np.asarray(t.detach()._data, dtype=np.float64), 4).tolist()
 
 
-@exercise("Your turn 1: make the version check catch the in-place bug")
+@exercise("Your turn 1: make the version check catch the in-place bug",
+          deeper_hint=N_("Two lines change: forward keeps x through ctx.save_for_backward instead of an attribute, "
+                         "and backward unpacks ctx.saved_tensors (a tuple) instead of reading ctx.x."))
 def your_turn_1(Cube) -> None:
     """``Cube.apply(x)`` is ``x ** 3`` with gradient ``3 x**2``; x is kept with ``save_for_backward``,
     so changing x in place before backward raises PyTorch's RuntimeError."""
@@ -211,7 +213,11 @@ def _build_test_graphs() -> list[tuple[str, object]]:
             (N_("a graph after backward (its saved tensors are freed)"), done)]
 
 
-@exercise("Your turn 2: count the bytes a graph keeps for backward")
+@exercise("Your turn 2: count the bytes a graph keeps for backward",
+          deeper_hint=N_("Walk the graph from tensor.grad_fn with a stack and a set of the nodes seen; for each "
+                         "node, add t.numel() * t.element_size() for every tensor t of "
+                         "node_info.saved_tensors(node) that is not None (it answers None once backward freed "
+                         "them), then push the nodes of next_functions."))
 def your_turn_2(saved_bytes: Callable) -> None:
     """``saved_bytes(tensor)``: bytes of every tensor saved by the nodes reachable from
     ``tensor.grad_fn`` (each node once; 0 for freed nodes), compared with the engine's discovery."""
@@ -308,7 +314,10 @@ def _watching_custom_functions() -> Iterator[list]:
         yield watched
 
 
-@exercise("Your turn 3: two backward passes through one graph")
+@exercise("Your turn 3: two backward passes through one graph",
+          deeper_hint=N_("The backward of y.sum() is followed by another one through the same y: it alone needs "
+                         "retain_graph=True; the backward of (3 * y).sum(), the last, takes nothing and frees the "
+                         "saved x."))
 def your_turn_3(two_backwards: Callable) -> None:
     """``two_backwards(x)`` runs backward of ``y.sum()`` and of ``(3 * y).sum()`` through one graph
     ``y = SquareSaved.apply(x)`` and returns ``y``: ``x.grad`` is ``8 x``, both passes went through

@@ -183,7 +183,9 @@ def _expect_grad(tensor, returned, expected, name: str, formula: str, case: str)
            .format(name=name, formula=formula))
 
 
-@exercise("Your turn 1: skip the gradients nobody needs")
+@exercise("Your turn 1: skip the gradients nobody needs",
+          deeper_hint=N_("Start both gradients as None; compute each one only inside an if on its own entry of "
+                         "ctx.needs_input_grad (0 for input, 1 for weight), then return the pair."))
 def your_turn_1(MyLinear) -> None:
     """``MyLinear.apply(input, weight)`` computes ``input @ weight.T``; its backward returns ``None``
     for a gradient ``ctx.needs_input_grad`` does not ask for, and does not compute it (judged by
@@ -274,7 +276,10 @@ def _zeros(value) -> bool:
         return False
 
 
-@exercise("Your turn 2: a sort that marks its indices")
+@exercise("Your turn 2: a sort that marks its indices",
+          deeper_hint=N_("In forward: sort, pass the indices to ctx.mark_non_differentiable, save them for "
+                         "backward, return both. In backward: start from zeros shaped like grad_values and put "
+                         "grad_values[j] at position indices[j] (index_add_, or an assignment by index)."))
 def your_turn_2(MySort) -> None:
     """``MySort.apply(x)`` returns ``(values, indices)`` like ``x.sort()``; the indices are marked
     non-differentiable and the gradient reaches ``x`` through the values."""
@@ -388,7 +393,9 @@ def _expect_each_call_its_own_indices(MySort) -> None:
 _UPSTREAM = [1.0, 10.0, 100.0]   # not all ones: backward must use grad_output
 
 
-@exercise("Your turn 3: an in-place Function")
+@exercise("Your turn 3: an in-place Function",
+          deeper_hint=N_("After x.add_(1), pass x to ctx.mark_dirty and return x itself, not a copy; backward "
+                         "passes grad_output on unchanged, since adding 1 does not change the slope."))
 def your_turn_3(AddOne_) -> None:
     """``AddOne_.apply(h)`` adds 1 to ``h`` in place, marks it dirty and returns ``h`` itself, whose
     ``grad_fn`` becomes the node; a leaf that requires grad is refused."""
@@ -607,7 +614,9 @@ def _watching_zero_terms(gradients: list) -> Iterator[_ZeroTerms]:
             setattr(np, name, create)
 
 
-@exercise("Your turn 4: None for an unused output")
+@exercise("Your turn 4: None for an unused output",
+          deeper_hint=N_("Call ctx.set_materialize_grads(False) in forward; in backward, add the term of an output "
+                         "only when its gradient is not None: 2 * grad_double, 3 * grad_triple."))
 def your_turn_4(TwoScales) -> None:
     """``TwoScales.apply(x)`` returns ``(2 x, 3 x)``; with ``set_materialize_grads(False)`` its backward
     receives ``None`` for an unused output and skips that term (it computes no term from zeros)."""

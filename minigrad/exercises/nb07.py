@@ -186,7 +186,10 @@ def _size(n_bytes: float) -> str:
     return _("{n_bytes:,.0f} MB").format(n_bytes=n_bytes / 1e6) if n_bytes >= 1e6 else _("{n_bytes:,.0f} KB").format(n_bytes=n_bytes / 1e3)
 
 
-@exercise("Your turn 1: the values' gradient without the N × N matrix")
+@exercise("Your turn 1: the values' gradient without the N × N matrix",
+          deeper_hint=N_("values[k] carries b's row indices[1][k] into the output's row indices[0][k]: its gradient "
+                         "is the dot product of grad_output[indices[0][k]] and b[indices[1][k]]. Gather both rows "
+                         "for every k at once, multiply them elementwise, and sum each row."))
 def your_turn_1(grad_values: Callable) -> None:
     """``grad_values(indices, grad_output, b)`` returns ``(grad_output @ b.T)[rows, cols]`` (one
     number per edge, duplicates included) without allocating anything of N x N size."""
@@ -312,7 +315,11 @@ def _as_lists(value: Any) -> Any:
     return value.tolist() if isinstance(value, np.ndarray) else value
 
 
-@exercise("Your turn 2: predict needs_input_grad")
+@exercise("Your turn 2: predict needs_input_grad",
+          deeper_hint=N_("For each call, take the four arguments in order: a tensor gets True only if it requires "
+                         "grad (an integer tensor never does, detach() makes one that does not, a result computed "
+                         "from a tensor that requires grad does, leaf or not); an argument that is not a tensor "
+                         "gets False."))
 def your_turn_2(predictions: Any) -> None:
     """``predictions``: four tuples of four booleans, ``ctx.needs_input_grad`` for each call (lists,
     numpy or torch bool arrays too)."""

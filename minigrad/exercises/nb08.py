@@ -167,7 +167,10 @@ def _expect_each_call_its_own_inputs(product, shape_a: tuple, shape_b: tuple, gr
 _TRANSPOSED_SHAPES = [((3, 3), (3, 3)), ((4, 2), (4, 3))]
 
 
-@exercise("Your turn 1: the backward of a.t() @ b")
+@exercise("Your turn 1: the backward of a.t() @ b",
+          deeper_hint=N_("Only one product of b and grad_output has the shape (k, n): b is (k, m) and grad_output "
+                         "(n, m), so one of them is transposed. Do the same for grad_b with a and grad_output, "
+                         "checking each shape on paper."))
 def your_turn_1(TransposedMatMul) -> None:
     """``TransposedMatMul.apply(a, b)`` computes ``a.t() @ b`` and passes ``gradcheck`` for square
     and non-square float64 matrices, for each input alone and for both together."""
@@ -272,7 +275,10 @@ def _check_positions(transposed_positions) -> None:
            _("the position of each stored entry in the flattened transpose of the gradient"))
 
 
-@exercise("Your turn 2: positions in the transposed gradient")
+@exercise("Your turn 2: positions in the transposed gradient",
+          deeper_hint=N_("The transpose of A (rows × cols) has the shape (cols, rows). Flattened row by row, the "
+                         "entry (i, j) of a matrix with w columns is at position i * w + j; apply that to the "
+                         "transpose, where A's entry (row, col) sits at (col, row)."))
 def your_turn_2(transposed_positions) -> None:
     """``transposed_positions(indices, shape)``: the position of each stored entry ``(row, col)`` of
     a ``shape[0] x shape[1]`` matrix A in the flattened transpose of its gradient,
@@ -288,7 +294,9 @@ def _is_static(cls, name: str) -> bool:
     return isinstance(inspect.getattr_static(cls, name, None), staticmethod)
 
 
-@exercise("Your turn 3: spot the bugs in CustomFunction")
+@exercise("Your turn 3: spot the bugs in CustomFunction",
+          deeper_hint=N_("Once both methods are static: the derivative of input * 2 is the constant 2, so backward "
+                         "needs nothing saved; it returns grad_output times that constant."))
 def your_turn_3(CustomFunction) -> None:
     """``CustomFunction.apply(x)`` returns ``2 * x`` with static ``forward`` and ``backward``; backward
     returns ``2 * grad_output`` and reads from ``ctx.saved_tensors`` only what forward saved."""

@@ -66,7 +66,10 @@ def _random_state_kept() -> Iterator[None]:
 
 
 # =========================================================================== Your turn 1
-@exercise("Your turn 1: Â as COO from the edge list")
+@exercise("Your turn 1: Â as COO from the edge list",
+          deeper_hint=N_("The rows and columns come from both directions of every edge, plus (i, i) for every "
+                         "member; a node's degree is the number of entries in its row; each value is 1 / "
+                         "sqrt(degree[row] * degree[col])."))
 def your_turn_1(normalized_adjacency) -> None:
     """``normalized_adjacency(edges, num_nodes)`` returns ``(indices, values)`` for Â."""
     expect(callable(normalized_adjacency), _("pass the function itself: check.your_turn_1(normalized_adjacency)"))
@@ -185,7 +188,9 @@ def _diagnose_values(got: np.ndarray, want: np.ndarray, pairs: list, edges, n: i
 
 
 # =========================================================================== Your turn 2
-@exercise("Your turn 2: a graph convolution layer with spmm")
+@exercise("Your turn 2: a graph convolution layer with spmm",
+          deeper_hint=N_("First the dense product of h and self.weight (nodes × out_features), then spmm with Â on "
+                         "the left and that product on the right, so that each node sums the rows of its neighbours."))
 def your_turn_2(layer_class) -> None:
     """``layer_class(in_features, out_features)`` has a ``weight``; ``layer(h, adjacency)`` is ``Â h W``."""
     expect(isinstance(layer_class, type) and issubclass(layer_class, Module),

@@ -52,7 +52,9 @@ def _returned(what: str, value: Any, variable_class: type) -> None:
            _("apply must return the output variable that the new instance produces for (x, w)."))
 
 
-@exercise("Your turn 1: make design A re-entrant")
+@exercise("Your turn 1: make design A re-entrant",
+          deeper_hint=N_("Make apply a classmethod whose first line creates cls() for this call; run that instance "
+                         "on (x, w) and return what it returns. Never keep the instance on the class."))
 def your_turn_1(function_class: type, variable_class: type) -> None:
     """Check ``function_class.apply(x, w)``: a classmethod making a fresh Function instance per call.
 
@@ -193,7 +195,11 @@ def _letter(answer: Any) -> str | None:
     return named.pop()
 
 
-@exercise("Your turn 2: which design is it?")
+@exercise("Your turn 2: which design is it?",
+          deeper_hint=N_("Compare what each design makes for each call: an instance of the Function class itself, "
+                         "an instance of one record class shared by every Function, or an instance of a node class "
+                         "generated for the Function. Then print type(out._ctx) and type(out._ctx).__mro__ and see "
+                         "which one it is."))
 def your_turn_2(answer: str) -> None:
     """Check the design letter given for the notebook's mystery engine (it is design A)."""
     letter = _letter(answer)

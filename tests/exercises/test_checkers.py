@@ -6,8 +6,10 @@ from __future__ import annotations
 import importlib
 import inspect
 import linecache
+import re
 import types
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -150,3 +152,25 @@ def test_a_right_answer_writes_nothing_to_stderr_with_every_warning_on(checker, 
         result = checker(answer)
     out, err = capsys.readouterr()
     assert result and err == "" and "Warning" not in out, (out, err)
+
+
+# --------------------------------------------------------------------------- the deeper hint the student edition folds
+CHECKERS = [getattr(importlib.import_module(f"minigrad.exercises.nb{number:02d}"), name)
+            for number in range(11) for name in dir(importlib.import_module(f"minigrad.exercises.nb{number:02d}"))
+            if name.startswith("your_turn_")]
+
+
+@pytest.mark.parametrize("checker", CHECKERS, ids=[f"{c.__module__.rsplit('.', 1)[1]}.{c.__name__}" for c in CHECKERS])
+def test_every_checker_has_a_deeper_hint_in_both_languages(checker):
+    assert len(checker.deeper_hint.split()) >= 8, checker.title
+    assert re.search(r"[\u4e00-\u9fff]", _feedback.translate(checker.deeper_hint, "zh")), checker.title
+
+
+def test_the_chinese_student_edition_folds_the_chinese_deeper_hint():
+    from tools import student_edition
+    from tools.course import read_notebook
+    notebook = read_notebook(Path(__file__).resolve().parents[2] / "notebooks" / "zh" / "05_save_for_backward.ipynb")
+    student, titles = student_edition.student_notebook(notebook, "zh")
+    folds = [cell.source for cell in student.cells if "hint" in cell.metadata.get("tags", [])]
+    assert len(folds) == len(titles) == 3
+    assert student_edition.escape_markdown(_feedback.translate(nb05.your_turn_3.deeper_hint, "zh")) in folds[2]
