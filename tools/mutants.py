@@ -1140,6 +1140,8 @@ def _call_arguments(call: str) -> list[str]:
 
 def _namespace(exercise: Exercise) -> dict:
     """The notebook's namespace before the exercise: its set-up cell and the context cells, run."""
+    import minigrad as torch
+    torch.set_grad_enabled(True)   # as a fresh kernel has it, whatever the calling process did
     namespace = {"__name__": "__main__"}
     with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
         warnings.simplefilter("ignore")
