@@ -75,7 +75,7 @@ help: ## list the targets (the default)
 	@echo "           BINDER_REPO=owner/name (make site: the GitHub repository its Binder links open; default: origin's)"
 	@echo "           FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_SEED=$(FUZZ_SEED) FUZZ_VIEWS_INPLACE=1 TORCH_VERSION=$(TORCH_VERSION)"
 	@echo "           TORCH_INDEX=$(TORCH_INDEX) (make fidelity: where torch comes from; empty: pip's own indexes)"
-	@echo "           OPS='add nn.functional.relu' (make fidelity: regenerate only these OpInfo entries)"
+	@echo "           OPS='add nn.functional.relu' MODULES='nn.Linear' (make fidelity: regenerate only these OpInfo or ModuleInfo entries)"
 
 venv: ## create .venv and install minigrad with its course and test tools (PYTHON=python3.12 rebuilds it with that Python)
 	@$(VENV_SH) ensure
@@ -162,10 +162,11 @@ update: venv ## update the course (git pull), then bring its changes into your w
 test: venv dot ## check your set-up and the course: the unit tests, then every notebook's stored outputs with nbval (notebooks/ and notebooks/zh/); ends with one plain line
 	@$(VENV_BIN)/python -m tools.check
 
-fidelity: $(FIDELITY_STAMP) ## compare minigrad with real PyTorch (in .venv-fidelity): regenerate the API inventory and the OpInfo samples, replay them, tests/fidelity/ and the fuzzer
+fidelity: $(FIDELITY_STAMP) ## compare minigrad with real PyTorch (in .venv-fidelity): regenerate the API inventory and the OpInfo and ModuleInfo samples, replay them, tests/fidelity/ and the fuzzer
 	$(FIDELITY_VENV)/bin/python -W ignore -m tools.inventory names
 	$(FIDELITY_VENV)/bin/python -m tools.inventory write
-	$(FIDELITY_VENV)/bin/python -W ignore tests/fidelity/opinfo_generate.py $(OPS)
+	$(if $(MODULES),,$(FIDELITY_VENV)/bin/python -W ignore tests/fidelity/opinfo_generate.py $(OPS))
+	$(if $(OPS),,$(FIDELITY_VENV)/bin/python -W ignore tests/fidelity/moduleinfo_generate.py $(MODULES))
 	$(FIDELITY_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/opinfo/
 	MINIGRAD_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) MINIGRAD_FUZZ_VIEWS_INPLACE=$(FUZZ_VIEWS_INPLACE) $(FIDELITY_VENV)/bin/python -m pytest -q -p no:cacheprovider \
 		$(if $(FUZZ_SEED),--hypothesis-seed=$(FUZZ_SEED)) tests/fidelity/

@@ -1010,8 +1010,8 @@ def _operand(value) -> Tensor:
     if isinstance(value, Tensor):
         return value
     if type(value) is float or type(value) is int or isinstance(value, (bool, np.number)):
-        t = Tensor._make(np.asarray(value))
-        t._wrapped_number = True
+        t = object.__new__(Tensor)   # Tensor._make, written out: ``lr * p.grad`` makes one per parameter
+        t._data, t._version_counter, t._wrapped_number = np.asarray(value), VersionCounter(), True
         return t
     if isinstance(value, np.ndarray):
         return Tensor._make(value)

@@ -13,6 +13,8 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping
 
+from .. import grad_mode   # torch.autograd.grad_mode: the same module as the top level's switches
+from ..grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from ..tensor import Tensor
 from . import anomaly_mode, forward_ad, function, graph, node_info
 from .anomaly_mode import detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly

@@ -262,11 +262,11 @@ def _discover(root_edges) -> dict:
     while stack:
         node = stack.pop()
         for next_node, _ in node.next_functions:
-            if next_node is None:
-                continue
-            if next_node not in dependencies:
+            if next_node in dependencies:
+                dependencies[next_node] += 1
+            elif next_node is not None:   # met for the first time: walk on from it
+                dependencies[next_node] = 1
                 stack.append(next_node)
-            dependencies[next_node] = dependencies.get(next_node, 0) + 1
     return dependencies
 
 
@@ -505,15 +505,15 @@ def _validate(node: BackwardCFunction, grads) -> tuple:
         grads = (grads,)
     needs = node.needs_input_grad
     if len(grads) != len(needs):
-        if len(grads) > len(needs) and all(g is None for g in grads[len(needs):]):
-            grads = grads[:len(needs)]
-        else:
+        while len(grads) > len(needs) and grads[-1] is None:   # extra Nones at the end are allowed
+            grads = grads[:-1]
+        if len(grads) != len(needs):
             raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                                f"(expected {len(needs)}, got {len(grads)})")
     if len(grads) == len(node._input_info):   # every argument a tensor
-        for grad, (shape, dtype), need in zip(grads, node._input_info, needs):
-            if grad is not None and (type(grad) is not Tensor or not need or grad._data.shape != shape
-                                     or (grad._data.dtype is not dtype and grad._data.dtype != dtype)):
+        for grad, info, need in zip(grads, node._input_info, needs):
+            if grad is not None and (type(grad) is not Tensor or not need
+                                     or (grad._data.shape, grad._data.dtype) != info):
                 break   # this one must be checked, and conformed below
         else:
             return grads

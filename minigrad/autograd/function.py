@@ -456,7 +456,10 @@ class Function(metaclass=FunctionMeta):
                 outputs = cls.forward(ctx, *args)
         finally:
             _grad_state.enabled = grad_enabled
-        outputs = _wrap_outputs(ctx, args, outputs, is_recorded)   # grad_fn = ctx, saved tensors checked
+        # Unrecorded, a builtin's own new tensor (or view), nothing marked dirty, has nothing to wrap.
+        if is_recorded or not (ctx._is_builtin and type(outputs) is Tensor and ctx.dirty_tensors is None
+                               and outputs is not args[0]):
+            outputs = _wrap_outputs(ctx, args, outputs, is_recorded)   # grad_fn = ctx, saved tensors checked
         if _APPLY_END:
             notify(_APPLY_END, cls, ctx, args, outputs)
         return outputs
@@ -592,8 +595,8 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, is_recorded
                 ctx._output_info = ((outputs._data.shape, outputs._data.dtype),)
                 if ctx.to_save is not None:
                     _save_tensors(ctx)
-            elif not ctx._is_builtin or (args and outputs is args[0]):   # (a builtin's own new tensor
-                outputs = _wrap_output(ctx, args, outputs, 0, False)      # or view goes as it is)
+            else:   # a custom Function's output, or an input returned (apply passes a builtin's own by)
+                outputs = _wrap_output(ctx, args, outputs, 0, False)
             return outputs
         if not is_recorded and len(dirty) == 1 and dirty[0] is outputs and args and outputs is args[0]:
             outputs._version_counter.value += 1   # forward's first argument changed in place, returned alone
@@ -699,10 +702,10 @@ def _save_tensors(ctx: BackwardCFunction) -> None:
     """
     records = []
     for index, tensor in enumerate(ctx.to_save):
-        if tensor is None:
+        if isinstance(tensor, Tensor):
+            records.append(SavedTensor(tensor, _is_own_output(ctx, tensor)))
+        elif tensor is None:
             records.append(None)
-        elif isinstance(tensor, Tensor):
-            records.append(SavedTensor(tensor, is_output=_is_own_output(ctx, tensor)))
         else:
             raise TypeError(f"save_for_backward can only save variables, but argument {index} is of type "
                             f"{type(tensor).__name__}")

@@ -116,6 +116,8 @@ def binary_arrays(a: Tensor, b: Tensor, elementwise: bool = True) -> tuple:
     For element-wise operations the shapes must broadcast (matrix products pass ``elementwise=False``).
     """
     x, y = a._data, b._data
+    if b._wrapped_number and x.dtype.kind == "f" and y.dtype.kind in "biuf" and not a._wrapped_number:
+        return x, y.astype(x.dtype, copy=False)   # ``0.01 * grad``: the number takes the tensor's dtype
     if x.shape != y.shape and elementwise and y.ndim:   # (a number broadcasts to anything)
         check_broadcast(x.shape, y.shape)
     if x.dtype == y.dtype:

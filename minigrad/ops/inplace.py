@@ -282,12 +282,10 @@ def inplace(function: type, a: Tensor, other, *extra) -> Tensor:
     When ``a`` is a view, the same Function runs: ``mark_dirty`` then rewrites the histories of ``a``
     and of its base (``CopySlices``, see ``autograd/views.py``).
     """
-    filling = function is FillInplace or function is ZeroInplace
-    check_inplace(a, other, overlap_allowed=filling)
-    if filling:
-        if isinstance(other, Tensor):
-            return FillTensorInplace.apply(a, other)
-        return function.apply(a, other)
+    if function is FillInplace or function is ZeroInplace:   # one value: an expanded tensor may take it
+        check_inplace(a, other, overlap_allowed=True)
+        return (FillTensorInplace if isinstance(other, Tensor) else function).apply(a, other)
+    check_inplace(a, other)
     check_no_partial_overlap(a, other)
     other = _operand(other)
     check_output_shape(a, other)

@@ -52,12 +52,14 @@ def _stacked_product(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _check_mm(a: Tensor, b: Tensor) -> None:
-    x, y = a._data.shape, b._data.shape
-    if len(x) != 2 or len(y) != 2:
-        raise RuntimeError(f"{'self' if len(x) != 2 else 'mat2'} must be a matrix")
-    if x[1] != y[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({x[0]}x{x[1]} and {y[0]}x{y[1]})")
-    if a._data.dtype != b._data.dtype:
+    """PyTorch's checks of ``mm(a, b)``: two matrices that fit, of one dtype (``Mm`` relies on them)."""
+    x, y = a._data, b._data
+    if x.ndim != 2 or y.ndim != 2:
+        raise RuntimeError(f"{'self' if x.ndim != 2 else 'mat2'} must be a matrix")
+    if x.shape[1] != y.shape[0]:
+        (n, k), (k2, m) = x.shape, y.shape
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
+    if x.dtype != y.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_CPP_NAMES[a.dtype.name]} != "
                            f"{_CPP_NAMES[b.dtype.name]}")
 
@@ -83,7 +85,7 @@ class Mm(Builtin):
 
     @staticmethod
     def forward(ctx, a, b):
-        x, y = binary_arrays(a, b, elementwise=False)
+        x, y = a._data, b._data   # two matrices of one dtype: mm() checked them (_check_mm)
         needs_mat1_grad, needs_mat2_grad = ctx.needs_input_grad
         ctx.save_for_backward(a if needs_mat2_grad else None, b if needs_mat1_grad else None)
         ctx._mat2_transposed = needs_mat2_grad and _is_transposed(b)   # read for mat2's gradient only

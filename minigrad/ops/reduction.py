@@ -148,15 +148,15 @@ def sum_to_size(a: Tensor, shape) -> Tensor:
     own = a._data.shape
     if own == shape:
         return a
-    if len(shape) > len(own) or any(n != m and n != 1 for n, m in zip(reversed(shape), reversed(own))):
-        raise RuntimeError(f"size {{[{', '.join(map(str, shape))}]}} is not expandable to size "
-                           f"{{[{', '.join(map(str, own))}]}}.")
     lead = len(own) - len(shape)
-    stretched = tuple(lead + i for i, n in enumerate(shape) if n == 1 and own[lead + i] != 1)
-    if not stretched and not grad_mode.state.enabled:
+    if lead > 0 and own[lead:] == shape and not grad_mode.state.enabled:
         # Only leading dimensions to drop and nothing is recorded: one sum gives the same values
         # as PyTorch's two steps below (a bias's gradient in a backward without create_graph).
         return SumDim.apply(a, tuple(range(lead)), False)
+    if lead < 0 or any(n != m and n != 1 for n, m in zip(reversed(shape), reversed(own))):
+        raise RuntimeError(f"size {{[{', '.join(map(str, shape))}]}} is not expandable to size "
+                           f"{{[{', '.join(map(str, own))}]}}.")
+    stretched = tuple(lead + i for i, n in enumerate(shape) if n == 1 and own[lead + i] != 1)
     dims = tuple(range(lead)) + stretched
     out = SumDim.apply(a, dims, True) if dims else a
     return View.apply(out, shape) if lead else out   # as PyTorch: sum with keepdim, then view

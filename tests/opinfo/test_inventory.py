@@ -95,3 +95,14 @@ def test_a_refusal_says_why_and_what_instead():
 def test_the_readme_section_and_the_full_list_are_up_to_date():
     for path, text in inventory.pages().items():
         assert path.read_text() == text, f"{path.name} is stale: run python -m tools.inventory write"
+
+
+def test_torch_autograd_grad_mode_names_are_the_top_level_switches():
+    for name in ("no_grad", "enable_grad", "set_grad_enabled", "inference_mode"):
+        assert getattr(minigrad.autograd, name) is getattr(minigrad, name)
+        assert getattr(minigrad.autograd.grad_mode, name) is getattr(minigrad, name)
+        assert classify("torch.autograd", name).status == "implemented"
+    assert classify("torch.autograd", "grad_mode").status == "implemented"
+    x = minigrad.ones(2, requires_grad=True)
+    with minigrad.autograd.no_grad():
+        assert not (x * 2).requires_grad
