@@ -277,7 +277,8 @@ def test_glossary_terms_are_used_consistently():
 
 @pytest.mark.parametrize("word, meant", [("不可微分", "不可求导"), ("不可微", "不可求导"), ("可微的", "可求导的"),
                                          ("帮手函数", "辅助函数"), ("拷贝", "副本"), ("下标", "索引"),
-                                         ("引用循环", "循环引用"), ("引用环", "循环引用")])
+                                         ("引用循环", "循环引用"), ("引用环", "循环引用"),
+                                         ("训练 200 轮（epoch）", "轮")])
 def test_the_glossary_check_catches_every_variant_of_a_banned_term(word, meant):
     caught = [row for row in glossary_rows() for banned in row.forbidden if banned in f"这里写了{word}。"]
     assert caught and all(meant.replace("的", "") in row.chinese for row in caught), (word, caught)
