@@ -238,6 +238,20 @@ def dtype_of(array: np.ndarray):
     return _BY_NUMPY[array.dtype]
 
 
+def accumulation_dtype(x: np.ndarray, dtype=None) -> np.dtype:
+    """The numpy dtype a sum or product of ``x`` (``sum``, ``prod``, ``cumsum``) is computed and returned
+    in, by PyTorch's rule: ``dtype`` when one is given, int64 for an integer or bool input, else x's own.
+    Pass it to numpy's reduction as ``dtype=``: numpy's own rule would widen int32 and bool to int64 even
+    when ``dtype`` asks for them, and uint8 to uint64, which no tensor holds.
+
+    >>> accumulation_dtype(np.zeros(2, np.uint8)), accumulation_dtype(np.zeros(2, np.float32))
+    (dtype('int64'), dtype('float32'))
+    """
+    if dtype is not None:
+        return np.dtype(dtype.numpy)
+    return np.dtype(np.int64) if x.dtype.kind in "biu" else x.dtype
+
+
 # The C++ names of the dtypes, which some of PyTorch's error messages print.
 _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
               "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
