@@ -572,15 +572,15 @@ class Tensor:
     def __abs__(self): return _ops.Abs.apply(self)
 
     def add(self, other, *, alpha=1):
-        other = _argument(other, "add")
-        if alpha == 1 or other.is_sparse:   # dense + alpha * sparse: the sparse one knows how
-            return self + other if alpha == 1 else other.__radd__(self, alpha)
+        other, plain = _argument(other, "add"), type(alpha) is int and alpha == 1   # (alpha=1.0 or True is checked)
+        if plain or other.is_sparse:   # dense + alpha * sparse: the sparse one knows how
+            return self + other if plain else other.__radd__(self, alpha)
         return _ops.Add.apply(self, other, alpha)
 
     def sub(self, other, *, alpha=1):
-        other = _argument(other, "sub")
-        if alpha == 1 or other.is_sparse:
-            return self - other if alpha == 1 else other.__rsub__(self, alpha)
+        other, plain = _argument(other, "sub"), type(alpha) is int and alpha == 1
+        if plain or other.is_sparse:
+            return self - other if plain else other.__rsub__(self, alpha)
         return _ops.Sub.apply(self, other, alpha)
 
     def mul(self, other): return self * _argument(other, "mul")

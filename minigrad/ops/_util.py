@@ -5,7 +5,7 @@ import numpy as np
 
 from ..autograd.function import BackwardCFunction, Function
 from ..tensor import Tensor, VersionCounter
-from ..types import _BY_NUMPY, category, float32, int64, promote_types
+from ..types import _BY_NUMPY, category, float32, int64, promote_types, scalar_as
 from ..types import broadcast_shapes as check_broadcast  # noqa: F401 - the ops' name for it
 
 
@@ -108,6 +108,21 @@ def result_dtype(a: Tensor, b: Tensor):
             return float32 if low.dtype.is_floating_point else int64
         return low.dtype
     return high.dtype
+
+
+def times_alpha(alpha, y: np.ndarray) -> np.ndarray:
+    """``alpha * y`` for the ``alpha`` of add, sub and rsub, with y already in the result's dtype, which
+    the product keeps: PyTorch refuses a float alpha for an integer result and a bool alpha for a
+    non-bool one, and converts alpha to the dtype as any Scalar (``scalar_as``: -3 is 253 for uint8).
+
+    >>> times_alpha(-3, np.array([1, 2], np.uint8))
+    array([253, 250], dtype=uint8)
+    """
+    if isinstance(alpha, (bool, np.bool_)) and y.dtype.kind != "b":
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if isinstance(alpha, (float, np.floating)) and y.dtype.kind in "biu":
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    return scalar_as(alpha, y.dtype) * y
 
 
 def binary_arrays(a: Tensor, b: Tensor, elementwise: bool = True) -> tuple:

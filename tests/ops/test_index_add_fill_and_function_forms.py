@@ -139,3 +139,17 @@ def test_zero_dim_and_empty_corners():
     assert z.transpose_(0, 0).item() == 3.0 and z.grad_fn.name() == "TransposeBackward1"
     assert message(lambda: torch.rsub(1, torch.ones(2))).startswith(
         "TypeError: rsub() received an invalid combination of arguments - got (int, Tensor), but expected one of:")
+
+
+def test_index_add_with_a_negative_alpha_wraps_around_for_uint8():
+    # PyTorch 2.13 (the recorded uint8 OpInfo samples 0 and 3): 5 + (-1) * 1 is 4; alpha -1 is 255
+    for shape in [(), (1,)]:
+        a, source = torch.tensor(5, dtype=torch.uint8).reshape(shape), torch.tensor(1, dtype=torch.uint8).reshape(shape)
+        for out in [a.index_add(0, torch.tensor([0]), source, alpha=-1),
+                    a.clone().index_add_(0, torch.tensor([0]), source, alpha=-1)]:
+            assert out.dtype is torch.uint8 and out.reshape(-1).tolist() == [4]
+    assert message(lambda: torch.tensor([5], dtype=torch.uint8).index_add(
+        0, torch.tensor([0]), torch.tensor([1], dtype=torch.uint8), alpha=-256)) == \
+        "RuntimeError: value cannot be converted to type uint8_t without overflow"
+    # an integer index_add truncates a float alpha, where add refuses it (PyTorch 2.13: [3, 2])
+    assert torch.tensor([1, 2]).index_add(0, torch.tensor([0]), torch.tensor([1]), alpha=2.5).tolist() == [3, 2]
