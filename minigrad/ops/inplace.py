@@ -30,6 +30,7 @@ import numpy as np
 from .. import factories
 from ..autograd.views import check_inplace, check_no_partial_overlap, writeable_memory
 from ..tensor import Tensor, _operand
+from ..types import scalar_as
 from ._util import (Builtin, NoEdge, _CPP_NAMES, binary_arrays, check_broadcast, qualify_node_name, result_dtype,
                     times_alpha, wrap, zero_gradient)
 from .activation import Hardtanh, Relu
@@ -177,7 +178,7 @@ class FillInplace(Builtin):
 
     @staticmethod
     def forward(ctx, a, value):
-        _memory_cells(a._data).fill(value)
+        _memory_cells(a._data).fill(scalar_as(value, a._data.dtype))
         ctx.mark_dirty(a)
         return a
 
@@ -205,7 +206,7 @@ class Fill(Builtin):
 
     @staticmethod
     def forward(ctx, a, value):
-        return wrap(np.full(a._data.shape, value, a._data.dtype))
+        return wrap(np.full(a._data.shape, scalar_as(value, a._data.dtype), a._data.dtype))
 
     @staticmethod
     def backward(ctx, grad):
