@@ -155,3 +155,16 @@ def test_a_sum_or_product_with_a_dtype_is_computed_and_returned_in_that_dtype(re
     out = reduce(x, dtype)
     assert out.dtype is dtype
     np.testing.assert_array_equal(out.numpy(), reduce(x.to(torch.int64), None).numpy().astype(dtype.numpy))
+
+
+# ------------------------------------------------------------------ all and any
+@pytest.mark.parametrize("reduce", [lambda x: x.all(), lambda x: torch.any(x), lambda x: x.all(0, keepdim=True),
+                                    lambda x: torch.any(x, -1)])
+def test_all_and_any_of_uint8_stay_uint8_and_of_other_dtypes_are_bool(reduce):
+    # PyTorch 2.13 (the recorded OpInfo samples: all and any of uint8 [5, 1] give tensor(1, dtype=torch.uint8))
+    out = reduce(torch.tensor([5, 1], dtype=torch.uint8))
+    assert out.dtype is torch.uint8 and out.reshape(-1).tolist() == [1]
+    for dtype in [torch.int32, torch.int64, torch.float32, torch.bool]:
+        out = reduce(torch.tensor([5, 1]).to(dtype))
+        assert out.dtype is torch.bool and out.reshape(-1).tolist() == [True]
+    assert torch.tensor([5, 0], dtype=torch.uint8).all().tolist() == 0
