@@ -267,6 +267,21 @@ def accumulation_dtype(x: np.ndarray, dtype=None) -> np.dtype:
     return np.dtype(np.int64) if x.dtype.kind in "biu" else x.dtype
 
 
+def accumulate(reduction, x: np.ndarray, dtype=None, **axes) -> np.ndarray:
+    """``reduction(x, **axes)`` (``np.add.reduce``, ``np.multiply.reduce``, ``np.cumsum``) computed and
+    returned in ``accumulation_dtype(x, dtype)``; a float16 one is accumulated in float32 and rounded
+    once at the end, as PyTorch does (each float16 addition would round).
+
+    >>> x = np.array([[-8.4765625, -4.32421875], [3.611328125, -0.57373046875], [5.10546875, 4.94921875]], np.float16)
+    >>> accumulate(np.add.reduce, x, axis=0).tolist(), np.add.reduce(x, axis=0).tolist()   # rounded once, or twice
+    ([0.240234375, 0.05126953125], [0.23828125, 0.05078125])
+    """
+    result = accumulation_dtype(x, dtype)
+    if result == np.float16:
+        return np.asarray(reduction(x, dtype=np.float32, **axes)).astype(np.float16)
+    return reduction(x, dtype=result, **axes)
+
+
 # The C++ names of the dtypes, which some of PyTorch's error messages print.
 _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
               "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}

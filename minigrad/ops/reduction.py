@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import grad_mode
 from ..tensor import Tensor
-from ._util import Builtin, accumulation_dtype, check_keepdim, normalize_dims, reduced_dims, wrap, wrap_dim
+from ._util import Builtin, accumulate, accumulation_dtype, check_keepdim, normalize_dims, reduced_dims, wrap, wrap_dim
 from .shape import View
 
 
@@ -40,7 +40,7 @@ class Sum(Builtin):
     @staticmethod
     def forward(ctx, a, dtype=None):
         ctx._shape = a.shape
-        return wrap(np.add.reduce(a._data, axis=None, dtype=accumulation_dtype(a._data, dtype)))
+        return wrap(accumulate(np.add.reduce, a._data, dtype, axis=None))
 
     @staticmethod
     def backward(ctx, grad):
@@ -60,7 +60,7 @@ class SumDim(Builtin):
     def forward(ctx, a, dims, keepdim, dtype=None):
         ctx._shape, ctx._dims, ctx._keepdim = a.shape, dims, keepdim
         x = a._data   # np.add.reduce: x.sum(...), minus a Python layer
-        return wrap(np.add.reduce(x, axis=dims, keepdims=keepdim, dtype=accumulation_dtype(x, dtype)))
+        return wrap(accumulate(np.add.reduce, x, dtype, axis=dims, keepdims=keepdim))
 
     @staticmethod
     def backward(ctx, grad):
@@ -258,7 +258,7 @@ class Prod(Builtin):
 
     @staticmethod
     def forward(ctx, a, dtype=None):
-        out = wrap(np.multiply.reduce(a._data, axis=None, dtype=accumulation_dtype(a._data, dtype)))
+        out = wrap(accumulate(np.multiply.reduce, a._data, dtype, axis=None))
         ctx.save_for_backward(a, out)
         return out
 
@@ -282,9 +282,9 @@ class ProdDim(Builtin):
 
     @staticmethod
     def forward(ctx, a, dim, keepdim, dtype=None):
-        x, accumulated = a._data, accumulation_dtype(a._data, dtype)
-        out = wrap(np.multiply.reduce(x, axis=dim, keepdims=keepdim, dtype=accumulated) if x.ndim
-                   else x.astype(accumulated))   # a 0-dim a: itself
+        x = a._data
+        out = wrap(accumulate(np.multiply.reduce, x, dtype, axis=dim, keepdims=keepdim) if x.ndim
+                   else x.astype(accumulation_dtype(x, dtype)))   # a 0-dim a: itself
         ctx.save_for_backward(a, out)
         ctx._saved_dim, ctx._saved_keepdim = dim, keepdim
         return out

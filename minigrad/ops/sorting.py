@@ -22,7 +22,7 @@ import builtins
 import numpy as np
 
 from ..tensor import Tensor
-from ._util import Builtin, NoEdge, accumulation_dtype, check_keepdim, int_argument, wrap, wrap_dim
+from ._util import Builtin, NoEdge, accumulate, accumulation_dtype, check_keepdim, int_argument, wrap, wrap_dim
 from .gather_scatter import ScatterAdd
 
 
@@ -479,8 +479,8 @@ class Cumsum(Builtin):
     @staticmethod
     def forward(ctx, a, dim, dtype):
         ctx._saved_dim, ctx._input_dtype = dim, a.dtype
-        x, accumulated = a._data, accumulation_dtype(a._data, dtype)
-        return wrap(np.cumsum(x, axis=dim, dtype=accumulated) if x.ndim else x.astype(accumulated))
+        x = a._data
+        return wrap(accumulate(np.cumsum, x, dtype, axis=dim) if x.ndim else x.astype(accumulation_dtype(x, dtype)))
 
     @staticmethod
     def backward(ctx, grad):

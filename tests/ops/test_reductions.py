@@ -168,3 +168,12 @@ def test_all_and_any_of_uint8_stay_uint8_and_of_other_dtypes_are_bool(reduce):
         out = reduce(torch.tensor([5, 1]).to(dtype))
         assert out.dtype is torch.bool and out.reshape(-1).tolist() == [True]
     assert torch.tensor([5, 0], dtype=torch.uint8).all().tolist() == 0
+
+
+def test_a_float16_sum_is_accumulated_in_float32_and_rounded_once():
+    # PyTorch 2.13 (the recorded float16 OpInfo sample 9 of sum, dim=0, two of its columns): adding in
+    # float16 would round after each step and give 0.2383 and 0.05078
+    x = torch.tensor([[-8.4765625, -4.32421875], [3.611328125, -0.57373046875], [5.10546875, 4.94921875]],
+                     dtype=torch.float16)
+    for out in [x.sum(0), x.sum(0, keepdim=True)[0], x.sum_to_size(1, 2)[0], x.cumsum(0)[-1]]:
+        assert out.dtype is torch.float16 and out.tolist() == [0.240234375, 0.05126953125]
