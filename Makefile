@@ -65,7 +65,7 @@ ifneq ($(origin LAB_TOKEN),undefined)
 TOKEN_ARG := --IdentityProvider.token='$(LAB_TOKEN)'
 endif
 
-.PHONY: help venv lock course-env lecture-env site-env dot doctor chromium lab lab-student lab-course update workspace test fidelity execute bench student slides lecture site browser clean distclean
+.PHONY: help venv lock course-env lecture-env site-env dot doctor chromium lab lab-student lab-course update workspace test fidelity mutants execute bench student slides lecture site browser clean distclean
 
 help: ## list the targets (the default)
 	@echo "minigrad course: make TARGET"
@@ -170,6 +170,10 @@ fidelity: $(FIDELITY_STAMP) ## compare minigrad with real PyTorch (in .venv-fide
 	$(FIDELITY_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/opinfo/
 	MINIGRAD_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) MINIGRAD_FUZZ_VIEWS_INPLACE=$(FUZZ_VIEWS_INPLACE) $(FIDELITY_VENV)/bin/python -m pytest -q -p no:cacheprovider \
 		$(if $(FUZZ_SEED),--hypothesis-seed=$(FUZZ_SEED)) tests/fidelity/
+	@$(MAKE) --no-print-directory mutants
+
+mutants: venv ## mutation-test every exercise checker: each mutant of a reference answer must be rejected, each right rewrite accepted; prints the table (2-3 minutes; make test runs a sample)
+	$(VENV_BIN)/python -m tools.mutants
 
 $(FIDELITY_STAMP): pyproject.toml $(CONSTRAINTS)
 	@test -x $(FIDELITY_VENV)/bin/python || { echo "Creating $(FIDELITY_VENV) with $(PYTHON)"; $(PYTHON) -m venv $(FIDELITY_VENV) || { \

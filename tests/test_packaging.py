@@ -87,7 +87,7 @@ def test_pyproject_names_the_package_and_its_dependencies(pyproject):
     assert project["requires-python"] == ">=3.10"
     assert [requirement_name(d) for d in project["dependencies"]] == ["numpy"]
     extras = project["optional-dependencies"]
-    assert sorted(map(requirement_name, extras["course"])) == ["graphviz", "jupyterlab", "matplotlib", "nbdime"]
+    assert sorted(map(requirement_name, extras["course"])) == ["babel", "graphviz", "jupyterlab", "matplotlib", "nbdime"]
     assert sorted(map(requirement_name, extras["test"])) == ["hypothesis", "nbval", "pytest"]
     assert pyproject["tool"]["setuptools"]["packages"]["find"]["include"] == ["minigrad*"]
     pytest_config = pyproject["tool"]["pytest"]["ini_options"]

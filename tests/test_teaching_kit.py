@@ -72,14 +72,13 @@ def convention_problems(nb) -> list[str]:
         grouped.update(range(index + 1, index + 4))
         if exercise.cell_type != "code" or "exercise" not in tags(exercise):
             problems.append(f"{where}: cell {index + 1} should be a code cell tagged 'exercise'")
-        if not calls_check(check) or {"exercise", "solution"} & set(tags(check)):
-            problems.append(f"{where}: cell {index + 2} should be an untagged code cell calling check.…")
-        else:
-            verdict = text_of(check)
-            if f"✗ Your turn {number}" not in verdict or "What is wrong:" not in verdict or "Hint:" not in verdict:
-                problems.append(f"{where}: the stored output of check cell {index + 2} should show the "
-                                f"starter's feedback ('✗ Your turn {number}', 'What is wrong:', 'Hint:'); "
-                                f"it is {verdict.strip()[:120]!r}")
+        if not calls_check(check) or set(tags(check)) != {"nbval-ignore-output"}:
+            problems.append(f"{where}: cell {index + 2} should be a code cell calling check.…, tagged "
+                            "only 'nbval-ignore-output'")
+        elif check.outputs:
+            problems.append(f"{where}: check cell {index + 2} should be stored without outputs (the hint "
+                            f"it prints for the starter would be seen before trying); it shows "
+                            f"{text_of(check).strip()[:120]!r}")
         if solution.cell_type != "code" or "solution" not in tags(solution):
             problems.append(f"{where}: cell {index + 3} should be a code cell tagged 'solution'")
         else:
@@ -151,12 +150,15 @@ def test_convention_check_names_the_broken_cell():
     nb = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_markdown_cell("### Your turn 1: double it"),
         nbformat.v4.new_code_cell("answer = ...", metadata={"tags": ["exercise"]}),
-        nbformat.v4.new_code_cell("check.your_turn_1(answer)"),
+        nbformat.v4.new_code_cell("check.your_turn_1(answer)", metadata={"tags": ["nbval-ignore-output"]},
+                                  outputs=[nbformat.v4.new_output("stream", text="  Hint: 2\n")]),
         nbformat.v4.new_code_cell("answer = 2", metadata={"tags": ["solution"]}),
     ])
     problems = convention_problems(nb)
     assert any("cell 0 (Your turn 1)" in p and "source_hidden" in p for p in problems)
-    assert any("cell 2" in p and "starter's feedback" in p for p in problems)
+    assert any("check cell 2" in p and "without outputs" in p and "Hint: 2" in p for p in problems)
+    nb.cells[2].metadata = {}
+    assert any("cell 2" in p and "tagged only 'nbval-ignore-output'" in p for p in convention_problems(nb))
 
 
 # --- 2. The student edition -----------------------------------------------------------------
@@ -225,10 +227,12 @@ def test_student_edition_folds_hints_and_stores_no_feedback(path):
         assert hint.cell_type == "markdown" and hint.source.startswith("<details><summary>")
         assert hint.source.rstrip().endswith("</details>") and hint.id == original.cells[solution].id
         assert original.cells[solution].source.strip()[:40] not in hint.source
+        deeper = student_edition.deeper_hint(original, original.cells[check])
+        assert deeper and student_edition.escape_markdown(deeper) in hint.source, \
+            f"Your turn {number}: the fold should hold the checker's deeper hint"
         feedback = text_of(original.cells[check])
-        if "Hint: " in feedback:  # the starter's hint, folded
-            first_words = feedback.split("Hint: ", 1)[1].split()[:3]
-            assert all(word.replace("*", "\\*").replace("_", "\\_") in hint.source for word in first_words)
+        if "Hint: " in feedback:  # a step further than the hint the check printed for the starter
+            assert feedback.split("Hint: ", 1)[1].splitlines()[0].strip() != deeper
     for index, (before, after) in enumerate(zip(original.cells, student.cells)):
         if index in changed:
             continue

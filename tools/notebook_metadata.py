@@ -75,6 +75,7 @@ SANITIZE = ROOT / "tests" / "nbval_sanitize.cfg"
 IGNORED_OUTPUT = ("nbval-ignore-output", "nbval-skip")          # cell tags
 IGNORED_OUTPUT_COMMENT = re.compile(r"^\s*#\s*NBVAL_(IGNORE_OUTPUT|SKIP)\b", re.MULTILINE)
 NBFORMAT_MINOR = 5   # cells carry ids (nbformat 4.5), as JupyterLab 4 writes them
+CHECK_CELL = re.compile(r"^check\.your_turn_\d+\(")    # a "Your turn" exercise's check call
 
 
 def normalise(nb: dict, name: str = "") -> bool:
@@ -94,7 +95,35 @@ def normalise(nb: dict, name: str = "") -> bool:
             cell["id"] = hashlib.sha1(f"{name}/{index}".encode()).hexdigest()[:8]
         if cell.get("outputs"):
             cell["outputs"] = merge_streams(cell["outputs"])
+    hide_check_outputs(nb)
     return nb != before
+
+
+def hide_check_outputs(nb: dict) -> bool:
+    """Store each "Your turn" check cell without outputs; True if one changed.
+
+    Run on the starter, a check prints its hint, which can come close to the answer: a learner
+    must see it only after running the check on their own attempt. The cell is tagged
+    ``nbval-ignore-output``, so nbval still runs it (an exception fails) without comparing.
+
+    >>> nb = {"cells": [{"cell_type": "code", "source": "check.your_turn_1(Scale)", "metadata": {},
+    ...                  "execution_count": 7, "outputs": [{"output_type": "stream", "text": "Hint: ..."}]}]}
+    >>> hide_check_outputs(nb), nb["cells"][0]["outputs"], nb["cells"][0]["metadata"]["tags"]
+    (True, [], ['nbval-ignore-output'])
+    >>> hide_check_outputs(nb)
+    False
+    """
+    changed = False
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") != "code" or not CHECK_CELL.match("".join(cell.get("source", "")).lstrip()):
+            continue
+        tags = cell.setdefault("metadata", {}).setdefault("tags", [])
+        if "nbval-ignore-output" not in tags or cell.get("outputs") or cell.get("execution_count") is not None:
+            changed = True
+            if "nbval-ignore-output" not in tags:
+                tags.append("nbval-ignore-output")
+            cell["outputs"], cell["execution_count"] = [], None
+    return changed
 
 
 def merge_streams(outputs: list) -> list:
@@ -214,6 +243,7 @@ def normalise_file(path: Path | str, check: bool = False, before: Path | None = 
     changed = normalise(nb, Path(path).stem)
     if before is not None and before.exists():
         changed = keep_outputs(nb, nbformat.read(str(before), as_version=4), sanitize_rules()) > 0 or changed
+        changed = hide_check_outputs(nb) or changed    # keep_outputs gives ignored cells their old outputs
     if changed and not check:
         nbformat.write(nb, str(path))
     return changed

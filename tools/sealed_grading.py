@@ -72,7 +72,7 @@ CHECK_CALL = "check.your_turn_{}"
 
 # ------------------------------------------------------------------------------------------ the scan
 # Names a student's cell never needs, each reaching the checker, the interpreter or the process.
-_CHECKER_MODULES = {"exercises", "_feedback", "_observe", "messages_zh"} | {f"nb{n:02d}" for n in range(100)}
+_CHECKER_MODULES = {"exercises", "_feedback", "_observe"} | {f"nb{n:02d}" for n in range(100)}
 _FORBIDDEN_NAMES = {
     "__import__": "imports by name", "importlib": "imports by name", "exec": "runs code from a string",
     "eval": "runs code from a string", "compile": "compiles code from a string", "globals": "reads the notebook's namespace",

@@ -2,9 +2,10 @@
 
 For every "Your turn" exercise (docs/notebook-conventions.md, point 6):
 
-- the worked solution (the code cell tagged ``solution``) becomes a markdown cell holding the
-  exercise's hint in a folded ``<details>`` block: one click away, not shown before the student
-  tries. The hint is the one the check cell's stored feedback gives for the starter;
+- the worked solution (the code cell tagged ``solution``) becomes a markdown cell holding a
+  hint in a folded ``<details>`` block: one click away, not shown before the student tries. It is
+  the checker's deeper hint (``check.your_turn_N.deeper_hint``, in the notebook's language), a
+  step further than the hint the check prints for the starter; without one, that printed hint;
 - the outputs of the starter (``exercise``) and of the check cell are cleared, so nothing tells
   the student what is wrong before they run the check themselves;
 - the task's sentence about the hidden worked solution is reworded for the student edition.
@@ -48,6 +49,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import importlib
 import re
 import sys
 from pathlib import Path
@@ -73,6 +75,8 @@ STALE_TEXT = [
     (r"参考答案", "提示"),
 ]
 HINT = re.compile(r"^\s*(?:Hint|提示)\s*[:：]\s*(.+)$", re.MULTILINE)
+CHECKER_MODULE = re.compile(r"^from minigrad\.exercises import (nb\d\d) as check\b", re.MULTILINE)
+CHECK_CALL = re.compile(r"\bcheck\.your_turn_(\d+)\(")
 NO_HINT = "Run the check below your answer: it says what is still wrong."
 HINT_BLOCK = "<details><summary>Hint (click to open)</summary>\n\n{hint}\n\n</details>"
 HINT_BLOCK_ZH = "<details><summary>提示（点击展开）</summary>\n\n{hint}\n\n</details>"
@@ -100,6 +104,26 @@ def stored_hint(check: nbformat.NotebookNode) -> str:
     return match.group(1).strip() if match else ""
 
 
+def deeper_hint(nb: nbformat.NotebookNode, check: nbformat.NotebookNode, language: str = "en") -> str:
+    """The deeper hint of the checker that ``check`` calls (``check.your_turn_N(...)``), found
+    through the set-up cell's ``from minigrad.exercises import nbNN as check``; "" if none.
+
+    >>> nb = nbformat.v4.new_notebook(cells=[
+    ...     nbformat.v4.new_code_cell("from minigrad.exercises import nb05 as check")])
+    >>> deeper_hint(nb, nbformat.v4.new_code_cell("check.your_turn_3(two_backwards)"))[:35]
+    'The backward of y.sum() is followed'
+    """
+    module = next((found.group(1) for cell in nb.cells if cell.cell_type == "code"
+                   for found in [CHECKER_MODULE.search(cell.source)] if found), None)
+    call = CHECK_CALL.search(check.source)
+    if module is None or call is None:
+        return ""
+    from minigrad.exercises._feedback import translate
+    checker = getattr(importlib.import_module(f"minigrad.exercises.{module}"), f"your_turn_{call.group(1)}", None)
+    hint = getattr(checker, "deeper_hint", "")
+    return translate(hint, language) if hint else ""
+
+
 def hint_cell(hint: str, cell_id: str | None, chinese: bool = False) -> nbformat.NotebookNode:
     """A markdown cell with the hint folded in a ``<details>`` block."""
     block = HINT_BLOCK_ZH if chinese else HINT_BLOCK
@@ -123,7 +147,8 @@ def student_notebook(nb: nbformat.NotebookNode, language: str = "en") -> tuple[n
             title = exercise_title_before(student, index)
             titles.append(title)
             check = nb.cells[index - 1]   # the original, with the stored feedback
-            student.cells[index] = hint_cell(stored_hint(check), cell.get("id"), chinese)
+            hint = deeper_hint(nb, check, language) or stored_hint(check)
+            student.cells[index] = hint_cell(hint, cell.get("id"), chinese)
         elif "exercise" in cell_tags or (index + 1 < len(student.cells)
                                          and "solution" in tags(student.cells[index + 1])):
             cell.outputs = []            # the starter's and the check's stored feedback

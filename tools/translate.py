@@ -43,7 +43,7 @@ Commands (standard library only; run from the repository root)::
     python -m tools.translate build            # write notebooks/zh/NN_name.ipynb from the catalogs
     python -m tools.translate status [--show]  # stale / missing translations (--show: English text)
     python -m tools.translate draft NN         # append skeletons for NN's missing entries
-    python -m tools.translate messages         # checker messages without a Chinese translation
+    python -m tools.translate messages         # the checkers' catalogs updated (tools.checker_messages)
     python -m tools.translate execute [NN ...] # re-run the Chinese notebooks in place (cwd notebooks/zh)
 
 >>> comments("x = 1  # one\\ny = '# not a comment'\\n# two")
@@ -364,86 +364,6 @@ def draft(number: str) -> Path:
     return path
 
 
-FEEDBACK_CALLS = {"exercise": 0, "expect": 1, "NotYet": 0}   # name -> first message argument
-
-
-def template(node: ast.expr) -> str | None:
-    """The English message template of a string literal or f-string, as keyed in messages_zh.py:
-    literal braces doubled, each f-string field written ``{expression!conversion:format}``.
-
-    >>> template(ast.parse('f"x.grad[{i}] is {got[i]!r:>5} {{ok}}"', mode="eval").body)
-    'x.grad[{i}] is {got[i]!r:>5} {{ok}}'
-    """
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value.replace("{", "{{").replace("}", "}}")
-    if not isinstance(node, ast.JoinedStr):
-        return None
-    text = ""
-    for part in node.values:
-        if isinstance(part, ast.Constant):
-            text += part.value.replace("{", "{{").replace("}", "}}")
-        else:
-            conversion = "!" + chr(part.conversion) if part.conversion != -1 else ""
-            spec = ":" + (template(part.format_spec) or "") if part.format_spec else ""
-            text += "{" + ast.unparse(part.value) + conversion + spec + "}"
-    return text
-
-
-def checker_messages(path: Path) -> list[tuple[int, str]]:
-    """Every English message a checker module can print, as (line, template): the strings given to
-    ``exercise``, ``expect`` and ``NotYet``, the strings held by the module's constants (hints kept in
-    a dictionary, for instance), and any other phrase of three words or more that is not a docstring
-    (a test case's description, which a message quotes); dictionary keys and one-word strings of
-    constants are left out."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    found: list[tuple[int, str]] = []
-    skip = set()   # docstrings (any string standing alone as a statement), the parts of an f-string
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-            skip.add(id(node.value))
-        if isinstance(node, ast.JoinedStr):
-            skip.update(id(part) for part in ast.walk(node) if part is not node)
-    for node in ast.walk(tree):
-        text = template(node) if isinstance(node, (ast.Constant, ast.JoinedStr)) else None
-        if text and id(node) not in skip and text.count(" ") >= 2:
-            found.append((node.lineno, text))
-
-    def add_strings(node: ast.AST) -> None:
-        if isinstance(node, ast.Dict):
-            for value in node.values:
-                add_strings(value)
-        elif isinstance(node, (ast.Constant, ast.JoinedStr)):
-            text = template(node)
-            if text and " " in text.strip():
-                found.append((node.lineno, text))
-        else:
-            for child in ast.iter_child_nodes(node):
-                add_strings(child)
-
-    for statement in tree.body:
-        if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
-            add_strings(statement.value)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in FEEDBACK_CALLS:
-            for argument in node.args[FEEDBACK_CALLS[node.func.id]:] + [k.value for k in node.keywords]:
-                text = template(argument)
-                if text is not None and text.strip():
-                    found.append((argument.lineno, text))
-    return sorted(set(found))
-
-
-def checker_paths() -> list[Path]:
-    return sorted((ROOT / "minigrad" / "exercises").glob("nb[0-9][0-9].py"))
-
-
-def untranslated_messages() -> list[str]:
-    """Checker messages with no entry in minigrad/exercises/messages_zh.py, named by file and line."""
-    namespace: dict = {}
-    exec((ROOT / "minigrad" / "exercises" / "messages_zh.py").read_text(encoding="utf-8"), namespace)
-    return [f"minigrad/exercises/{path.name}:{line}: {text!r}" for path in checker_paths()
-            for line, text in checker_messages(path) if text not in namespace["MESSAGES"]]
-
-
 def execute(numbers: list[str]) -> int:
     """Re-run Chinese notebooks in place, as ``make execute`` does for the English ones (same
     seed and options), from ``notebooks/zh`` so that relative paths resolve the same way."""
@@ -482,9 +402,8 @@ def main(argv: list[str]) -> int:
         print(f"{len(found)} translation(s) missing or out of date" if found else "all translations up to date")
         return 1 if found else 0
     if command == "messages":
-        missing = untranslated_messages()
-        print("\n".join(missing) or "every checker message has a Chinese translation")
-        return 1 if missing else 0
+        from tools import checker_messages
+        return checker_messages.main([])
     if command == "execute":
         return execute(argv[1:])
     if command == "draft" and len(argv) == 2:

@@ -5,10 +5,10 @@ A checker is a function decorated with ``@exercise("Your turn 1: ...")``. Inside
 expectation is reported. An exception raised by the learner's code is reported too, with its
 type and message, instead of a traceback.
 
->>> from minigrad.exercises._feedback import exercise, expect
+>>> from minigrad.exercises._feedback import _, exercise, expect
 >>> @exercise("Your turn 0: the number two")
 ... def check_two(value):
-...     expect(value == 2, f"you gave {value!r}, expected 2", "1 + 1")
+...     expect(value == 2, _("you gave {value!r}, expected 2").format(value=value), "1 + 1")
 >>> result = check_two(3)
 ✗ Your turn 0: the number two — not yet.
   What is wrong: you gave 3, expected 2
@@ -20,16 +20,21 @@ type and message, instead of a traceback.
 The verdict is printed once; the returned Result (for tests) does not display itself again in a
 notebook.
 
-Language: the Chinese notebooks call ``set_language("zh")`` in their set-up cell; every printed
-line is then looked up in ``messages_zh.MESSAGES``, keyed by the English text as written in the
-checker's source (an f-string's ``{placeholders}`` included). A message without a translation is
-printed in English. Convention for checkers: pass ``expect``/``NotYet``/``exercise`` a string
-literal or an f-string (or a module constant holding one), so tests/course/test_translations.py can find
-every message.
+A warning that the learner's code raises while the check runs is part of the verdict, on stdout,
+placed at the line of the learner's code that was running (a warning written to stderr would make
+nbgrader fail a right answer); the checker's own warnings are dropped.
+
+Language: the Chinese notebooks call ``set_language("zh")`` in their set-up cell; every message
+is then looked up in the language's gettext catalog, ``locale/zh/LC_MESSAGES/checkers.po``. A
+checker writes each message as one constant in English: ``_("...")``, with named placeholders
+filled by ``.format`` (``_("x.grad is {got}").format(got=got)``), or ``N_("...")`` where the text
+is kept for later; ``python -m tools.checker_messages`` extracts them (Babel) into the catalogs,
+and tests/course/test_translations.py fails on a message without a translation. A message
+without a translation is printed in English.
 
 >>> set_language("zh")
 >>> result = check_two(3)
-✗ 动手练习 0：数字二 — 还不对。
+✗ Your turn 0: the number two — 还不对。
   问题：you gave 3, expected 2
   提示：1 + 1
 >>> set_language("en")
@@ -38,10 +43,17 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gettext
+import io
+import linecache
 import os
-import re
 import sys
+from pathlib import Path
 from typing import Callable
+
+import numpy as np
+
+from ._observe import learners_warnings
 
 LANGUAGES = ("en", "zh")
 _language = "en"
@@ -73,79 +85,36 @@ def get_language() -> str:
     return _language
 
 
-def template_parts(template: str) -> list[tuple[str, str]]:
-    """Split a message template into ``("text", ...)`` and ``("field", expression)`` parts.
-
-    A field is ``{...}`` with balanced braces (an f-string's expression, conversion and format
-    included); ``{{`` and ``}}`` stand for single braces, as in an f-string.
-
-    >>> template_parts("x.grad[{wrong}] is not {predicted[wrong]!r} {{ok}}")
-    [('text', 'x.grad['), ('field', 'wrong'), ('text', '] is not '), ('field', 'predicted[wrong]!r'), ('text', ' {ok}')]
-    """
-    parts: list[tuple[str, str]] = []
-    text, i = "", 0
-    while i < len(template):
-        char = template[i]
-        if template.startswith("{{", i) or template.startswith("}}", i):
-            text, i = text + char, i + 2
-        elif char == "{":
-            depth, j = 1, i + 1
-            while j < len(template) and depth:
-                depth += {"{": 1, "}": -1}.get(template[j], 0)
-                j += 1
-            if text:
-                parts.append(("text", text))
-            parts.append(("field", template[i + 1:j - 1]))
-            text, i = "", j
-        else:
-            text, i = text + char, i + 1
-    if text:
-        parts.append(("text", text))
-    return parts
+CATALOGS = Path(__file__).with_name("locale")
+"""The translations, one gettext catalog per language: ``locale/<language>/LC_MESSAGES/checkers.po``."""
 
 
-class _Catalog:
-    """English templates compiled to patterns, each with its translation (built on first use)."""
-
-    def __init__(self, messages: dict[str, str]) -> None:
-        self.exact: dict[str, str] = {}
-        self.patterns: list[tuple[int, re.Pattern, list[str], str]] = []
-        for english, translated in messages.items():
-            parts = template_parts(english)
-            fields = [value for kind, value in parts if kind == "field"]
-            if not fields:
-                self.exact["".join(value for _, value in parts)] = translated
-                continue
-            pattern = "".join("(.*?)" if kind == "field" else re.escape(value) for kind, value in parts)
-            literal = sum(len(value) for kind, value in parts if kind == "text")
-            if not literal:
-                continue   # a bare "{error}" says nothing to translate
-            self.patterns.append((literal, re.compile(pattern + r"\Z", re.DOTALL), fields, translated))
-        self.patterns.sort(key=lambda entry: -entry[0])   # the most specific template wins
-
-    def translate(self, message: str) -> str:
-        if message in self.exact:
-            return _fill(self.exact[message], {})
-        for _, pattern, fields, translated in self.patterns:
-            match = pattern.match(message)
-            if match:
-                values: dict[str, str] = {}
-                for field, value in zip(fields, match.groups()):
-                    values.setdefault(field, self.exact.get(value, value))   # e.g. a case's description
-                return _fill(translated, values)
-        return message
+def catalog_path(language: str) -> Path:
+    return CATALOGS / language / "LC_MESSAGES" / "checkers.po"
 
 
-def _fill(translated: str, values: dict[str, str]) -> str:
-    return "".join(values.get(value, "{" + value + "}") if kind == "field" else value
-                   for kind, value in template_parts(translated))
+_catalogs: dict[str, gettext.NullTranslations] = {}
 
 
-_catalogs: dict[str, _Catalog] = {}
+def _translations(language: str) -> gettext.NullTranslations:
+    """The language's catalog, read from its ``.po`` file on first use: Babel parses it and writes
+    the compiled ``.mo`` in memory, and Python's gettext looks messages up in it. No compiled file
+    is kept in the repository or built at install: the ``.po`` a translator edits is what runs."""
+    if language not in _catalogs:
+        from babel.messages.mofile import write_mo
+        from babel.messages.pofile import read_po
+        with open(catalog_path(language), "rb") as po:
+            catalog = read_po(po, locale=language)
+        compiled = io.BytesIO()
+        write_mo(compiled, catalog)
+        compiled.seek(0)
+        _catalogs[language] = gettext.GNUTranslations(compiled)
+    return _catalogs[language]
 
 
 def translate(message: str, language: str | None = None) -> str:
-    """``message`` in ``language`` (default: the current one); unchanged when no translation exists.
+    """``message`` in ``language`` (default: the current one); unchanged when the catalog has no
+    translation for it.
 
     >>> translate("you gave 3, expected 2", "zh")
     'you gave 3, expected 2'
@@ -155,18 +124,41 @@ def translate(message: str, language: str | None = None) -> str:
     language = language or _language
     if language == "en" or not message:
         return message
-    if language not in _catalogs:
-        from .messages_zh import MESSAGES
-        _catalogs[language] = _Catalog(MESSAGES)
-    return _catalogs[language].translate(message)
+    return _translations(language).gettext(message)
 
 
-_ = translate   # the gettext convention: _("English text") is the text in the current language
+class Message(str):
+    """A message in the current language, from :func:`_`. Its ``format`` translates each value that
+    is itself a message of the catalog (a case's description, say), so that one template and its
+    values read in one language.
+
+    >>> set_language("zh")
+    >>> _("Warning from your code, line {lineno} of {name}:").format(lineno=3, name="test.py")
+    '你的代码在 test.py 第 3 行发出警告：'
+    >>> set_language("en")
+    """
+
+    __slots__ = ()
+
+    def format(self, *args, **values) -> str:
+        return str.format(self, *args, **{name: translate(value) if isinstance(value, str) else value
+                                          for name, value in values.items()})
 
 
-def _label(english: str) -> str:
+def _(message: str) -> Message:
+    """The gettext convention: ``_("English text")`` is the text in the current language. A message
+    with values is one constant, its placeholders named: ``_("x is {x}").format(x=x)``."""
+    return Message(translate(message))
+
+
+def N_(message: str) -> str:
+    """Mark ``message`` for the catalog without translating it yet (gettext's ``N_``): for texts
+    kept in constants and translated where they are printed."""
+    return message
+
+
+def _label(label: str) -> str:
     """A label such as "Hint:" followed by a space; none after a full-width colon (提示：)."""
-    label = translate(english)
     return label if label.endswith("：") else label + " "
 
 
@@ -218,14 +210,55 @@ class Result:
             print("\n".join(self.lines), file=sys.stderr)
 
 
+def plain_number(value):
+    """``value`` as a Python int or float when it is one number written any usual way (a float,
+    an int, a numpy scalar, a 0-d numpy array, a one-element tensor); else ``value`` unchanged.
+    A bool is not a number here, even though Python counts it as one.
+
+    >>> import numpy as np, minigrad as torch
+    >>> [plain_number(v) for v in (8.0, np.float32(8.0), np.array(8.0), torch.tensor(60), torch.tensor([2.5]))]
+    [8.0, 8.0, 8.0, 60, 2.5]
+    >>> plain_number(True), plain_number(np.array([1.0, 2.0])).tolist(), plain_number("8")
+    (True, [1.0, 2.0], '8')
+    """
+    from minigrad.tensor import Tensor
+    if isinstance(value, Tensor) and value.numel() == 1:
+        return value.item()
+    if isinstance(value, (np.generic, np.ndarray)) and value.ndim == 0:
+        return value.item()   # a numpy scalar or a 0-d array
+    return value
+
+
 def expect(condition: bool, problem: str, hint: str = "") -> None:
     """Stop the check with ``problem`` (and ``hint``) unless ``condition`` holds."""
     if not condition:
         raise NotYet(problem, hint)
 
 
-def exercise(title: str) -> Callable:
-    """Turn a function of ``expect`` calls into a checker that prints its verdict."""
+def _warning_lines(warned: list) -> list[str]:
+    """The verdict's lines for the warnings of the learner's code: where, the line of code, the warning.
+
+    >>> _warning_lines([("/tmp/ipykernel_7/123.py", 4, "UserWarning: careful")])
+    ['  Warning from your code, line 4 of your cell:', '    UserWarning: careful']
+    """
+    lines = []
+    for filename, lineno, warning in warned:
+        name = os.path.basename(filename)
+        if filename.startswith("<") or "ipykernel_" in filename:   # a notebook cell (or code from a string)
+            where = _label(_("Warning from your code, line {lineno} of your cell:").format(lineno=lineno))
+        else:
+            where = _label(_("Warning from your code, line {lineno} of {name}:").format(lineno=lineno, name=name))
+        code = linecache.getline(filename, lineno).strip()
+        lines += [f"  {where}`{code}`" if code else f"  {where.rstrip()}", f"    {warning}"]
+    return lines
+
+
+def exercise(title: str, deeper_hint: str = "") -> Callable:
+    """Turn a function of ``expect`` calls into a checker that prints its verdict.
+
+    ``deeper_hint`` (marked ``N_("...")``) goes a step further towards the answer than the hint
+    the check prints for the starter, without giving it: the student edition folds it below the
+    check (tools/student_edition.py), in place of the worked solution."""
     def decorate(check: Callable) -> Callable:
         @functools.wraps(check)
         def run(*args, **kwargs) -> Result:
@@ -234,24 +267,25 @@ def exercise(title: str) -> Callable:
             # stdout: nbgrader fails a check cell with any stderr output, even a correct one.
             quiet = contextlib.redirect_stderr(sys.stdout) if _under_nbgrader() else contextlib.nullcontext()
             try:
-                with quiet:
+                with quiet, learners_warnings(sys._getframe()) as warned:
                     check(*args, **kwargs)
             except NotYet as failure:
-                lines = [f"✗ {name} {_('— not yet.')}", f"  {_label('What is wrong:')}{_(failure.problem)}"]
+                lines = ["✗ " + name + " " + _("— not yet."), "  " + _label(_("What is wrong:")) + _(failure.problem)]
                 if failure.hint:
-                    lines.append(f"  {_label('Hint:')}{_(failure.hint)}")
+                    lines.append("  " + _label(_("Hint:")) + _(failure.hint))
                 result = Result(title, False, lines)
             except NotImplementedError as error:
-                result = Result(title, False, [f"✗ {name} {_('— not written yet.')}",
-                                               f"  {_label('Your code raised NotImplementedError:')}{error}",
+                result = Result(title, False, ["✗ " + name + " " + _("— not written yet."),
+                                               "  " + _label(_("Your code raised NotImplementedError:")) + str(error),
                                                "  " + _("Replace the stub with your answer and run this check again.")])
             except Exception as error:  # the learner's code failed: say how, without a traceback
-                result = Result(title, False, [f"✗ {name} {_('— your code raised an error.')}",
+                result = Result(title, False, ["✗ " + name + " " + _("— your code raised an error."),
                                                f"  {type(error).__name__}: {error}"])
             else:
-                result = Result(title, True, [f"✓ {name} {_('— correct.')}"])
+                result = Result(title, True, ["✓ " + name + " " + _("— correct.")])
+            result.lines += _warning_lines(warned)
             print(result)
             return result
-        run.title = title
+        run.title, run.deeper_hint = title, deeper_hint
         return run
     return decorate

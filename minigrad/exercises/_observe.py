@@ -17,6 +17,7 @@ import contextlib
 import os
 import sys
 import types
+import warnings
 from collections import deque
 from typing import Any, Callable, Iterator
 
@@ -55,6 +56,7 @@ class Pass:
 
     def __init__(self, task, before: Any) -> None:
         self.retain_graph = bool(task.retain_graph)
+        self.create_graph = bool(task.create_graph)
         self.returns_gradients = task.inputs is not None and not task.accumulate   # autograd.grad
         self.before, self.after = before, None
 
@@ -105,6 +107,49 @@ def minigrad_graph_walks() -> Iterator[list]:
         yield called
     finally:
         sys.setprofile(previous)
+
+
+# ---------------------------------------------------------------------------- warnings of the learner's code
+# Code that is not the learner's: minigrad (the checkers included), Python's library, installed packages.
+_NOT_THE_LEARNERS = tuple(os.path.join(os.path.realpath(folder), "") for folder in
+                          {os.path.dirname(os.path.dirname(os.path.abspath(__file__))), sys.prefix,
+                           sys.base_prefix, sys.exec_prefix, os.path.dirname(os.__file__)})
+
+
+@contextlib.contextmanager
+def learners_warnings(checker_frame) -> Iterator[list]:
+    """The warnings shown while the block runs (the filters in force decide which), as
+    ``(filename, line, "Category: message")`` once each, where the place is the learner's own
+    code that was running when minigrad, numpy or Python warned: the innermost frame that is
+    neither minigrad's nor an installed library's. A warning with none of the learner's code
+    between it and ``checker_frame`` (the checker's own frame) is the checker's, and is dropped.
+    Nothing reaches stderr.
+
+    >>> import sys, warnings
+    >>> def learners_code():
+    ...     warnings.warn("careful", UserWarning)
+    >>> with learners_warnings(sys._getframe()) as caught:
+    ...     learners_code()
+    ...     learners_code()
+    >>> [(line, text) for _, line, text in caught]
+    [(2, 'UserWarning: careful')]
+    """
+    caught: list = []
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        frame = sys._getframe(1)
+        while frame is not None and frame is not checker_frame:
+            path = frame.f_code.co_filename
+            if not (path.startswith("<frozen") or os.path.realpath(path).startswith(_NOT_THE_LEARNERS)):
+                entry = (path, frame.f_lineno, f"{category.__name__}: {message}")
+                if entry not in caught:
+                    caught.append(entry)
+                return
+            frame = frame.f_back
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        yield caught
 
 
 # ---------------------------------------------------------------------------- tensors kept on ctx

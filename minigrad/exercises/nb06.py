@@ -29,7 +29,7 @@ import minigrad as torch
 from minigrad.autograd.function import Function, FunctionCtx
 from minigrad.tensor import Tensor
 
-from ._feedback import _, exercise, expect
+from ._feedback import _, N_, exercise, expect
 from ._observe import VIEWS, applying, outputs_of
 
 INPLACE_ERROR = "modified by an inplace operation"
@@ -80,7 +80,8 @@ _NOT_COMPUTING = {np.shape, np.ndim, np.size, np.result_type, np.zeros_like, np.
 
 @contextlib.contextmanager
 def _watching(tensor: Tensor) -> Iterator[None]:
-    """While the block runs, ``_Watched.used`` says whether a computation read ``tensor``'s numbers."""
+    """While the block runs, ``_Watched.used`` says whether a computation read ``tensor``'s numbers
+    (or those of a detached or copied tensor made from it in the block); reset it to start afresh."""
     original = tensor._data
     tensor._data = original.view(_Watched)
     _Watched.used = False
@@ -119,31 +120,42 @@ def _linear_case(MyLinear, input_requires_grad: bool, weight_requires_grad: bool
     upstream_data = rng.standard_normal((5, 3))
     x = torch.tensor(x_data, requires_grad=input_requires_grad)
     w = torch.tensor(w_data, requires_grad=weight_requires_grad)
+    # grad_weight is computed from input (and grad_input from weight): when only one gradient is
+    # needed, the other tensor's numbers are not needed at all. They are watched from before
+    # forward, so that what forward saves of them (the tensor, a detached or copied one) is too.
+    unneeded = x if not weight_requires_grad else w if not input_requires_grad else None
+    with _watching(unneeded) if unneeded is not None else contextlib.nullcontext():
+        return _linear_backward(MyLinear, x, w, x_data, w_data, upstream_data, unneeded)
+
+
+def _linear_backward(MyLinear, x, w, x_data, w_data, upstream_data, unneeded):
+    """The rest of :func:`_linear_case`, while ``unneeded`` (None or x or w) is watched."""
     out = MyLinear.apply(x, w)
     expect(np.array_equal(np.asarray(x._data), x_data) and np.array_equal(np.asarray(w._data), w_data),
-           "MyLinear.apply changed its input or weight in place",
-           "keep the forward of the starter: input.mm(weight.t()) makes a new tensor")
-    expect(isinstance(out, Tensor), f"MyLinear.apply returned {type(out).__name__}, not a tensor",
-           "forward returns input.mm(weight.t())")
-    expect(np.allclose(_values(out), x_data @ w_data.T), "forward does not compute input @ weight.T",
-           "keep the forward of the starter: input.mm(weight.t())")
-    # grad_weight is computed from input (and grad_input from weight): when only one gradient is
-    # needed, the other tensor's numbers are not needed at all.
-    unneeded = x if not weight_requires_grad else w if not input_requires_grad else None
+           _("MyLinear.apply changed its input or weight in place"),
+           _("keep the forward of the starter: input.mm(weight.t()) makes a new tensor"))
+    expect(isinstance(out, Tensor), _("MyLinear.apply returned {out_type}, not a tensor")
+                                    .format(out_type=type(out).__name__),
+           _("forward returns input.mm(weight.t())"))
+    expect(np.allclose(_values(out), x_data @ w_data.T), _("forward does not compute input @ weight.T"),
+           _("keep the forward of the starter: input.mm(weight.t())"))
     try:
-        with torch.no_grad(), _watching(unneeded) if unneeded is not None else contextlib.nullcontext():
+        with torch.no_grad():
+            _Watched.used = False
             returned = MyLinear.backward(out.grad_fn, torch.tensor(upstream_data))   # as the engine calls it
             used = unneeded is not None and _Watched.used
     except RuntimeError as error:
         _expect_shapes_fit(error)
         raise
     expect(isinstance(returned, (tuple, list)) and len(returned) == 2,
-           f"backward returned {type(returned).__name__}, not two gradients (one for input, one for weight)",
-           "return grad_input, grad_weight")
+           _("backward returned {returned_type}, not two gradients (one for input, one for weight)")
+           .format(returned_type=type(returned).__name__),
+           _("return grad_input, grad_weight"))
     for name, gradient in zip(("input", "weight"), returned):
         expect(gradient is None or isinstance(gradient, Tensor),
-               f"backward returned {gradient!r} for {name}: a gradient is a tensor, or None when nobody needs it",
-               "return a tensor, or None for a gradient ctx.needs_input_grad does not ask for")
+               _("backward returned {gradient!r} for {name}: a gradient is a tensor, or None when nobody needs it")
+               .format(gradient=gradient, name=name),
+               _("return a tensor, or None for a gradient ctx.needs_input_grad does not ask for"))
     try:
         out.backward(torch.tensor(upstream_data))
     except RuntimeError as error:
@@ -156,40 +168,45 @@ def _linear_case(MyLinear, input_requires_grad: bool, weight_requires_grad: bool
 def _expect_shapes_fit(error: RuntimeError) -> None:
     """A backward whose products do not fit the shapes gets a hint, not a bare error."""
     expect(not any(text in str(error) for text in ("cannot be multiplied", "invalid gradient")),
-           f"backward failed: {error}",
-           "each gradient has the shape of its input: input is [5, 4] and weight [3, 4] here, grad_output "
-           "[5, 3]; which product of grad_output with weight (or input), transposed or not, has that shape?")
+           _("backward failed: {error}").format(error=error),
+           _("each gradient has the shape of its input: input is [5, 4] and weight [3, 4] here, grad_output [5, 3]; "
+             "which product of grad_output with weight (or input), transposed or not, has that shape?"))
 
 
 def _expect_grad(tensor, returned, expected, name: str, formula: str, case: str) -> None:
     expect(returned is not None and tensor.grad is not None,
-           f"{case}: backward returned None for {name}, whose gradient is needed",
-           f"return {formula} in its position when ctx.needs_input_grad says it is needed")
-    expect(np.allclose(_values(tensor.grad), expected), f"{case}: {name}.grad has wrong values",
-           f"the gradient of input.mm(weight.t()) with respect to {name} is {formula}")
+           _("{case}: backward returned None for {name}, whose gradient is needed").format(case=case, name=name),
+           _("return {formula} in its position when ctx.needs_input_grad says it is needed").format(formula=formula))
+    expect(np.allclose(_values(tensor.grad), expected), _("{case}: {name}.grad has wrong values")
+                                                        .format(case=case, name=name),
+           _("the gradient of input.mm(weight.t()) with respect to {name} is {formula}")
+           .format(name=name, formula=formula))
 
 
-@exercise("Your turn 1: skip the gradients nobody needs")
+@exercise("Your turn 1: skip the gradients nobody needs",
+          deeper_hint=N_("Start both gradients as None; compute each one only inside an if on its own entry of "
+                         "ctx.needs_input_grad (0 for input, 1 for weight), then return the pair."))
 def your_turn_1(MyLinear) -> None:
     """``MyLinear.apply(input, weight)`` computes ``input @ weight.T``; its backward returns ``None``
     for a gradient ``ctx.needs_input_grad`` does not ask for, and does not compute it (judged by
     what backward returns and by whether it computes with the tensor only that gradient needs)."""
-    expect(_is_function_class(MyLinear), f"{MyLinear!r} is not a class derived from torch.autograd.Function",
-           "pass the class itself: check.your_turn_1(MyLinear)")
+    expect(_is_function_class(MyLinear), _("{MyLinear!r} is not a class derived from torch.autograd.Function")
+                                         .format(MyLinear=MyLinear),
+           _("pass the class itself: check.your_turn_1(MyLinear)"))
     grad_input, grad_weight = "grad_output.mm(weight)", "grad_output.t().mm(input)"
 
-    returned, _, x, w, expected = _linear_case(MyLinear, True, True)
-    case = "with both input and weight requiring grad"
+    returned, unused, x, w, expected = _linear_case(MyLinear, True, True)
+    case = N_("with both input and weight requiring grad")
     _expect_grad(x, returned[0], expected["x"], "input", grad_input, case)
     _expect_grad(w, returned[1], expected["w"], "weight", grad_weight, case)
 
     returned, used, x, w, expected = _linear_case(MyLinear, True, False)
-    case = "with a frozen weight (needs_input_grad == (True, False))"
+    case = N_("with a frozen weight (needs_input_grad == (True, False))")
     _expect_grad(x, returned[0], expected["x"], "input", grad_input, case)
     _expect_skipped(returned[1], used, case, 1)
 
     returned, used, x, w, expected = _linear_case(MyLinear, False, True)
-    case = "with data that needs no gradient (needs_input_grad == (False, True))"
+    case = N_("with data that needs no gradient (needs_input_grad == (False, True))")
     _expect_grad(w, returned[1], expected["w"], "weight", grad_weight, case)
     _expect_skipped(returned[0], used, case, 0)
     _expect_each_call_its_own_needs(MyLinear)
@@ -215,34 +232,38 @@ def _expect_each_call_its_own_needs(MyLinear) -> None:
         for position, (name, needed) in enumerate(zip(("input", "weight"), needs)):
             gradient = returned[position] if isinstance(returned, (tuple, list)) and len(returned) == 2 else None
             if not needed:
-                what = None if gradient is None else _(f"a gradient for {name}, which nobody needs")
+                what = None if gradient is None else _("a gradient for {name}, which nobody needs").format(name=name)
             elif gradient is None:
-                what = _(f"None for {name}, whose gradient is needed")
+                what = _("None for {name}, whose gradient is needed").format(name=name)
             else:
                 right = isinstance(gradient, Tensor) and np.allclose(_values(gradient), wanted[position])
-                what = None if right else _(f"a wrong gradient for {name}")
+                what = None if right else _("a wrong gradient for {name}").format(name=name)
             expect(what is None,
-                   "MyLinear.apply three times before any backward, with needs_input_grad (True, True), (True, False) "
-                   "and (False, True), then their backwards in the order second, third, first: for the call with "
-                   f"needs_input_grad == {needs}, backward returned {what}: it read what another call stored",
-                   "read needs_input_grad and the saved tensors from backward's own ctx, the record of the call "
-                   "being differentiated, not from the class or anything several calls share")
+                   _("MyLinear.apply three times before any backward, with needs_input_grad (True, True), (True, "
+                     "False) and (False, True), then their backwards in the order second, third, first: for the "
+                     "call with needs_input_grad == {needs}, backward returned {what}: it read what another call "
+                     "stored").format(needs=needs, what=what),
+                   _("read needs_input_grad and the saved tensors from backward's own ctx, the record of the call "
+                     "being differentiated, not from the class or anything several calls share"))
 
 
 def _expect_skipped(gradient, used: bool, case: str, index: int) -> None:
     """The gradient in position ``index`` (0 input, 1 weight) is not needed: None, and not computed."""
     name, other, grad_name = ("input", "weight", "grad_input") if index == 0 else ("weight", "input", "grad_weight")
     expect(not _zeros(gradient),
-           f"{case}, backward returned zeros for {name}, whose gradient nobody needs: the zeros are computed "
-           "and passed on for nothing, where None says that there is no gradient",
-           f"return None for a gradient ctx.needs_input_grad does not ask for (check ctx.needs_input_grad[{index}])")
+           _("{case}, backward returned zeros for {name}, whose gradient nobody needs: the zeros are computed and "
+             "passed on for nothing, where None says that there is no gradient").format(case=case, name=name),
+           _("return None for a gradient ctx.needs_input_grad does not ask for (check ctx.needs_input_grad[{index}])")
+           .format(index=index))
     expect(gradient is None,
-           f"{case}, backward returned a {type(gradient).__name__} for {name}, whose gradient nobody needs",
-           f"return None for a gradient ctx.needs_input_grad does not ask for (check ctx.needs_input_grad[{index}])")
+           _("{case}, backward returned a {gradient_type} for {name}, whose gradient nobody needs")
+           .format(case=case, gradient_type=type(gradient).__name__, name=name),
+           _("return None for a gradient ctx.needs_input_grad does not ask for (check ctx.needs_input_grad[{index}])")
+           .format(index=index))
     expect(not used,
-           f"{case}, backward returned None for {name}, but still computed with {other}, which only "
-           f"{grad_name} needs: that work is thrown away",
-           f"compute {grad_name} only if ctx.needs_input_grad[{index}]")
+           _("{case}, backward returned None for {name}, but still computed with {other}, which only {grad_name} "
+             "needs: that work is thrown away").format(case=case, name=name, other=other, grad_name=grad_name),
+           _("compute {grad_name} only if ctx.needs_input_grad[{index}]").format(grad_name=grad_name, index=index))
 
 
 def _zeros(value) -> bool:
@@ -255,59 +276,69 @@ def _zeros(value) -> bool:
         return False
 
 
-@exercise("Your turn 2: a sort that marks its indices")
+@exercise("Your turn 2: a sort that marks its indices",
+          deeper_hint=N_("In forward: sort, pass the indices to ctx.mark_non_differentiable, save them for "
+                         "backward, return both. In backward: start from zeros shaped like grad_values and put "
+                         "grad_values[j] at position indices[j] (index_add_, or an assignment by index)."))
 def your_turn_2(MySort) -> None:
     """``MySort.apply(x)`` returns ``(values, indices)`` like ``x.sort()``; the indices are marked
     non-differentiable and the gradient reaches ``x`` through the values."""
-    expect(_is_function_class(MySort), f"{MySort!r} is not a class derived from torch.autograd.Function",
-           "pass the class itself: check.your_turn_2(MySort)")
+    expect(_is_function_class(MySort), _("{MySort!r} is not a class derived from torch.autograd.Function")
+                                       .format(MySort=MySort),
+           _("pass the class itself: check.your_turn_2(MySort)"))
     data = [0.3, -1.2, 2.5, 0.0, 1.1]
     order = np.argsort(data, kind="stable")
     x = torch.tensor(np.array(data), requires_grad=True)
     with _recording_marks(MySort) as marked:
         out = MySort.apply(x)
     expect(isinstance(out, tuple) and len(out) == 2,
-           f"MySort.apply(x) returned {type(out).__name__}, not a pair (values, indices)",
-           "return values, indices")
+           _("MySort.apply(x) returned {out_type}, not a pair (values, indices)").format(out_type=type(out).__name__),
+           _("return values, indices"))
     values, indices = out
     expect(_values(x) == data,
-           f"MySort.apply(x) changed the caller's x in place: x was {data} and is now {_values(x)}",
-           "x.sort() returns new tensors: return them, and leave x as it was")
-    expect(isinstance(values, Tensor) and isinstance(indices, Tensor), "values and indices must both be tensors",
-           "values, indices = x.sort()")
+           _("MySort.apply(x) changed the caller's x in place: x was {data} and is now {values_x}")
+           .format(data=data, values_x=_values(x)),
+           _("x.sort() returns new tensors: return them, and leave x as it was"))
+    expect(isinstance(values, Tensor) and isinstance(indices, Tensor), _("values and indices must both be tensors"),
+           _("values, indices = x.sort()"))
     expect(not (_values(values) == order.tolist() and _values(indices) == np.sort(data).tolist()),
-           "MySort.apply(x) returned the pair in the wrong order, (indices, values): the first is "
-           f"{_values(values)}, the positions, and the second {_values(indices)}, the sorted numbers",
-           "return values, indices: the sorted values first, as x.sort() gives them")
-    expect(_values(values) == np.sort(data).tolist(), f"values are {_values(values)}, not sorted ascending",
-           "values, indices = x.sort()")
-    expect(_values(indices) == order.tolist(), f"indices are {_values(indices)}, expected {order.tolist()}",
-           "return the indices x.sort() gives, unchanged")
+           _("MySort.apply(x) returned the pair in the wrong order, (indices, values): the first is {values}, the "
+             "positions, and the second {values_indices}, the sorted numbers")
+           .format(values=_values(values), values_indices=_values(indices)),
+           _("return values, indices: the sorted values first, as x.sort() gives them"))
+    expect(_values(values) == np.sort(data).tolist(), _("values are {values}, not sorted ascending")
+                                                      .format(values=_values(values)),
+           _("values, indices = x.sort()"))
+    expect(_values(indices) == order.tolist(), _("indices are {values_indices}, expected {order}")
+                                               .format(values_indices=_values(indices), order=order.tolist()),
+           _("return the indices x.sort() gives, unchanged"))
     expect(indices.dtype == torch.int64,
-           f"the indices have dtype {indices.dtype}, while x.sort() gives torch.int64: an index is a whole number, "
-           "and tensors of positions (index_add_, gather, x[indices]) want int64",
-           "return the indices x.sort() gives, unchanged (no .double() or .float())")
+           _("the indices have dtype {indices_dtype}, while x.sort() gives torch.int64: an index is a whole number, "
+             "and tensors of positions (index_add_, gather, x[indices]) want int64")
+           .format(indices_dtype=indices.dtype),
+           _("return the indices x.sort() gives, unchanged (no .double() or .float())"))
     expect(any(t is indices for t in marked),
-           "forward never passed the returned indices to ctx.mark_non_differentiable",
-           "forward has to tell ctx which output is not differentiable, before returning it (the section on mark_non_differentiable)")
-    expect(not any(t is values for t in marked), "the values are marked non-differentiable, so no gradient "
-           "can flow through them", "mark only the indices")
+           _("forward never passed the returned indices to ctx.mark_non_differentiable"),
+           _("forward has to tell ctx which output is not differentiable, before returning it (the section on "
+             "mark_non_differentiable)"))
+    expect(not any(t is values for t in marked), _("the values are marked non-differentiable, so no gradient can "
+                                                   "flow through them"), _("mark only the indices"))
     expect(not indices.requires_grad and indices.grad_fn is None,
-           f"indices has requires_grad={indices.requires_grad} and grad_fn "
-           f"{indices.grad_fn.name() if indices.grad_fn is not None else None}",
-           "ctx.mark_non_differentiable(indices) gives requires_grad=False and grad_fn=None")
-    expect(values.grad_fn is not None, "values has no grad_fn, so backward can never reach x",
-           "return the values x.sort() gave, unmarked")
+           _("indices has requires_grad={indices_requires_grad} and grad_fn {indices_grad_fn_name}")
+           .format(indices_requires_grad=indices.requires_grad, indices_grad_fn_name=indices.grad_fn.name() if indices.grad_fn is not None else None),
+           _("ctx.mark_non_differentiable(indices) gives requires_grad=False and grad_fn=None"))
+    expect(values.grad_fn is not None, _("values has no grad_fn, so backward can never reach x"),
+           _("return the values x.sort() gave, unmarked"))
     weights = [1.0, 10.0, 100.0, 1000.0, 10000.0]
     (values * torch.tensor(np.array(weights))).sum().backward()
     expected = _sorted_gradient(data, weights)
-    expect(x.grad is not None, "after backward x.grad is None: backward returned no gradient for x",
-           "return a tensor shaped like x: grad_values[j] goes to position indices[j]")
+    expect(x.grad is not None, _("after backward x.grad is None: backward returned no gradient for x"),
+           _("return a tensor shaped like x: grad_values[j] goes to position indices[j]"))
     expect(np.allclose(_values(x.grad), expected),
-           f"for the loss sum(values * {[int(w) for w in weights]}), x.grad is {_values(x.grad)}, "
-           f"expected {expected.tolist()}",
-           "grad_values[j] belongs to x[indices[j]]: start from zeros shaped like x and add each "
-           "grad_values[j] at position indices[j] (index_add_ does it in one call)")
+           _("for the loss sum(values * {w_weights}), x.grad is {values_x_grad}, expected {expected}")
+           .format(w_weights=[int(w) for w in weights], values_x_grad=_values(x.grad), expected=expected.tolist()),
+           _("grad_values[j] belongs to x[indices[j]]: start from zeros shaped like x and add each grad_values[j] "
+             "at position indices[j] (index_add_ does it in one call)"))
     _expect_each_call_its_own_indices(MySort)
 
 
@@ -335,12 +366,12 @@ def _expect_each_call_its_own_indices(MySort) -> None:
     for number, (x, data) in enumerate(zip(xs, datasets), start=1):
         got, want = _grad_or_none(x), _sorted_gradient(data, _values(weights))
         expect(got is not None and np.allclose(got, want),
-               "MySort.apply(x1), MySort.apply(x2), MySort.apply(x3) on three different tensors, then their "
-               f"backwards in the order second, third, first: x{number}.grad is {got}, expected {want.tolist()}: "
-               "backward used the indices of another call",
-               "keep the indices of each call on its own ctx, with ctx.save_for_backward(indices)")
+               _("MySort.apply(x1), MySort.apply(x2), MySort.apply(x3) on three different tensors, then their "
+                 "backwards in the order second, third, first: x{number}.grad is {got}, expected {want}: backward "
+                 "used the indices of another call").format(number=number, got=got, want=want.tolist()),
+               _("keep the indices of each call on its own ctx, with ctx.save_for_backward(indices)"))
     x = torch.tensor(np.array(datasets[0]), requires_grad=True)
-    first, _ = MySort.apply(x)
+    first, unused = MySort.apply(x)
     with torch.no_grad():
         x.copy_(torch.tensor(np.array(datasets[1])))
     MySort.apply(x)
@@ -352,55 +383,66 @@ def _expect_each_call_its_own_indices(MySort) -> None:
         raise
     got, want = _grad_or_none(x), _sorted_gradient(datasets[0], _values(weights))
     expect(got is not None and np.allclose(got, want),
-           "MySort.apply(x), then x changed under torch.no_grad() and MySort.apply(x) again, then the backward "
-           f"of the first sort: x.grad is {got}, expected {want.tolist()}: backward did not use the indices of the "
-           "first sort, so what it read was overwritten or changed by then (indices kept on the input tensor? x "
-           "kept as a plain attribute and sorted again?)",
-           "keep the indices of each call on its own ctx, with ctx.save_for_backward(indices)")
+           _("MySort.apply(x), then x changed under torch.no_grad() and MySort.apply(x) again, then the backward of "
+             "the first sort: x.grad is {got}, expected {want}: backward did not use the indices of the first sort, "
+             "so what it read was overwritten or changed by then (indices kept on the input tensor? x kept as a "
+             "plain attribute and sorted again?)").format(got=got, want=want.tolist()),
+           _("keep the indices of each call on its own ctx, with ctx.save_for_backward(indices)"))
 
 
 _UPSTREAM = [1.0, 10.0, 100.0]   # not all ones: backward must use grad_output
 
 
-@exercise("Your turn 3: an in-place Function")
+@exercise("Your turn 3: an in-place Function",
+          deeper_hint=N_("After x.add_(1), pass x to ctx.mark_dirty and return x itself, not a copy; backward "
+                         "passes grad_output on unchanged, since adding 1 does not change the slope."))
 def your_turn_3(AddOne_) -> None:
     """``AddOne_.apply(h)`` adds 1 to ``h`` in place, marks it dirty and returns ``h`` itself, whose
     ``grad_fn`` becomes the node; a leaf that requires grad is refused."""
-    expect(_is_function_class(AddOne_), f"{AddOne_!r} is not a class derived from torch.autograd.Function",
-           "pass the class itself: check.your_turn_3(AddOne_)")
+    expect(_is_function_class(AddOne_), _("{AddOne_!r} is not a class derived from torch.autograd.Function")
+                                        .format(AddOne_=AddOne_),
+           _("pass the class itself: check.your_turn_3(AddOne_)"))
     node_name = AddOne_._backward_cls.__name__
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     h = a.clone()
     try:
         out = AddOne_.apply(h)
     except RuntimeError as error:
-        expect("marked as dirty" not in str(error), f"AddOne_.apply(h) failed: RuntimeError: {error}",
-               "return x itself, the tensor you changed and marked dirty, not a copy")
+        expect("marked as dirty" not in str(error), _("AddOne_.apply(h) failed: RuntimeError: {error}")
+                                                    .format(error=error),
+               _("return x itself, the tensor you changed and marked dirty, not a copy"))
         raise
-    expect(isinstance(out, Tensor), f"AddOne_.apply returned {type(out).__name__}, not a tensor", "return x")
-    expect(_values(h) == [2.0, 3.0, 4.0], f"after AddOne_.apply(h), h is {_values(h)}; expected [2, 3, 4]",
-           "change x in place: x.add_(1)")
-    expect(out is h, "apply returned a new tensor object, not h: without ctx.mark_dirty(x), apply treats x as "
-           f"an input returned unchanged and hands back a new view, while h keeps grad_fn "
-           f"{h.grad_fn.name() if h.grad_fn is not None else None}, a history that no longer matches its values",
-           "apply does not know that forward changed x: the section on mark_dirty says how forward tells it")
+    expect(isinstance(out, Tensor), _("AddOne_.apply returned {out_type}, not a tensor")
+                                    .format(out_type=type(out).__name__), _("return x"))
+    expect(_values(h) == [2.0, 3.0, 4.0], _("after AddOne_.apply(h), h is {values_h}; expected [2, 3, 4]")
+                                          .format(values_h=_values(h)),
+           _("change x in place: x.add_(1)"))
+    expect(out is h, _("apply returned a new tensor object, not h: without ctx.mark_dirty(x), apply treats x as an "
+                       "input returned unchanged and hands back a new view, while h keeps grad_fn {h_grad_fn_name}, "
+                       "a history that no longer matches its values")
+                     .format(h_grad_fn_name=h.grad_fn.name() if h.grad_fn is not None else None),
+           _("apply does not know that forward changed x: the section on mark_dirty says how forward tells it"))
     expect(h.grad_fn is not None and h.grad_fn.name() == node_name,
-           f"h.grad_fn is {h.grad_fn.name() if h.grad_fn is not None else None}, not {node_name}",
-           "mark x dirty and return it: apply then makes the node its grad_fn")
+           _("h.grad_fn is {h_grad_fn_name}, not {node_name}")
+           .format(h_grad_fn_name=h.grad_fn.name() if h.grad_fn is not None else None, node_name=node_name),
+           _("mark x dirty and return it: apply then makes the node its grad_fn"))
     out.backward(torch.tensor(_UPSTREAM))
     got = None if a.grad is None else _values(a.grad)
-    expect(got != [1.0, 1.0, 1.0], f"with an incoming gradient {_UPSTREAM}, a.grad is {got}: backward ignores "
-           "grad_output", "the derivative of x + 1 is 1: return grad_output itself")
-    expect(got == _UPSTREAM, f"with an incoming gradient {_UPSTREAM}, a.grad is {got}; expected {_UPSTREAM}",
-           "the derivative of x + 1 is 1: return grad_output itself")
+    expect(got != [1.0, 1.0, 1.0], _("with an incoming gradient {_UPSTREAM}, a.grad is {got}: backward ignores "
+                                     "grad_output")
+                                   .format(_UPSTREAM=_UPSTREAM, got=got), _("the derivative of x + 1 is 1: return grad_output itself"))
+    expect(got == _UPSTREAM, _("with an incoming gradient {_UPSTREAM}, a.grad is {got}; expected {_UPSTREAM}")
+                             .format(_UPSTREAM=_UPSTREAM, got=got),
+           _("the derivative of x + 1 is 1: return grad_output itself"))
     leaf = torch.tensor([1.0, 2.0], requires_grad=True)
     try:
         AddOne_.apply(leaf)
     except RuntimeError as error:
-        expect("leaf Variable" in str(error), f"for a leaf that requires grad: RuntimeError: {error}")
+        expect("leaf Variable" in str(error), _("for a leaf that requires grad: RuntimeError: {error}")
+                                              .format(error=error))
     else:
-        expect(False, "changing a leaf that requires grad in place was accepted without an error",
-               "ctx.mark_dirty(x) lets apply refuse it, as PyTorch does")
+        expect(False, _("changing a leaf that requires grad in place was accepted without an error"),
+               _("ctx.mark_dirty(x) lets apply refuse it, as PyTorch does"))
 
 
 # How the check of Your turn 4 sees a term computed for a missing gradient: backward receives None,
@@ -572,16 +614,19 @@ def _watching_zero_terms(gradients: list) -> Iterator[_ZeroTerms]:
             setattr(np, name, create)
 
 
-@exercise("Your turn 4: None for an unused output")
+@exercise("Your turn 4: None for an unused output",
+          deeper_hint=N_("Call ctx.set_materialize_grads(False) in forward; in backward, add the term of an output "
+                         "only when its gradient is not None: 2 * grad_double, 3 * grad_triple."))
 def your_turn_4(TwoScales) -> None:
     """``TwoScales.apply(x)`` returns ``(2 x, 3 x)``; with ``set_materialize_grads(False)`` its backward
     receives ``None`` for an unused output and skips that term (it computes no term from zeros)."""
-    expect(_is_function_class(TwoScales), f"{TwoScales!r} is not a class derived from torch.autograd.Function",
-           "pass the class itself: check.your_turn_4(TwoScales)")
+    expect(_is_function_class(TwoScales), _("{TwoScales!r} is not a class derived from torch.autograd.Function")
+                                          .format(TwoScales=TwoScales),
+           _("pass the class itself: check.your_turn_4(TwoScales)"))
     upstream = torch.tensor(_UPSTREAM)
-    cases = [("only the first output used", lambda d, t: d.backward(upstream), [2.0 * g for g in _UPSTREAM], 0),
-             ("only the second output used", lambda d, t: t.backward(upstream), [3.0 * g for g in _UPSTREAM], 1),
-             ("both outputs used", lambda d, t: (d * upstream + t * upstream).sum().backward(),
+    cases = [(N_("only the first output used"), lambda d, t: d.backward(upstream), [2.0 * g for g in _UPSTREAM], 0),
+             (N_("only the second output used"), lambda d, t: t.backward(upstream), [3.0 * g for g in _UPSTREAM], 1),
+             (N_("both outputs used"), lambda d, t: (d * upstream + t * upstream).sum().backward(),
               [5.0 * g for g in _UPSTREAM], None)]
     for case, run_backward, want, used in cases:
         x = torch.tensor([1.0, -2.0, 0.5], requires_grad=True)
@@ -589,27 +634,30 @@ def your_turn_4(TwoScales) -> None:
             out = TwoScales.apply(x)
         except TypeError as error:
             expect("set_materialize_grads" not in str(error),
-                   "forward called ctx.set_materialize_grads with something other than True or False: it takes a "
-                   f"bool, and PyTorch raises TypeError: {error}", "ctx.set_materialize_grads(False)")
+                   _("forward called ctx.set_materialize_grads with something other than True or False: it takes a "
+                     "bool, and PyTorch raises TypeError: {error}")
+                   .format(error=error), _("ctx.set_materialize_grads(False)"))
             raise
         expect(_values(x) == [1.0, -2.0, 0.5],
-               f"TwoScales.apply(x) changed the caller's x in place: x is now {_values(x)}",
-               "return new tensors, x * 2 and x * 3, and leave x as it was")
-        expect(isinstance(out, tuple) and len(out) == 2, f"TwoScales.apply returned {type(out).__name__}, "
-               "not a pair", "return x * 2, x * 3")
+               _("TwoScales.apply(x) changed the caller's x in place: x is now {values_x}").format(values_x=_values(x)),
+               _("return new tensors, x * 2 and x * 3, and leave x as it was"))
+        expect(isinstance(out, tuple) and len(out) == 2, _("TwoScales.apply returned {out_type}, not a pair")
+                                                         .format(out_type=type(out).__name__), _("return x * 2, x * 3"))
         expect(all(isinstance(t, Tensor) for t in out),
-               f"TwoScales.apply returned ({type(out[0]).__name__}, {type(out[1]).__name__}), not two tensors",
-               "return x * 2, x * 3: tensors computed from x")
-        expect(out[0].grad_fn is not None, "the outputs have no grad_fn, so backward can never reach x",
-               "return x * 2, x * 3, computed from the input x")
+               _("TwoScales.apply returned ({out_type}, {out_type2}), not two tensors")
+               .format(out_type=type(out[0]).__name__, out_type2=type(out[1]).__name__),
+               _("return x * 2, x * 3: tensors computed from x"))
+        expect(out[0].grad_fn is not None, _("the outputs have no grad_fn, so backward can never reach x"),
+               _("return x * 2, x * 3, computed from the input x"))
         materialize = out[0].grad_fn.materialize_grads
         expect(materialize is not True,
-               "ctx.materialize_grads is still True: backward receives zeros, not None, for an unused output",
-               "the section on set_materialize_grads: forward can ask for None instead of zeros")
+               _("ctx.materialize_grads is still True: backward receives zeros, not None, for an unused output"),
+               _("the section on set_materialize_grads: forward can ask for None instead of zeros"))
         expect(materialize is False,
-               f"ctx.materialize_grads is {materialize!r}, not False: the flag is a bool, which "
-               "ctx.set_materialize_grads(False) sets (PyTorch refuses anything else with a TypeError)",
-               "call ctx.set_materialize_grads(False) in forward instead of assigning the attribute")
+               _("ctx.materialize_grads is {materialize!r}, not False: the flag is a bool, which "
+                 "ctx.set_materialize_grads(False) sets (PyTorch refuses anything else with a TypeError)")
+               .format(materialize=materialize),
+               _("call ctx.set_materialize_grads(False) in forward instead of assigning the attribute"))
         if used is not None:
             grads = [None, None]
             grads[used] = torch.tensor(_UPSTREAM)
@@ -620,17 +668,19 @@ def your_turn_4(TwoScales) -> None:
                 except TypeError:
                     pass   # the engine's run below reports it
             expect(not from_zeros.terms,
-                   f"{case}: backward turned the None it received into zeros and computed that output's term "
-                   "anyway: the work set_materialize_grads(False) is there to save",
-                   "test `if grad_double is not None` (and the same for grad_triple), and compute only the "
-                   "terms whose gradient is there")
+                   _("{case}: backward turned the None it received into zeros and computed that output's term "
+                     "anyway: the work set_materialize_grads(False) is there to save").format(case=case),
+                   _("test `if grad_double is not None` (and the same for grad_triple), and compute only the terms "
+                     "whose gradient is there"))
         try:
             run_backward(*out)
         except TypeError as error:
             expect("NoneType" not in str(error),
-                   f"{case}: backward computed with the None it received for the other output: TypeError: {error}",
-                   "test `if grad_double is not None` (and the same for grad_triple) before using it")
+                   _("{case}: backward computed with the None it received for the other output: TypeError: {error}")
+                   .format(case=case, error=error),
+                   _("test `if grad_double is not None` (and the same for grad_triple) before using it"))
             raise
         got = None if x.grad is None else _values(x.grad)
-        expect(got == want, f"{case}, with an incoming gradient {_UPSTREAM}: x.grad is {got}; expected {want}",
-               "2 * grad_double + 3 * grad_triple, leaving out the term whose gradient is None")
+        expect(got == want, _("{case}, with an incoming gradient {_UPSTREAM}: x.grad is {got}; expected {want}")
+                            .format(case=case, _UPSTREAM=_UPSTREAM, got=got, want=want),
+               _("2 * grad_double + 3 * grad_triple, leaving out the term whose gradient is None"))

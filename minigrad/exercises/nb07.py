@@ -26,7 +26,7 @@ import minigrad as torch
 from minigrad.autograd.function import Function
 from minigrad.tensor import Tensor
 
-from ._feedback import _, exercise, expect
+from ._feedback import _, N_, exercise, expect
 from ._observe import VIEWS, applying, outputs_of
 
 # ---------------------------------------------------------------------------- Your turn 1
@@ -66,17 +66,17 @@ def dense_reference(indices: Tensor, grad_output: Tensor, b: Tensor) -> np.ndarr
 def _result_of(grad_values: Callable, indices: Tensor, grad_output: Tensor, b: Tensor) -> np.ndarray:
     """Call the learner's function; its result as a float64 numpy array (tensor, array or list)."""
     result = grad_values(indices, grad_output, b)
-    expect(result is not None, "grad_values returned None",
-           "return the nnz gradients, one per column of indices")
+    expect(result is not None, _("grad_values returned None"),
+           _("return the nnz gradients, one per column of indices"))
     if isinstance(result, Tensor):
-        expect(not result.is_sparse, "grad_values returned a sparse tensor",
-               "return a dense 1-D tensor with one number per edge")
+        expect(not result.is_sparse, _("grad_values returned a sparse tensor"),
+               _("return a dense 1-D tensor with one number per edge"))
         result = result.detach()._data
     try:
         return np.asarray(result, dtype=np.float64)
     except (TypeError, ValueError):
-        expect(False, f"grad_values returned {type(result).__name__}, not numbers",
-               "return a 1-D tensor (or numpy array) with one gradient per edge")
+        expect(False, _("grad_values returned {result_type}, not numbers").format(result_type=type(result).__name__),
+               _("return a 1-D tensor (or numpy array) with one gradient per edge"))
 
 
 def _peak_bytes(function: Callable, *args) -> int:
@@ -86,9 +86,9 @@ def _peak_bytes(function: Callable, *args) -> int:
         tracemalloc.start()
     try:
         tracemalloc.reset_peak()
-        start, _ = tracemalloc.get_traced_memory()
+        start, unused = tracemalloc.get_traced_memory()
         function(*args)
-        _, peak = tracemalloc.get_traced_memory()
+        unused, peak = tracemalloc.get_traced_memory()
     finally:
         if not was_tracing:
             tracemalloc.stop()
@@ -183,64 +183,69 @@ def _counting_work(*tensors: Tensor) -> Iterator[list]:
 
 def _size(n_bytes: float) -> str:
     """``'64 MB'``, ``'77 KB'``."""
-    return f"{n_bytes / 1e6:,.0f} MB" if n_bytes >= 1e6 else f"{n_bytes / 1e3:,.0f} KB"
+    return _("{n_bytes:,.0f} MB").format(n_bytes=n_bytes / 1e6) if n_bytes >= 1e6 else _("{n_bytes:,.0f} KB").format(n_bytes=n_bytes / 1e3)
 
 
-@exercise("Your turn 1: the values' gradient without the N × N matrix")
+@exercise("Your turn 1: the values' gradient without the N × N matrix",
+          deeper_hint=N_("values[k] carries b's row indices[1][k] into the output's row indices[0][k]: its gradient "
+                         "is the dot product of grad_output[indices[0][k]] and b[indices[1][k]]. Gather both rows "
+                         "for every k at once, multiply them elementwise, and sum each row."))
 def your_turn_1(grad_values: Callable) -> None:
     """``grad_values(indices, grad_output, b)`` returns ``(grad_output @ b.T)[rows, cols]`` (one
     number per edge, duplicates included) without allocating anything of N x N size."""
-    expect(callable(grad_values), f"{grad_values!r} is not a function",
-           "pass the function itself: check.your_turn_1(grad_values)")
+    expect(callable(grad_values), _("{grad_values!r} is not a function").format(grad_values=grad_values),
+           _("pass the function itself: check.your_turn_1(grad_values)"))
 
     indices = torch.tensor(FOUR_NODE_INDICES)
     ones, b = torch.ones(4, 3), torch.tensor(FOUR_NODE_B)
     got = _result_of(grad_values, indices, ones, b)
-    expect(got.shape == (5,), f"for the four-node graph (5 edges) grad_values returned shape "
-           f"{list(got.shape)}; expected [5], one number per edge",
-           "grad_values[k] is one dot product per edge k: sum over the features of "
-           "grad_output[row_k] * b[col_k]")
+    expect(got.shape == (5,), _("for the four-node graph (5 edges) grad_values returned shape {got_shape}; expected "
+                                "[5], one number per edge").format(got_shape=list(got.shape)),
+           _("grad_values[k] is one dot product per edge k: sum over the features of grad_output[row_k] * b[col_k]"))
     expect(not np.allclose(got, dense_reference(torch.tensor(FOUR_NODE_INDICES[::-1]), ones, b)),
-           f"for the four-node graph you returned {got.tolist()}: rows and columns are swapped",
-           "grad_output goes with the row of each edge (indices[0]), b with its column (indices[1])")
+           _("for the four-node graph you returned {got}: rows and columns are swapped").format(got=got.tolist()),
+           _("grad_output goes with the row of each edge (indices[0]), b with its column (indices[1])"))
     expect(np.allclose(got, FOUR_NODE_GRAD_VALUES),
-           f"for the four-node graph and the loss out.sum() (grad_output all ones) you returned "
-           f"{got.tolist()}; expected {FOUR_NODE_GRAD_VALUES}",
-           "edge k = (row_k, col_k) gets the dot product of grad_output[row_k] with b[col_k]")
+           _("for the four-node graph and the loss out.sum() (grad_output all ones) you returned {got}; expected "
+             "{FOUR_NODE_GRAD_VALUES}").format(got=got.tolist(), FOUR_NODE_GRAD_VALUES=FOUR_NODE_GRAD_VALUES),
+           _("edge k = (row_k, col_k) gets the dot product of grad_output[row_k] with b[col_k]"))
 
     for n, nnz, d, which in [(6, 9, 3, 1), (7, 12, 2, 2), (30, 80, 5, 3)]:
         indices, grad_output, b = random_graph(n, nnz, d, which)
         expected = dense_reference(indices, grad_output, b)
         got = _result_of(grad_values, indices, grad_output, b)
-        case = _(f"on a random graph with {n} nodes and {len(expected)} edges (some repeated)")
+        case = _("on a random graph with {n} nodes and {n_expected} edges (some repeated)").format(n=n, n_expected=len(expected))
         expect(got.shape == expected.shape,
-               f"{case} grad_values returned shape {list(got.shape)}; expected [{len(expected)}]",
-               "one gradient per column of indices, repeated edges included: do not merge them")
+               _("{case} grad_values returned shape {got_shape}; expected [{n_expected}]")
+               .format(case=case, got_shape=list(got.shape), n_expected=len(expected)),
+               _("one gradient per column of indices, repeated edges included: do not merge them"))
         expect(np.allclose(got, expected, rtol=1e-4, atol=1e-5),
-               f"{case} your values differ from (grad_output @ b.T)[rows, cols]",
-               "grad_values[k] = sum over j of grad_output[rows[k], j] * b[cols[k], j], with "
-               "rows, cols = indices[0], indices[1]")
+               _("{case} your values differ from (grad_output @ b.T)[rows, cols]").format(case=case),
+               _("grad_values[k] = sum over j of grad_output[rows[k], j] * b[cols[k], j], with rows, cols = "
+                 "indices[0], indices[1]"))
 
     n = MEMORY_N
     indices, grad_output, b = random_graph(n, n * MEMORY_DEGREE, MEMORY_D, which=4)
     matrix_bytes = n * n * 4
     peak = _peak_bytes(grad_values, indices, grad_output, b)
     expect(peak < matrix_bytes // 2,
-           f"the values are right, but at N = {n:,} ({indices.shape[1]:,} edges, d = {MEMORY_D}) memory "
-           f"use peaked above {_size(matrix_bytes // 2)} while it ran: an N x N float32 matrix is "
-           f"{_size(matrix_bytes)}, the gradient itself {_size(indices.shape[1] * 4)}",
-           "do not form grad_output @ b.T: gather the rows you need, grad_output[indices[0]] and "
-           "b[indices[1]] (each nnz x d), multiply them and sum over the features")
+           _("the values are right, but at N = {n:,} ({indices_shape:,} edges, d = {MEMORY_D}) memory use peaked "
+             "above {size_matrix_bytes} while it ran: an N x N float32 matrix is {size_matrix_bytes2}, the gradient "
+             "itself {size_indices_shape}")
+           .format(n=n, indices_shape=indices.shape[1], MEMORY_D=MEMORY_D, size_matrix_bytes=_size(matrix_bytes // 2), size_matrix_bytes2=_size(matrix_bytes), size_indices_shape=_size(indices.shape[1] * 4)),
+           _("do not form grad_output @ b.T: gather the rows you need, grad_output[indices[0]] and b[indices[1]] "
+             "(each nnz x d), multiply them and sum over the features"))
     nnz = indices.shape[1]
     with _counting_work(grad_output, b) as computed:
         grad_values(indices, grad_output, b)
     expect(computed[0] <= WORK_PER_EDGE_FEATURE * nnz * MEMORY_D,
-           f"the values are right, but at N = {n:,} ({nnz:,} edges, d = {MEMORY_D}) your function computed "
-           f"{computed[0]:,} numbers, where one dot product per edge needs about nnz x d = {nnz * MEMORY_D:,}: "
-           f"it works out far more pairs of nodes than there are edges (the N x N matrix has {n * n:,}), "
-           "a few rows at a time or all at once",
-           "do not multiply grad_output by b.T, not even a few rows at a time: gather the rows you need, "
-           "grad_output[indices[0]] and b[indices[1]] (each nnz x d), multiply them and sum over the features")
+           _("the values are right, but at N = {n:,} ({nnz:,} edges, d = {MEMORY_D}) your function computed "
+             "{computed:,} numbers, where one dot product per edge needs about nnz x d = {nnz_MEMORY_D:,}: it works "
+             "out far more pairs of nodes than there are edges (the N x N matrix has {n2:,}), a few rows at a time "
+             "or all at once")
+           .format(n=n, nnz=nnz, MEMORY_D=MEMORY_D, computed=computed[0], nnz_MEMORY_D=nnz * MEMORY_D, n2=n * n),
+           _("do not multiply grad_output by b.T, not even a few rows at a time: gather the rows you need, "
+             "grad_output[indices[0]] and b[indices[1]] (each nnz x d), multiply them and sum over the features"))
 
 
 # ---------------------------------------------------------------------------- Your turn 2
@@ -263,17 +268,17 @@ def needs_input_grad_calls(function: type) -> None:
 
 ARGUMENTS = ("indices", "values", "shape", "b")
 
-NOT_A_LEAF_H = "h = features.mm(weight) requires grad because weight does, although it is not a leaf"
-NO_GRAD = ("needs_input_grad describes the arguments, whatever the grad mode: no_grad only stops the "
-           "recording of a graph (notebook 04)")
+NOT_A_LEAF_H = N_("h = features.mm(weight) requires grad because weight does, although it is not a leaf")
+NO_GRAD = (N_("needs_input_grad describes the arguments, whatever the grad mode: no_grad only stops the recording "
+              "of a graph (notebook 04)"))
 HINTS = {
-    0: "indices is a tensor of integers: an integer tensor can never require grad",
-    2: "shape is a torch.Size, not a tensor: an argument that is not a tensor always gets False",
-    (1, 1): "values was created with requires_grad=True",
-    (1, 3): "features is plain input data, created without requires_grad=True",
-    (2, 1): "values.detach() is a new tensor that does not require grad",
+    0: N_("indices is a tensor of integers: an integer tensor can never require grad"),
+    2: N_("shape is a torch.Size, not a tensor: an argument that is not a tensor always gets False"),
+    (1, 1): N_("values was created with requires_grad=True"),
+    (1, 3): N_("features is plain input data, created without requires_grad=True"),
+    (2, 1): N_("values.detach() is a new tensor that does not require grad"),
     (2, 3): NOT_A_LEAF_H,
-    (3, 1): "values * 2 is not a leaf, but it requires grad because values does (notebook 03)",
+    (3, 1): N_("values * 2 is not a leaf, but it requires grad because values does (notebook 03)"),
     (3, 3): NOT_A_LEAF_H,
     (4, 1): NO_GRAD,
     (4, 3): NO_GRAD,
@@ -310,25 +315,32 @@ def _as_lists(value: Any) -> Any:
     return value.tolist() if isinstance(value, np.ndarray) else value
 
 
-@exercise("Your turn 2: predict needs_input_grad")
+@exercise("Your turn 2: predict needs_input_grad",
+          deeper_hint=N_("For each call, take the four arguments in order: a tensor gets True only if it requires "
+                         "grad (an integer tensor never does, detach() makes one that does not, a result computed "
+                         "from a tensor that requires grad does, leaf or not); an argument that is not a tensor "
+                         "gets False."))
 def your_turn_2(predictions: Any) -> None:
     """``predictions``: four tuples of four booleans, ``ctx.needs_input_grad`` for each call (lists,
     numpy or torch bool arrays too)."""
     predictions = _as_lists(predictions)
     expect(isinstance(predictions, (list, tuple)) and len(predictions) == 4,
-           f"predictions should be a list of 4 tuples, one per call; got {predictions!r}",
-           "predictions = [(..., ..., ..., ...), ...] with one tuple for each of the four calls")
+           _("predictions should be a list of 4 tuples, one per call; got {predictions!r}")
+           .format(predictions=predictions),
+           _("predictions = [(..., ..., ..., ...), ...] with one tuple for each of the four calls"))
     truth = observed_needs_input_grad()
     for number, (predicted, actual) in enumerate(zip(predictions, truth), start=1):
         predicted = _as_lists(predicted)
-        expect(predicted is not ..., f"call {number}: still ... (the starter's placeholder)",
-               "write a tuple of four booleans, one per argument of forward: (indices, values, shape, b)")
+        expect(predicted is not ..., _("call {number}: still ... (the starter's placeholder)").format(number=number),
+               _("write a tuple of four booleans, one per argument of forward: (indices, values, shape, b)"))
         expect(isinstance(predicted, (tuple, list)) and len(predicted) == 4
                and all(_is_flag(flag) for flag in predicted),
-               f"call {number}: {predicted!r} is not four True/False values",
-               "needs_input_grad has one True/False per argument of forward: (indices, values, shape, b)")
+               _("call {number}: {predicted!r} is not four True/False values")
+               .format(number=number, predicted=predicted),
+               _("needs_input_grad has one True/False per argument of forward: (indices, values, shape, b)"))
         for position, (guess, flag) in enumerate(zip(predicted, actual)):
             expect(bool(guess) == flag,
-                   f"call {number}: you predicted {bool(guess)} for {ARGUMENTS[position]} "
-                   f"(needs_input_grad[{position}])",
+                   _("call {number}: you predicted {bool_guess} for {ARGUMENTS_position} "
+                     "(needs_input_grad[{position}])")
+                   .format(number=number, bool_guess=bool(guess), ARGUMENTS_position=ARGUMENTS[position], position=position),
                    HINTS.get(position) or HINTS[number, position])

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from minigrad.exercises.messages_zh import MESSAGES
+from tools.checker_messages import messages
 from tools.course import notebook_paths, read_notebook
 from helpers import ROOT
 
@@ -49,8 +49,8 @@ def test_every_checker_title_is_its_heading_in_both_languages(path):
     for number, check in checks.items():
         assert check.title == english[number], f"{path.name}: checker {check.title!r}, heading {english[number]!r}"
         if chinese_path.exists():
-            assert MESSAGES.get(check.title) == chinese[number], \
-                f"zh/{path.name}: checker {MESSAGES.get(check.title)!r}, heading {chinese[number]!r}"
+            assert messages('zh').get(check.title) == chinese[number], \
+                f"zh/{path.name}: checker {messages('zh').get(check.title)!r}, heading {chinese[number]!r}"
 
 
 ALL_EDITIONS = PATHS + notebook_paths(NOTEBOOKS / "zh")

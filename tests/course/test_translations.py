@@ -1,15 +1,17 @@
 """The Chinese edition cannot drift from the English one.
 
 notebooks/zh/*.ipynb are built by tools/translate.py from the English notebooks and the catalogs in
-notebooks/zh/translations/; the checkers' Chinese feedback comes from
-minigrad/exercises/messages_zh.py. These tests fail, naming the cell or the message, when an English
+notebooks/zh/translations/; the checkers' Chinese feedback comes from the gettext catalog
+minigrad/exercises/locale/zh/LC_MESSAGES/checkers.po. These tests fail, naming the cell or the message, when an English
 text changed (or appeared) without its translation, or when a Chinese notebook was edited by hand.
 """
 from __future__ import annotations
 
+import ast
 import json
 import re
 import shutil
+import string
 import unicodedata
 from pathlib import Path
 from typing import NamedTuple
@@ -17,11 +19,12 @@ from typing import NamedTuple
 import pytest
 
 from minigrad.exercises import _feedback, nb00
-from minigrad.exercises._feedback import template_parts, translate
-from minigrad.exercises.messages_zh import MESSAGES
+from minigrad.exercises._feedback import translate
+from tools import checker_messages
 from tools import translate as tr
 
 ENGLISH = tr.english_paths()
+MESSAGES = checker_messages.messages("zh")
 NAMES = [path.name for path in ENGLISH]
 GLOSSARY = tr.CHINESE / "GLOSSARY.md"
 
@@ -175,29 +178,27 @@ def test_a_new_english_cell_is_reported_as_missing_and_an_entry_without_cell_as_
 # ---------------------------------------------------------------- the checkers' feedback
 
 
-def test_every_checker_message_has_a_chinese_translation():
-    missing = tr.untranslated_messages()
-    if missing:
-        pytest.fail("add these English messages to minigrad/exercises/messages_zh.py "
-                    "(python -m tools.translate messages):\n" + "\n".join(missing))
+def test_every_checker_message_has_a_chinese_translation_and_no_other():
+    extracted = {message.id for message in checker_messages.extracted() if message.id}
+    missing = sorted(extracted - {english for english, chinese in MESSAGES.items() if chinese})
+    assert not missing, ("add the Chinese of these checker messages to minigrad/exercises/locale/zh/LC_MESSAGES/"
+                         "checkers.po (python -m tools.checker_messages adds them, empty):\n" + "\n".join(missing))
+    stale = sorted(set(MESSAGES) - extracted)
+    assert not stale, ("checkers.po translates messages no checker prints any more (reworded? run python -m "
+                       "tools.checker_messages):\n" + "\n".join(map(repr, stale)))
 
 
 def fields(text: str) -> list[str]:
-    return [value for kind, value in template_parts(text) if kind == "field"]
+    return sorted({field for _, field, _, _ in string.Formatter().parse(text) if field is not None})
 
 
 @pytest.mark.parametrize("english", sorted(MESSAGES))
-def test_a_chinese_message_keeps_the_english_placeholders_and_is_found_again(english):
+def test_a_chinese_message_keeps_the_english_placeholders(english):
     chinese_text = MESSAGES[english]
-    assert set(fields(chinese_text)) <= set(fields(english)), f"{chinese_text!r} has a placeholder {english!r} lacks"
+    assert fields(chinese_text) == fields(english), f"{chinese_text!r} has other placeholders than {english!r}"
     assert chinese_text == english or re.search(r"[\u4e00-\u9fff]", chinese_text), \
         f"{english!r} is not translated (a message that is only code maps to itself)"
-    values = {field: f"<value {number}>" for number, field in enumerate(fields(english))}
-    printed = "".join(values.get(v, v) if kind == "field" else v for kind, v in template_parts(english))
-    expected = "".join(values.get(v, v) if kind == "field" else v for kind, v in template_parts(chinese_text))
-    if fields(english) and not "".join(v for kind, v in template_parts(english) if kind == "text"):
-        return   # a bare "{error}" is never translated
-    assert translate(printed, "zh") == expected
+    assert translate(english, "zh") == chinese_text   # what the checkers print, read from the .po
 
 
 @pytest.fixture
@@ -243,7 +244,7 @@ def glossary_rows() -> list[Term]:
 def chinese_texts() -> list[tuple[str, str]]:
     texts = [(f"notebooks/zh/translations/{path.name}", path.read_text(encoding="utf-8"))
              for path in sorted(tr.CATALOGS.glob("*.md"))]
-    texts += [("minigrad/exercises/messages_zh.py", text) for text in MESSAGES.values()]
+    texts += [("minigrad/exercises/locale/zh/LC_MESSAGES/checkers.po", text) for text in MESSAGES.values()]
     cheat_sheet = tr.CHINESE / "ctx_cheatsheet.md"
     texts.append(("notebooks/zh/ctx_cheatsheet.md", cheat_sheet.read_text(encoding="utf-8")))
     readme = tr.ROOT / "README.zh.md"
@@ -276,7 +277,8 @@ def test_glossary_terms_are_used_consistently():
 
 @pytest.mark.parametrize("word, meant", [("不可微分", "不可求导"), ("不可微", "不可求导"), ("可微的", "可求导的"),
                                          ("帮手函数", "辅助函数"), ("拷贝", "副本"), ("下标", "索引"),
-                                         ("引用循环", "循环引用"), ("引用环", "循环引用")])
+                                         ("引用循环", "循环引用"), ("引用环", "循环引用"),
+                                         ("训练 200 轮（epoch）", "轮")])
 def test_the_glossary_check_catches_every_variant_of_a_banned_term(word, meant):
     caught = [row for row in glossary_rows() for banned in row.forbidden if banned in f"这里写了{word}。"]
     assert caught and all(meant.replace("的", "") in row.chinese for row in caught), (word, caught)
@@ -340,14 +342,6 @@ def test_each_notebook_gives_a_terms_english_at_its_first_use(name):
                           "「中文（English）」 at the first use:\n" + "\n".join(offences))
 
 
-def test_every_chinese_message_is_still_used_by_a_checker():
-    used = {text for path in tr.checker_paths() for _, text in tr.checker_messages(path)}
-    own = {"— correct.", "— not yet.", "— not written yet.", "— your code raised an error.", "What is wrong:",
-           "Hint:", "Your code raised NotImplementedError:",
-           "Replace the stub with your answer and run this check again.", "Your turn 0: the number two"}
-    stale = sorted(set(MESSAGES) - used - own)
-    assert not stale, ("minigrad/exercises/messages_zh.py translates messages no checker prints any more "
-                       "(reworded? update the key):\n" + "\n".join(map(repr, stale)))
 
 
 def wide(character: str) -> bool:
@@ -402,3 +396,17 @@ def test_the_chinese_notebooks_link_to_the_chinese_cheat_sheet():
     for name in ("00_start_here.md", "02_static_methods.md"):
         text = (tr.CATALOGS / name).read_text(encoding="utf-8")
         assert "](ctx_cheatsheet.md)" in text and "](../ctx_cheatsheet.md)" not in text, name
+
+
+def test_every_message_given_to_expect_is_marked_for_the_catalog():
+    """A literal, an f-string or a sum of strings given to expect or NotYet would be printed in
+    English only, and no test would miss it: each message is _("..."), _("...").format(...), N_()
+    or a constant holding one."""
+    unmarked = []
+    for path in sorted((tr.ROOT / "minigrad" / "exercises").glob("nb[0-9][0-9].py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("expect", "NotYet"):
+                for argument in node.args[1 if node.func.id == "expect" else 0:]:
+                    if isinstance(argument, (ast.Constant, ast.JoinedStr, ast.BinOp)):
+                        unmarked.append(f"minigrad/exercises/{path.name}:{argument.lineno}")
+    assert not unmarked, "write these messages as _(\"...\"):\n" + "\n".join(unmarked)

@@ -3,14 +3,22 @@ edition, and what it watches while the learner's code runs (minigrad/exercises/_
 _observe.py)."""
 from __future__ import annotations
 
+import importlib
+import inspect
+import linecache
+import re
 import types
+import warnings
+from pathlib import Path
 
 import pytest
 
 import minigrad as torch
-from minigrad.exercises import _observe, nb02, nb06, nb08
+from minigrad.exercises import _feedback, _observe, nb02, nb05, nb06, nb08
+from tools.checker_messages import messages
 
 from exercise_helpers import dirty_but_returns_a_copy, english_left_in, function, transposed
+from test_nb05 import SquareSaved, saving_forward
 
 
 @pytest.mark.parametrize("verdict_text, english", [
@@ -42,8 +50,7 @@ def test_the_chinese_messages_read_as_chinese(checker, answer, chinese, verdict)
 
 
 def test_a_python_error_keeps_its_own_colon_in_chinese():
-    from minigrad.exercises.messages_zh import MESSAGES
-    framed = [text for text in MESSAGES.values() if "Error：" in text]
+    framed = [text for text in messages("zh").values() if "Error：" in text]
     assert not framed, framed
 
 
@@ -80,3 +87,90 @@ def test_tensors_kept_on_ctx_are_found_inside_containers():
                                             "ns": types.SimpleNamespace(x=t), "plain": t, "numbers": [1, 2]})
     assert found == [("inputs", "ctx.inputs[0]"), ("keep", "ctx.keep['x'][0]"), ("ns", "ctx.ns.x"),
                      ("plain", "ctx.plain")]
+
+
+# --------------------------------------------------------------------------- warnings: on stdout, where the learner wrote them
+def cube_backward_by_a_deprecated_name(ctx, grad_output):
+    x, = ctx.saved_variables
+    return 3 * x ** 2 * grad_output
+
+
+@pytest.mark.parametrize("language, where", [
+    ("en", "  Warning from your code, line {line} of test_checkers.py: `x, = ctx.saved_variables`"),
+    ("zh", "  你的代码在 test_checkers.py 第 {line} 行发出警告：`x, = ctx.saved_variables`"),
+])
+def test_a_right_answer_that_warns_gets_its_tick_and_the_warning_on_stdout(language, where, capsys):
+    lines, start = inspect.getsourcelines(cube_backward_by_a_deprecated_name)
+    line = start + next(i for i, text in enumerate(lines) if "saved_variables" in text)
+    _feedback.set_language(language)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("always")
+            result = nb05.your_turn_1(function("Cube", saving_forward, cube_backward_by_a_deprecated_name))
+    finally:
+        _feedback.set_language("en")
+    out, err = capsys.readouterr()
+    assert result and err == "", (out, err)
+    assert out.splitlines()[1:] == [where.format(line=line),
+                                    "    DeprecationWarning: 'saved_variables' is deprecated; use 'saved_tensors'"]
+
+
+def test_a_warning_in_a_notebook_cell_is_placed_in_the_cell(capsys):
+    source = "def two_backwards(x):\n    y = SquareSaved.apply(x)\n    y.sum().backward(retain_graph=True)\n" \
+             "    (3 * y).sum().backward()\n    y.grad\n    return y\n"
+    filename = "/tmp/ipykernel_1/2501563478.py"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"SquareSaved": SquareSaved}
+    exec(compile(source, filename, "exec"), namespace)
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        result = nb05.your_turn_3(namespace["two_backwards"])
+    out, err = capsys.readouterr()
+    assert result and err == "", (out, err)
+    assert out.splitlines()[1] == "  Warning from your code, line 5 of your cell: `y.grad`"
+    assert out.splitlines()[2].startswith("    UserWarning: The .grad attribute of a Tensor that is not a leaf"), out
+
+
+def test_a_warning_of_the_checkers_own_is_not_reported(capsys):
+    check = _feedback.exercise("Your turn 0: the number two")(warnings.warn)
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        assert check("careful")
+    out, err = capsys.readouterr()
+    assert (out, err) == ("✓ Your turn 0: the number two — correct.\n", "")
+
+
+# The right answers of every notebook's CASES.
+ACCEPTED = [(checker, answer) for number in range(11)
+            for checker, answer, problem in importlib.import_module(f"test_nb{number:02d}").CASES if problem is None]
+
+
+@pytest.mark.parametrize("checker, answer", ACCEPTED)
+def test_a_right_answer_writes_nothing_to_stderr_with_every_warning_on(checker, answer, capsys):
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        result = checker(answer)
+    out, err = capsys.readouterr()
+    assert result and err == "" and "Warning" not in out, (out, err)
+
+
+# --------------------------------------------------------------------------- the deeper hint the student edition folds
+CHECKERS = [getattr(importlib.import_module(f"minigrad.exercises.nb{number:02d}"), name)
+            for number in range(11) for name in dir(importlib.import_module(f"minigrad.exercises.nb{number:02d}"))
+            if name.startswith("your_turn_")]
+
+
+@pytest.mark.parametrize("checker", CHECKERS, ids=[f"{c.__module__.rsplit('.', 1)[1]}.{c.__name__}" for c in CHECKERS])
+def test_every_checker_has_a_deeper_hint_in_both_languages(checker):
+    assert len(checker.deeper_hint.split()) >= 8, checker.title
+    assert re.search(r"[\u4e00-\u9fff]", _feedback.translate(checker.deeper_hint, "zh")), checker.title
+
+
+def test_the_chinese_student_edition_folds_the_chinese_deeper_hint():
+    from tools import student_edition
+    from tools.course import read_notebook
+    notebook = read_notebook(Path(__file__).resolve().parents[2] / "notebooks" / "zh" / "05_save_for_backward.ipynb")
+    student, titles = student_edition.student_notebook(notebook, "zh")
+    folds = [cell.source for cell in student.cells if "hint" in cell.metadata.get("tags", [])]
+    assert len(folds) == len(titles) == 3
+    assert student_edition.escape_markdown(_feedback.translate(nb05.your_turn_3.deeper_hint, "zh")) in folds[2]

@@ -63,9 +63,12 @@ def test_nb00_rejects_every_prediction_away_from_the_true_gradient(prediction):
     if any(abs(p - q) > 1e-4 for p, q in zip(prediction, [2.0, 4.0, 6.0])):
         assert not nb00.your_turn_1(prediction)
 
+
 # (checker, answer, what the problem line says); None: accepted.
 CASES = [
     (nb00.your_turn_1, np.array([2.0, 4.0, 6.0]), None),
+    # x.grad passed before backward ran
+    (nb00.your_turn_1, None, "you gave None, not a list of numbers: x.grad is None until a backward pass"),
 ]
 
 test_each_answer_gets_the_right_verdict, test_the_chinese_verdict_is_the_same_and_wholly_chinese = verdict_tests(CASES)

@@ -114,6 +114,7 @@ def test_nb01_names_with_the_arguments_swapped_gets_a_verdict():
     said = problem(nb01.your_turn_2(list(NET_NAMES), Net))
     assert "What is wrong:" in said or "is not a list of strings" in said, said
 
+
 # (checker, answer, what the problem line says); None: accepted.
 CASES = [
     (nb01.your_turn_1, scale(0.0), "factor starts at 0; the task asks for 1.0"),
@@ -128,6 +129,10 @@ CASES = [
     (given_first(nb01.your_turn_2, Net), ["encoder.scale"], "your list misses 4 of the 5 names"),
     (given_first(nb01.your_turn_2, Net), ["temperature", "encoder.scale", "linear.weight", "linear.bias", "head.weight"],
      "['linear.weight', 'linear.bias'] lack part of their prefix"),
+    # the right numbers, but the gradient to earlier layers cut
+    (nb01.your_turn_1, scale(forward=lambda self, x: self.factor * x.data), "forward cut x off from the graph"),
+    (nb01.your_turn_1, scale(forward=lambda self, x: self.factor * x.detach()), "forward cut x off from the graph"),
+    (nb01.your_turn_1, scale(forward=lambda self, x: x * self.factor), None),
 ]
 
 test_each_answer_gets_the_right_verdict, test_the_chinese_verdict_is_the_same_and_wholly_chinese = verdict_tests(CASES)

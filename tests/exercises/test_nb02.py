@@ -302,6 +302,36 @@ def keyed_backward(ctx, grad_output):
     x, exponent = KEYED_BY_CTX[id(ctx)]
     return grad_output * exponent * x ** (exponent - 1), None
 
+# --------------------------------------------------------------------------- per-call state in a module's list
+STORE: list = []
+
+
+def indexed_forward(ctx, x, exponent):
+    ctx.index = len(STORE)
+    STORE.append((x, exponent))
+    return x ** exponent
+
+
+def indexed_backward(ctx, grad_output):
+    x, exponent = STORE[ctx.index]
+    return grad_output * exponent * x ** (exponent - 1), None
+
+
+def saved_and_indexed_forward(ctx, x, exponent):
+    ctx.save_for_backward(x)
+    return indexed_forward(ctx, x, exponent)
+
+
+def notebook_solution_forward(ctx, x, exponent):
+    ctx.exponent = exponent
+    ctx.x = x
+    return x ** exponent
+
+
+def notebook_solution_backward(ctx, grad_output):
+    return grad_output * ctx.exponent * ctx.x ** (ctx.exponent - 1), None
+
+
 # (checker, answer, what the problem line says); None: accepted.
 CASES = [
     (nb02.your_turn_1, by_hand_with(lambda f, x: types.SimpleNamespace()), None),
@@ -324,10 +354,16 @@ CASES = [
     (nb02.your_turn_2, function("FixedPower", power_forward, lambda ctx, g: power_backward(ctx, g)[:1] + (torch.zeros(1),)),
      "was not a Variable"),
     (nb02.your_turn_2, queued(keep_x_only=False), "the ctx of FixedPower.apply(x, 3) holds nothing"),
-    (nb02.your_turn_2, queued(keep_x_only=True), "then backward through the second call first"),
+    (nb02.your_turn_2, queued(keep_x_only=True), "holds only ctx.exponent=3, and no tensor"),
     (nb02.your_turn_2, function("FixedPower", keyed_forward, keyed_backward),
      "the ctx of FixedPower.apply(x, 3) holds nothing"),
     (nb02.your_turn_1, engine_differentiates_forward, "your function started a backward pass of the engine"),
+    # per-call state in a module-level list, found through an index kept on ctx
+    (nb02.your_turn_2, function("FixedPower", indexed_forward, indexed_backward),
+     "the ctx of FixedPower.apply(x, 3) holds only ctx.index="),
+    (nb02.your_turn_2, function("FixedPower", saved_and_indexed_forward, indexed_backward),
+     "x is still alive: something outside ctx keeps a reference to it"),
+    (nb02.your_turn_2, function("FixedPower", notebook_solution_forward, notebook_solution_backward), None),
 ]
 
 test_each_answer_gets_the_right_verdict, test_the_chinese_verdict_is_the_same_and_wholly_chinese = verdict_tests(CASES)

@@ -203,6 +203,7 @@ def names_from_the_engine_discovery(tensor):
     nodes = [tensor.grad_fn] + [n for n in _discover([(tensor.grad_fn, 0)]) if n is not tensor.grad_fn]
     return [node.name() for node in nodes]
 
+
 # (checker, answer, what the problem line says); None: accepted.
 CASES = [
     (nb03.your_turn_1, names_without_seen_set, "your list repeats MulBackward0 (2 extra copies)"),
@@ -218,6 +219,9 @@ CASES = [
     (nb03.your_turn_1, names_from_the_engine_discovery, "your function calls engine._discover"),
     (nb03.your_turn_2, 8.0000001, None),
     (nb03.your_turn_2, 8.1, "8.1 is not dy/dx"),
+    # a number written as a 0-d numpy array
+    (nb03.your_turn_2, np.array(8.0), None),
+    (nb03.your_turn_2, np.array(5.0), "5.0 leaves out at least one of the paths from y back to x"),
 ]
 
 test_each_answer_gets_the_right_verdict, test_the_chinese_verdict_is_the_same_and_wholly_chinese = verdict_tests(CASES)

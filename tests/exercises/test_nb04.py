@@ -308,6 +308,14 @@ def backward_from_the_saved_input(ctx, grad_output):
     x, = ctx.saved_tensors
     return grad_output * x.scale_, None, None
 
+def grad_mode_left_off(cls, *args):
+    """Right but for one thing: grad mode is turned off for good."""
+    ctx = cls._backward_cls()
+    ctx.needs_input_grad = tuple(isinstance(a, torch.Tensor) and a.requires_grad for a in args)
+    torch.set_grad_enabled(False)
+    return cls.forward(ctx, *args), ctx
+
+
 # (checker, answer, what the problem line says); None: accepted.
 CASES = [
     (nb04.your_turn_1, add_constant(lambda tensor, constant: tensor.add_(constant)),
@@ -336,6 +344,15 @@ CASES = [
     (nb04.your_turn_2, detaches_the_inputs, "forward ran with grad mode on"),
     (nb04.your_turn_1, function("AddConstant", lambda t, c: t + c, lambda ctx, g: (g, None), keeps_all_inputs),
      "setup_context keeps a tensor as a plain attribute, ctx.inputs[0]"),
+    # grad mode turned off and never turned back on
+    (nb04.your_turn_2, grad_mode_left_off, "grad mode is still off: my_apply turned it off"),
 ]
 
 test_each_answer_gets_the_right_verdict, test_the_chinese_verdict_is_the_same_and_wholly_chinese = verdict_tests(CASES)
+
+
+def test_nb04_an_apply_leaving_grad_mode_off_does_not_fail_the_next_exercise(capsys):
+    """The check turns grad mode back on, so that a right ScaleShift is accepted after it."""
+    assert not nb04.your_turn_2(grad_mode_left_off)
+    assert torch.is_grad_enabled()
+    assert nb04.your_turn_3(scale_shift_function(lambda tensor, scale=2.0, shift=0.0: tensor * scale + shift))

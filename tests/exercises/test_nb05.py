@@ -3,6 +3,7 @@ written several ways, and the wrong answers students write, each with the verdic
 in English and in Chinese."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import minigrad as torch
@@ -321,6 +322,13 @@ def the_other_order(x):
     y.sum().backward()
     return y
 
+def create_graph_instead(x):
+    y = SquareSaved.apply(x)
+    y.sum().backward(create_graph=True)
+    (3 * y).sum().backward()
+    return y
+
+
 # (checker, answer, what the problem line says); None: accepted.
 CASES = [
     (nb05.your_turn_1, function("Cube", saving(lambda x: x.detach()), cube_backward), None),
@@ -346,6 +354,12 @@ CASES = [
     (nb05.your_turn_3, the_other_order, None),
     (nb05.your_turn_1, function("Cube", cube_in_a_list, lambda ctx, g: 3 * ctx.saved_tensors[0] ** 2 * g),
      "ctx.keep[0] still holds a tensor as a plain attribute"),
+    # a number written as a 0-d tensor or array, and create_graph where retain_graph is asked
+    (nb05.your_turn_2, lambda tensor: torch.tensor(saved_bytes(tensor)), None),
+    (nb05.your_turn_2, lambda tensor: np.array(saved_bytes(tensor)), None),
+    (nb05.your_turn_2, lambda tensor: np.int64(saved_bytes(tensor)), None),
+    (nb05.your_turn_2, lambda tensor: torch.tensor(saved_bytes(tensor) + 1), "you gave"),
+    (nb05.your_turn_3, create_graph_instead, "a backward pass ran with create_graph=True"),
 ]
 
 test_each_answer_gets_the_right_verdict, test_the_chinese_verdict_is_the_same_and_wholly_chinese = verdict_tests(CASES)

@@ -673,6 +673,23 @@ def test_a_backward_that_ignores_grad_output_is_rejected(checker, answer, proble
     assert not result
     assert problem in out, out
 
+def detached_forward(ctx, input, weight):
+    ctx.save_for_backward(input.detach(), weight.detach())
+    return input.mm(weight.t())
+
+
+def both_products_backward(ctx, grad_output):
+    input, weight = ctx.saved_tensors
+    grad_input, grad_weight = grad_output.mm(weight), grad_output.t().mm(input)
+    return (grad_input if ctx.needs_input_grad[0] else None), (grad_weight if ctx.needs_input_grad[1] else None)
+
+
+def skipping_backward(ctx, grad_output):
+    input, weight = ctx.saved_tensors
+    return (grad_output.mm(weight) if ctx.needs_input_grad[0] else None,
+            grad_output.t().mm(input) if ctx.needs_input_grad[1] else None)
+
+
 # (checker, answer, what the problem line says); None: accepted.
 CASES = [
     (nb06.your_turn_1, function("MyLinear", lambda ctx, x, w: (ctx.save_for_backward(x, w), x.mm(w.t()))[1],
@@ -720,6 +737,10 @@ CASES = [
     (nb06.your_turn_2, sort_then(lambda x, v, i: (i, v)), "MySort.apply(x) returned the pair in the wrong order"),
     (nb06.your_turn_3, function("AddOne_", dirty_but_returns_a_copy, lambda ctx, g: g),
      "AddOne_.apply(h) failed: RuntimeError: Some elements marked as dirty"),
+    # detached inputs saved, and both products computed
+    (nb06.your_turn_1, function("MyLinear", detached_forward, both_products_backward),
+     "backward returned None for weight, but still computed with input"),
+    (nb06.your_turn_1, function("MyLinear", detached_forward, skipping_backward), None),
 ]
 
 test_each_answer_gets_the_right_verdict, test_the_chinese_verdict_is_the_same_and_wholly_chinese = verdict_tests(CASES)

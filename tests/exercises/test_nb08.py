@@ -242,7 +242,7 @@ def test_nb08_transposed_matmul_accepts_right_backwards(answer, capsys):
     (TransposedMatMulStarter, "gradcheck finds grad_a wrong for a [3, 3], b [3, 3]"),
     (TransposedMatMulRightOnlyForSquares, "gradcheck finds grad_a wrong for a [3, 3], b [3, 3]"),
     (TransposedMatMulIgnoringGradOutput, "gradcheck finds grad_a wrong for a [3, 3], b [3, 3]"),
-    (TransposedMatMulSwapped, "gradcheck finds grad_a wrong for a [3, 3], b [3, 3]"),
+    (TransposedMatMulSwapped, "the right gradients in the wrong order"),
     (MatMulFixed, "forward does not compute a.t() @ b for a [3, 3] and b [3, 3]"),
 ])
 def test_nb08_transposed_matmul_rejects_wrong_backwards(answer, problem, capsys):
@@ -330,6 +330,23 @@ def keeps_input_in_a_list(ctx, input):
     ctx.keep = [input]
     return input * 2
 
+def derived_by_the_engine(ctx, grad_output):
+    a, b = ctx.saved_tensors
+    with torch.enable_grad():
+        a, b = a.detach().requires_grad_(), b.detach().requires_grad_()
+        return torch.autograd.grad(a.t().mm(b), (a, b), grad_output)
+
+
+def saving_forward(ctx, a, b):
+    ctx.save_for_backward(a, b)
+    return a.t().mm(b)
+
+
+def float32_forward(ctx, a, b):
+    ctx.save_for_backward(a, b)
+    return a.t().mm(b).float()
+
+
 # (checker, answer, what the problem line says); None: accepted.
 CASES = [
     (nb08.your_turn_3, custom_function(lambda ctx, input: input.mul_(2)), "CustomFunction.apply(x) changed the caller's x"),
@@ -353,6 +370,13 @@ CASES = [
     (nb08.your_turn_1, transposed(changes_saved_inputs_and_back), "was changed in place after it was saved"),
     (nb08.your_turn_3, function("CustomFunction", keeps_input_in_a_list, lambda ctx, g: g * 2),
      "forward keeps a tensor as a plain attribute, ctx.keep[0]"),
+    # backward by the engine, float32, swapped gradients
+    (nb08.your_turn_1, transposed(saving_forward, derived_by_the_engine), "backward runs a backward pass of its own"),
+    (nb08.your_turn_1, transposed(float32_forward), "forward returns a tensor of dtype torch.float32"),
+    (nb08.your_turn_1, transposed(saving_forward, lambda ctx, g: (ctx.saved_tensors[1].mm(g.t()).float(),
+                                                                  ctx.saved_tensors[0].mm(g))),
+     "backward returns grad_a of dtype torch.float32"),
+    (nb08.your_turn_1, TransposedMatMulSwapped, "the right gradients in the wrong order: grad_b first, then grad_a"),
 ]
 
 test_each_answer_gets_the_right_verdict, test_the_chinese_verdict_is_the_same_and_wholly_chinese = verdict_tests(CASES)
