@@ -245,3 +245,13 @@ def test_make_lab_says_when_no_port_is_free(monkeypatch, capsys):
     monkeypatch.setattr(lab.os, "execve", lambda *args: pytest.fail("started a server"))
     assert lab.main(["notebooks", "--port", "8888"]) == 1
     assert "add e.g. PORT=9999 to the make command" in capsys.readouterr().err
+
+
+def test_the_commit_msg_hook_refuses_a_subject_over_72_characters(tmp_path):
+    hook = ROOT / "tools" / "git-hooks" / "commit-msg"
+    message = tmp_path / "COMMIT_EDITMSG"
+    for subject, refused in (("x" * 72, False), ("x" * 73, True)):
+        message.write_text(f"# a comment line\n{subject}\n\nThe why.\n")
+        run = subprocess.run(["bash", str(hook), str(message)], capture_output=True, text=True)
+        assert (run.returncode == 1) == refused, run.stderr
+        assert ("subject is 73 characters (at most 72)" in run.stderr) == refused
