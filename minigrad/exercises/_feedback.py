@@ -253,6 +253,39 @@ def _warning_lines(warned: list) -> list[str]:
     return lines
 
 
+GRAD_MODE_LEFT_OFF = (N_("after your code ran, grad mode is off, and it was on before the check: your code turned it "
+                         "off (torch.set_grad_enabled(False)?) and never turned it back on, so from then on no "
+                         "operation anywhere records a graph. The check turned it back on"),
+                      N_("put the lines that must not be recorded inside `with torch.no_grad():`: the block turns "
+                         "grad mode back on when it ends, even after an error"))
+
+
+@contextlib.contextmanager
+def grad_mode_kept():
+    """Run the learner's code (through the check) and refuse it when it leaves grad mode off; grad
+    mode is restored in any case, so the learner's next cells run as before the check. A failure
+    this causes inside the check (a graph that is not recorded) is reported as its cause.
+
+    >>> import minigrad as torch
+    >>> with grad_mode_kept():
+    ...     torch.set_grad_enabled(False)
+    Traceback (most recent call last):
+    ...
+    minigrad.exercises._feedback.NotYet: after your code ran, grad mode is off, ...
+    >>> torch.is_grad_enabled()
+    True
+    """
+    import minigrad
+    enabled = minigrad.is_grad_enabled()
+    try:
+        yield
+    finally:
+        left_off = enabled and not minigrad.is_grad_enabled()
+        minigrad.set_grad_enabled(enabled)
+        if left_off:
+            raise NotYet(*GRAD_MODE_LEFT_OFF)
+
+
 def exercise(title: str, deeper_hint: str = "") -> Callable:
     """Turn a function of ``expect`` calls into a checker that prints its verdict.
 
@@ -267,7 +300,7 @@ def exercise(title: str, deeper_hint: str = "") -> Callable:
             # stdout: nbgrader fails a check cell with any stderr output, even a correct one.
             quiet = contextlib.redirect_stderr(sys.stdout) if _under_nbgrader() else contextlib.nullcontext()
             try:
-                with quiet, learners_warnings(sys._getframe()) as warned:
+                with quiet, learners_warnings(sys._getframe()) as warned, grad_mode_kept():
                     check(*args, **kwargs)
             except NotYet as failure:
                 lines = ["✗ " + name + " " + _("— not yet."), "  " + _label(_("What is wrong:")) + _(failure.problem)]
