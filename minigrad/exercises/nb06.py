@@ -647,6 +647,12 @@ def your_turn_4(TwoScales) -> None:
                _("TwoScales.apply returned ({out_type}, {out_type2}), not two tensors")
                .format(out_type=type(out[0]).__name__, out_type2=type(out[1]).__name__),
                _("return x * 2, x * 3: tensors computed from x"))
+        values = [_values(t) for t in out]
+        expect(all(np.shape(v) == (3,) for v in values) and np.allclose(values, [[2.0, -4.0, 1.0], [3.0, -6.0, 1.5]]),
+               _("for x = [1.0, -2.0, 0.5], TwoScales.apply(x) returned {values}; expected [[2.0, -4.0, 1.0], "
+                 "[3.0, -6.0, 1.5]], that is (2 * x, 3 * x): backward's gradients hold only for that forward")
+               .format(values=values),
+               _("return x * 2, x * 3, in that order"))
         expect(out[0].grad_fn is not None, _("the outputs have no grad_fn, so backward can never reach x"),
                _("return x * 2, x * 3, computed from the input x"))
         materialize = out[0].grad_fn.materialize_grads
