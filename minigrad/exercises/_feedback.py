@@ -43,11 +43,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import gettext
 import io
 import linecache
 import os
 import sys
+import weakref
 from pathlib import Path
 from typing import Callable
 
@@ -284,6 +286,33 @@ def grad_mode_kept():
         minigrad.set_grad_enabled(enabled)
         if left_off:
             raise NotYet(*GRAD_MODE_LEFT_OFF)
+
+
+def expect_freed_with_the_graph(run: Callable[[], list], call: str, what: str) -> None:
+    """Stop the check unless what ``run`` watched is freed once the graph is gone. ``run()`` makes
+    fresh objects (tensors, or numbers of a type that takes weak references), passes them through
+    the learner's Function, forward and backward, and returns them; once it has returned, only a
+    reference kept outside ctx (a list or dict in the learner's module, indexed by a number on
+    ctx) keeps any of them alive: ctx goes away with the graph.
+
+    >>> kept = []
+    >>> def run():
+    ...     x = np.ones(3).view(np.ndarray)
+    ...     kept.append(x)
+    ...     return [x]
+    >>> expect_freed_with_the_graph(run, "f(x)", "x")
+    Traceback (most recent call last):
+    ...
+    minigrad.exercises._feedback.NotYet: after f(x) and its backward, with the output dropped, x is still alive: ...
+    """
+    alive = [weakref.ref(watched) for watched in run()]
+    gc.collect()
+    expect(all(ref() is None for ref in alive),
+           _("after {call} and its backward, with the output dropped, {what} is still alive: something outside ctx "
+             "keeps a reference to it (a list or a dict in your module, with a number on ctx to find it?), so what "
+             "every call stores there grows with each call and is never freed").format(call=call, what=what),
+           _("keep what backward needs on ctx itself (ctx.save_for_backward for tensors, an attribute for the "
+             "rest): it goes away with the graph"))
 
 
 def exercise(title: str, deeper_hint: str = "") -> Callable:

@@ -27,7 +27,7 @@ from minigrad.autograd.function import Function
 from minigrad.autograd.gradcheck import gradcheck, gradgradcheck
 from minigrad.tensor import Tensor
 
-from ._feedback import _, N_, exercise, expect
+from ._feedback import _, N_, exercise, expect, expect_freed_with_the_graph
 from ._observe import backward_passes, tensors_kept_on
 
 _GRAD_FORMULAS = {"a": N_("grad_a has the shape of a: which product of grad_output and b, transposed or not, has it?"),
@@ -177,6 +177,15 @@ def _expect_each_call_its_own_inputs(product, shape_a: tuple, shape_b: tuple, gr
                  "tensors of another call").format(product_name=product.__name__, number=number),
                _("keep each call's tensors on its own ctx, with ctx.save_for_backward(a, b), and read them back "
                  "from ctx.saved_tensors"))
+    expect_freed_with_the_graph(lambda: _product_call(product, shape_a, shape_b),
+                                f"{product.__name__}.apply(a, b)", "a")
+
+
+def _product_call(product, shape_a: tuple, shape_b: tuple) -> list:
+    """One call and its backward; its inputs."""
+    a, b = _matmul_inputs(shape_a, shape_b, "ab")
+    product.apply(a, b).sum().backward()
+    return [a, b]
 
 
 # The backward of a.t() @ b, for a of shape (k, n) and b of shape (k, m): the notebook's worked
