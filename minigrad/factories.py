@@ -13,7 +13,7 @@ import numpy as np
 
 from .tensor import Tensor
 from .ops._util import is_size, size_list
-from .types import Size, _BY_NUMPY, check_device, dtype as DType, float32, from_numpy_dtype
+from .types import Size, _BY_NUMPY, check_device, dtype as DType, float32, from_numpy_dtype, scalar_as
 
 _DEFAULT_FLOAT = np.dtype(np.float32)
 _generator = np.random.default_rng(0)
@@ -218,7 +218,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = Fal
     if dtype is None:
         dtype = _BY_NUMPY[np.dtype(np.bool_)] if isinstance(fill_value, bool) else (
             _BY_NUMPY[np.dtype(np.int64)] if isinstance(fill_value, int) else float32)
-    return _finish(np.full(tuple(size), fill_value, dtype.numpy), None, device, requires_grad)
+    return _finish(_filled(tuple(size), fill_value, dtype.numpy), None, device, requires_grad)
 
 
 def zeros_like(t: Tensor, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -234,8 +234,15 @@ def ones_like(t: Tensor, *, dtype=None, device=None, requires_grad: bool = False
 
 
 def full_like(t: Tensor, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _finish(np.full(_dense_shape(t, "full_like"), fill_value, _numpy_dtype(dtype, t._data.dtype)), None,
+    return _finish(_filled(_dense_shape(t, "full_like"), fill_value, _numpy_dtype(dtype, t._data.dtype)), None,
                    device, requires_grad)
+
+
+def _filled(shape: tuple, fill_value, numpy_dtype) -> np.ndarray:
+    """``np.full``, with a number converted to the dtype as PyTorch converts it (``types.scalar_as``)."""
+    if not isinstance(fill_value, Tensor):
+        fill_value = scalar_as(fill_value, numpy_dtype)
+    return np.full(shape, fill_value, numpy_dtype)
 
 
 def _dense_shape(t: Tensor, name: str) -> tuple:

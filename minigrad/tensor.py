@@ -572,15 +572,15 @@ class Tensor:
     def __abs__(self): return _ops.Abs.apply(self)
 
     def add(self, other, *, alpha=1):
-        other = _argument(other, "add")
-        if alpha == 1 or other.is_sparse:   # dense + alpha * sparse: the sparse one knows how
-            return self + other if alpha == 1 else other.__radd__(self, alpha)
+        other, plain = _argument(other, "add"), type(alpha) is int and alpha == 1   # (alpha=1.0 or True is checked)
+        if plain or other.is_sparse:   # dense + alpha * sparse: the sparse one knows how
+            return self + other if plain else other.__radd__(self, alpha)
         return _ops.Add.apply(self, other, alpha)
 
     def sub(self, other, *, alpha=1):
-        other = _argument(other, "sub")
-        if alpha == 1 or other.is_sparse:
-            return self - other if alpha == 1 else other.__rsub__(self, alpha)
+        other, plain = _argument(other, "sub"), type(alpha) is int and alpha == 1
+        if plain or other.is_sparse:
+            return self - other if plain else other.__rsub__(self, alpha)
         return _ops.Sub.apply(self, other, alpha)
 
     def mul(self, other): return self * _argument(other, "mul")
@@ -742,12 +742,14 @@ class Tensor:
     def minimum(self, other): return _ops.pointwise.minimum(self, other)
 
     def all(self, dim=None, keepdim: bool = False) -> "Tensor":
-        """True where every element (along ``dim``) is non-zero; a bool tensor, never differentiable."""
-        return Tensor._make(np.asarray(self._data.all(axis=dim, keepdims=keepdim)))
+        """True where every element (along ``dim``) is non-zero; never differentiable. A bool tensor, but
+        uint8 (1 or 0) for a uint8 input, as PyTorch keeps."""
+        return _truth(self._data, self._data.all(axis=dim, keepdims=keepdim))
 
     def any(self, dim=None, keepdim: bool = False) -> "Tensor":
-        """True where some element (along ``dim``) is non-zero; a bool tensor, never differentiable."""
-        return Tensor._make(np.asarray(self._data.any(axis=dim, keepdims=keepdim)))
+        """True where some element (along ``dim``) is non-zero; never differentiable. A bool tensor, but
+        uint8 for a uint8 input, as ``all``."""
+        return _truth(self._data, self._data.any(axis=dim, keepdims=keepdim))
 
     def argmax(self, dim=None, keepdim: bool = False):
         return _ops.argmax(self, dim, keepdim)
@@ -998,6 +1000,11 @@ def _check_assigned_grad(t: Tensor, value) -> None:
     if value.shape != t.shape:
         raise RuntimeError(f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of size "
                            f"'{list(t.shape)}'. Please ensure that the gradient and the tensor are the same size")
+
+
+def _truth(x: np.ndarray, truth) -> Tensor:
+    """The result of ``all`` or ``any`` over ``x``: bool, or uint8 when x is uint8 (PyTorch's rule)."""
+    return Tensor._make(np.asarray(truth, dtype=np.uint8 if x.dtype == np.uint8 else np.bool_))
 
 
 class NotAnOperand(TypeError):

@@ -72,6 +72,42 @@ def category(d: dtype) -> builtins.int:
     return 2 if d.is_floating_point else (0 if d is bool_ else 1)
 
 
+# The C++ type names in PyTorch's error for a number out of a dtype's range.
+_SCALAR_TYPE_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int32": "int",
+                      "int64": "int64_t", "uint8": "uint8_t"}
+
+
+def scalar_as(value, numpy_dtype: np.dtype) -> np.generic:
+    """A Python number (a fill value, an ``alpha``) as a number of ``numpy_dtype``, converted as PyTorch
+    converts a Scalar: a float given to an integer dtype is truncated; a negative int given to an
+    unsigned dtype wraps around, as in two's complement (-1 is 255 for uint8), down to minus the
+    dtype's largest value; anything else out of the dtype's range (or a nan or infinity for an
+    integer dtype) is PyTorch's RuntimeError. A bool dtype takes any number as its truth value.
+
+    >>> scalar_as(-3, np.dtype(np.uint8)), scalar_as(2.5, np.dtype(np.uint8))
+    (np.uint8(253), np.uint8(2))
+    >>> scalar_as(256, np.dtype(np.uint8))
+    Traceback (most recent call last):
+    RuntimeError: value cannot be converted to type uint8_t without overflow
+    """
+    numpy_dtype = np.dtype(numpy_dtype)
+    if numpy_dtype.kind == "b":
+        return np.bool_(value)
+    value = value.item() if isinstance(value, np.generic) else value
+    if numpy_dtype.kind in "iu":
+        info = np.iinfo(numpy_dtype)
+        if isinstance(value, builtins.float):
+            if info.min <= value <= info.max:   # False for nan and the infinities
+                return numpy_dtype.type(builtins.int(value))
+        elif info.min <= value <= info.max:
+            return numpy_dtype.type(value)
+        elif numpy_dtype.kind == "u" and -info.max <= value < 0:
+            return numpy_dtype.type(value + info.max + 1)
+    elif not np.isfinite(value) or abs(value) <= builtins.float(np.finfo(numpy_dtype).max):
+        return numpy_dtype.type(value)
+    raise RuntimeError(f"value cannot be converted to type {_SCALAR_TYPE_NAMES[numpy_dtype.name]} without overflow")
+
+
 class Size(tuple):
     """The shape of a tensor: a tuple of ints that prints like ``torch.Size([2, 3])``."""
 

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..autograd.function import BackwardCFunction, Function
 from ..tensor import Tensor, VersionCounter
-from ..types import _BY_NUMPY, category, float32, int64, promote_types
+from ..types import _BY_NUMPY, category, float32, int64, promote_types, scalar_as
 from ..types import broadcast_shapes as check_broadcast  # noqa: F401 - the ops' name for it
 
 
@@ -108,6 +108,21 @@ def result_dtype(a: Tensor, b: Tensor):
             return float32 if low.dtype.is_floating_point else int64
         return low.dtype
     return high.dtype
+
+
+def times_alpha(alpha, y: np.ndarray) -> np.ndarray:
+    """``alpha * y`` for the ``alpha`` of add, sub and rsub, with y already in the result's dtype, which
+    the product keeps: PyTorch refuses a float alpha for an integer result and a bool alpha for a
+    non-bool one, and converts alpha to the dtype as any Scalar (``scalar_as``: -3 is 253 for uint8).
+
+    >>> times_alpha(-3, np.array([1, 2], np.uint8))
+    array([253, 250], dtype=uint8)
+    """
+    if isinstance(alpha, (bool, np.bool_)) and y.dtype.kind != "b":
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if isinstance(alpha, (float, np.floating)) and y.dtype.kind in "biu":
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    return scalar_as(alpha, y.dtype) * y
 
 
 def binary_arrays(a: Tensor, b: Tensor, elementwise: bool = True) -> tuple:
@@ -236,6 +251,35 @@ def normalize_dims(dim, ndim: int) -> tuple:
 
 def dtype_of(array: np.ndarray):
     return _BY_NUMPY[array.dtype]
+
+
+def accumulation_dtype(x: np.ndarray, dtype=None) -> np.dtype:
+    """The numpy dtype a sum or product of ``x`` (``sum``, ``prod``, ``cumsum``) is computed and returned
+    in, by PyTorch's rule: ``dtype`` when one is given, int64 for an integer or bool input, else x's own.
+    Pass it to numpy's reduction as ``dtype=``: numpy's own rule would widen int32 and bool to int64 even
+    when ``dtype`` asks for them, and uint8 to uint64, which no tensor holds.
+
+    >>> accumulation_dtype(np.zeros(2, np.uint8)), accumulation_dtype(np.zeros(2, np.float32))
+    (dtype('int64'), dtype('float32'))
+    """
+    if dtype is not None:
+        return np.dtype(dtype.numpy)
+    return np.dtype(np.int64) if x.dtype.kind in "biu" else x.dtype
+
+
+def accumulate(reduction, x: np.ndarray, dtype=None, **axes) -> np.ndarray:
+    """``reduction(x, **axes)`` (``np.add.reduce``, ``np.multiply.reduce``, ``np.cumsum``) computed and
+    returned in ``accumulation_dtype(x, dtype)``; a float16 one is accumulated in float32 and rounded
+    once at the end, as PyTorch does (each float16 addition would round).
+
+    >>> x = np.array([[-8.4765625, -4.32421875], [3.611328125, -0.57373046875], [5.10546875, 4.94921875]], np.float16)
+    >>> accumulate(np.add.reduce, x, axis=0).tolist(), np.add.reduce(x, axis=0).tolist()   # rounded once, or twice
+    ([0.240234375, 0.05126953125], [0.23828125, 0.05078125])
+    """
+    result = accumulation_dtype(x, dtype)
+    if result == np.float16:
+        return np.asarray(reduction(x, dtype=np.float32, **axes)).astype(np.float16)
+    return reduction(x, dtype=result, **axes)
 
 
 # The C++ names of the dtypes, which some of PyTorch's error messages print.

@@ -21,7 +21,8 @@ import numpy as np
 
 from ..autograd.graph import ACCUMULATE_GRAD_SEQUENCE_NR
 from ..tensor import Tensor, _operand
-from ._util import Builtin, _argument_error, binary_arrays, check_broadcast, qualify_node_name, wrap, zero_gradient
+from ._util import (Builtin, _argument_error, binary_arrays, check_broadcast, qualify_node_name, times_alpha, wrap,
+                    zero_gradient)
 
 
 class Add(Builtin):
@@ -36,7 +37,7 @@ class Add(Builtin):
     def forward(ctx, a, b, alpha=1):
         x, y = binary_arrays(a, b)
         ctx._alpha = alpha   # PyTorch's add(a, b, alpha=k): a + k * b
-        return wrap(x + y if alpha == 1 else x + alpha * y)
+        return wrap(x + y if type(alpha) is int and alpha == 1 else x + times_alpha(alpha, y))
 
     @staticmethod
     def backward(ctx, grad):
@@ -67,7 +68,7 @@ class Sub(Builtin):
         check_bool_subtraction(a, b)
         x, y = binary_arrays(a, b)
         ctx._alpha = alpha   # PyTorch's sub(a, b, alpha=k): a - k * b
-        return wrap(x - y if alpha == 1 else x - alpha * y)
+        return wrap(x - y if type(alpha) is int and alpha == 1 else x - times_alpha(alpha, y))
 
     @staticmethod
     def backward(ctx, grad):
@@ -293,7 +294,7 @@ class Rsub(Builtin):
         check_bool_subtraction(a, _operand(number))
         x, y = binary_arrays(a, _operand(number))
         ctx._alpha = alpha
-        return wrap(y - x if alpha == 1 else y - alpha * x)
+        return wrap(y - x if type(alpha) is int and alpha == 1 else y - times_alpha(alpha, x))
 
     @staticmethod
     def backward(ctx, grad):
@@ -314,7 +315,7 @@ class RsubTensor(Builtin):
         check_bool_subtraction(a, b)
         x, y = binary_arrays(a, b)
         ctx._alpha = alpha
-        return wrap(y - x if alpha == 1 else y - alpha * x)
+        return wrap(y - x if type(alpha) is int and alpha == 1 else y - times_alpha(alpha, x))
 
     @staticmethod
     def backward(ctx, grad):

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..autograd.views import check_inplace, writeable_memory
 from ..tensor import Tensor
+from ..types import scalar_as
 from ._util import Builtin, NoEdge, _argument_error, view_of, wrap, wrap_dim
 from .indexing import PutIntoZeros, getitem
 from .pointwise import _keep_gradient
@@ -450,7 +451,7 @@ def _add_at_index(ctx, out: np.ndarray, dim: int, index: Tensor, source: Tensor,
     """``out[..., index, ...] += alpha * source`` along dim (repeats add up); saves what backward reads."""
     ctx._dim, ctx._alpha = dim, alpha
     ctx.save_for_backward(index, source)
-    add = source._data if alpha == 1 else alpha * source._data
+    add = source._data if alpha == 1 else scalar_as(alpha, source._data.dtype) * source._data
     if out.ndim == 0:   # a 0-dim tensor takes its one element
         out += add.reshape(()).astype(out.dtype)
         return

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..autograd.views import check_inplace, writeable_memory
 from ..tensor import Tensor, _operand
+from ..types import scalar_as
 from ._util import Builtin, NoEdge, _CPP_NAMES, _argument_error, binary_arrays, check_broadcast, view_of, wrap
 from .pointwise import _keep_gradient
 from .shape import Unsqueeze, ViewFunction, expand, view
@@ -508,7 +509,7 @@ class MaskedFill(Builtin):
         mask = mask.tensor
         ctx.save_for_backward(mask)
         x = a._data
-        return wrap(np.where(mask._data, x.dtype.type(value), x))
+        return wrap(np.where(mask._data, scalar_as(value, x.dtype), x))
 
     @staticmethod
     def backward(ctx, grad):

@@ -30,7 +30,9 @@ import numpy as np
 from .. import factories
 from ..autograd.views import check_inplace, check_no_partial_overlap, writeable_memory
 from ..tensor import Tensor, _operand
-from ._util import Builtin, NoEdge, _CPP_NAMES, binary_arrays, check_broadcast, qualify_node_name, wrap, zero_gradient
+from ..types import scalar_as
+from ._util import (Builtin, NoEdge, _CPP_NAMES, binary_arrays, check_broadcast, qualify_node_name, result_dtype,
+                    times_alpha, wrap, zero_gradient)
 from .activation import Hardtanh, Relu
 from .arithmetic import DivRounding, Neg, Pow, PowTensor, check_bool_subtraction, power, scalar_power
 from .gather_scatter import ScatterAddInto
@@ -59,6 +61,11 @@ def _write(numpy_function, a: Tensor, y) -> None:
                            f"to the desired output type {a.dtype.legacy_name.replace('Tensor', '')}") from None
 
 
+def _alpha_times(alpha, a: Tensor, b: Tensor) -> np.ndarray:
+    """``alpha * b`` for ``a.add_(b, alpha=...)`` and ``sub_``, in the dtype of ``a + b``."""
+    return times_alpha(alpha, b._data.astype(result_dtype(a, b).numpy, copy=False))
+
+
 class AddInplace(Builtin):
     """f(a, b) = a + b, written into a (``a.add_(b)``, ``a += b``)
 
@@ -72,7 +79,7 @@ class AddInplace(Builtin):
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         ctx._alpha = alpha
-        _write(np.add, a, b._data if alpha == 1 else alpha * b._data)
+        _write(np.add, a, b._data if type(alpha) is int and alpha == 1 else _alpha_times(alpha, a, b))
         ctx.mark_dirty(a)
         return a
 
@@ -94,7 +101,7 @@ class SubInplace(AddInplace):
     def forward(ctx, a, b, alpha=1):
         check_bool_subtraction(a, b)
         ctx._alpha = -alpha
-        _write(np.subtract, a, b._data if alpha == 1 else alpha * b._data)
+        _write(np.subtract, a, b._data if type(alpha) is int and alpha == 1 else _alpha_times(alpha, a, b))
         ctx.mark_dirty(a)
         return a
 
@@ -171,7 +178,7 @@ class FillInplace(Builtin):
 
     @staticmethod
     def forward(ctx, a, value):
-        _memory_cells(a._data).fill(value)
+        _memory_cells(a._data).fill(scalar_as(value, a._data.dtype))
         ctx.mark_dirty(a)
         return a
 
@@ -199,7 +206,7 @@ class Fill(Builtin):
 
     @staticmethod
     def forward(ctx, a, value):
-        return wrap(np.full(a._data.shape, value, a._data.dtype))
+        return wrap(np.full(a._data.shape, scalar_as(value, a._data.dtype), a._data.dtype))
 
     @staticmethod
     def backward(ctx, grad):

@@ -14,6 +14,7 @@ from ._util import Builtin, NoEdge, binary_arrays, check_broadcast, wrap, zero_g
 
 
 def _float(x: np.ndarray) -> np.ndarray:
+    """x, or x as float32 when it holds integers or bools: sin, exp... of those are float32 in PyTorch."""
     return x if x.dtype.kind == "f" else x.astype(np.float32)
 
 
@@ -202,6 +203,13 @@ class Sign(Builtin):
         return zero_gradient(grad)
 
 
+def signum(x: np.ndarray) -> np.ndarray:
+    """``torch.sign``'s values, in x's dtype: -1, 0 or 1; 0 for nan; a bool is its own sign."""
+    if x.dtype.kind != "f":
+        return x.copy() if x.dtype == np.bool_ else np.sign(x)
+    return np.where(np.isnan(x), x.dtype.type(0), np.sign(x))
+
+
 class Signum(Builtin):
     """``torch.sign``: f(x) = -1, 0 or 1 as x is negative, zero or positive (0 for nan, as in PyTorch).
 
@@ -213,10 +221,7 @@ class Signum(Builtin):
 
     @staticmethod
     def forward(ctx, a):
-        x = a._data
-        if x.dtype.kind != "f":
-            return wrap(x.copy() if x.dtype == np.bool_ else np.sign(x))
-        return wrap(np.where(np.isnan(x), x.dtype.type(0), np.sign(x)))
+        return wrap(signum(a._data))
 
     @staticmethod
     def backward(ctx, grad):

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import grad_mode
 from ..tensor import Tensor
-from ._util import Builtin, check_keepdim, normalize_dims, reduced_dims, wrap, wrap_dim
+from ._util import Builtin, accumulate, accumulation_dtype, check_keepdim, normalize_dims, reduced_dims, wrap, wrap_dim
 from .shape import View
 
 
@@ -31,7 +31,7 @@ def _restore_dims(grad: Tensor, dims: tuple, keepdim: bool) -> Tensor:
 
 
 class Sum(Builtin):
-    """f(a) = the sum of all elements of a
+    """f(a) = the sum of all elements of a, in ``dtype`` if given, else in int64 for an integer or bool a
 
     ∂L/∂a = grad expanded to a's shape: each element's derivative is 1
     Saves nothing: keeps a's shape.
@@ -40,12 +40,7 @@ class Sum(Builtin):
     @staticmethod
     def forward(ctx, a, dtype=None):
         ctx._shape = a.shape
-        x = a._data
-        if dtype is not None:
-            x = x.astype(dtype.numpy)
-        elif x.dtype.kind in "bi":
-            x = x.astype(np.int64)
-        return wrap(x.sum())
+        return wrap(accumulate(np.add.reduce, a._data, dtype, axis=None))
 
     @staticmethod
     def backward(ctx, grad):
@@ -64,12 +59,8 @@ class SumDim(Builtin):
     @staticmethod
     def forward(ctx, a, dims, keepdim, dtype=None):
         ctx._shape, ctx._dims, ctx._keepdim = a.shape, dims, keepdim
-        x = a._data
-        if dtype is not None:
-            x = x.astype(dtype.numpy)
-        elif x.dtype.kind in "bi":
-            x = x.astype(np.int64)
-        return wrap(np.add.reduce(x, axis=dims, keepdims=keepdim))   # x.sum(...), minus a Python layer
+        x = a._data   # np.add.reduce: x.sum(...), minus a Python layer
+        return wrap(accumulate(np.add.reduce, x, dtype, axis=dims, keepdims=keepdim))
 
     @staticmethod
     def backward(ctx, grad):
@@ -146,6 +137,8 @@ def sum_to_size(a: Tensor, shape) -> Tensor:
     to a's shape)."""
     shape = tuple(shape)
     own = a._data.shape
+    if not shape:   # as PyTorch's sum_to: the sum of everything, even of a 0-dim tensor (int64 for integers)
+        return Sum.apply(a)
     if own == shape:
         return a
     lead = len(own) - len(shape)
@@ -227,11 +220,6 @@ def amin(a: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     return _extreme(Amin, a, dim, keepdim)
 
 
-def _prod_input(a: Tensor, dtype) -> np.ndarray:
-    x = a._data
-    if dtype is not None:
-        return x.astype(dtype.numpy)
-    return x.astype(np.int64) if x.dtype.kind in "biu" else x
 
 
 def _product_of_the_others(x: np.ndarray, axis: int) -> np.ndarray:
@@ -258,7 +246,7 @@ def _prod_grad(grad: Tensor, a: Tensor, result: Tensor, axis) -> Tensor:
 
 
 class Prod(Builtin):
-    """f(a) = the product of all elements of a
+    """f(a) = the product of all elements of a, in ``dtype`` if given, else in int64 for an integer or bool a
 
     ∂L/∂a_i = grad * (the product of the other elements), computed as grad * f / a_i when a has no
     zeros, else from running products from each side
@@ -270,7 +258,7 @@ class Prod(Builtin):
 
     @staticmethod
     def forward(ctx, a, dtype=None):
-        out = wrap(_prod_input(a, dtype).prod())
+        out = wrap(accumulate(np.multiply.reduce, a._data, dtype, axis=None))
         ctx.save_for_backward(a, out)
         return out
 
@@ -294,8 +282,9 @@ class ProdDim(Builtin):
 
     @staticmethod
     def forward(ctx, a, dim, keepdim, dtype=None):
-        x = _prod_input(a, dtype)
-        out = wrap(x.prod(axis=dim, keepdims=keepdim) if x.ndim else x.copy())   # a 0-dim a: itself
+        x = a._data
+        out = wrap(accumulate(np.multiply.reduce, x, dtype, axis=dim, keepdims=keepdim) if x.ndim
+                   else x.astype(accumulation_dtype(x, dtype)))   # a 0-dim a: itself
         ctx.save_for_backward(a, out)
         ctx._saved_dim, ctx._saved_keepdim = dim, keepdim
         return out

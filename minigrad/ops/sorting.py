@@ -22,7 +22,7 @@ import builtins
 import numpy as np
 
 from ..tensor import Tensor
-from ._util import Builtin, NoEdge, check_keepdim, int_argument, wrap, wrap_dim
+from ._util import Builtin, NoEdge, accumulate, accumulation_dtype, check_keepdim, int_argument, wrap, wrap_dim
 from .gather_scatter import ScatterAdd
 
 
@@ -469,7 +469,8 @@ def median(a: Tensor, dim=None, keepdim: bool = False):
 
 # ------------------------------------------------------------------------------------ cumsum
 class Cumsum(Builtin):
-    """``x.cumsum(dim)``: f(x)[i] = x[0] + ... + x[i] along ``dim``.
+    """``x.cumsum(dim)``: f(x)[i] = x[0] + ... + x[i] along ``dim`` (in int64 for an integer or bool x,
+    unless ``dtype`` is given).
 
     ∂L/∂x[i] = grad[i] + ... + grad[n - 1]: the cumulative sum of grad taken from the end
     (``grad.flip(dim).cumsum(dim).flip(dim)``). Nothing is saved.
@@ -479,11 +480,7 @@ class Cumsum(Builtin):
     def forward(ctx, a, dim, dtype):
         ctx._saved_dim, ctx._input_dtype = dim, a.dtype
         x = a._data
-        if dtype is not None:
-            x = x.astype(dtype.numpy)
-        elif x.dtype.kind in "biu":
-            x = x.astype(np.int64)
-        return wrap(np.cumsum(x, axis=dim) if x.ndim else x.copy())
+        return wrap(accumulate(np.cumsum, x, dtype, axis=dim) if x.ndim else x.astype(accumulation_dtype(x, dtype)))
 
     @staticmethod
     def backward(ctx, grad):

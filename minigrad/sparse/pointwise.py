@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ops._util import Builtin, zero_gradient
+from ..ops.pointwise import _float, signum
 from ..tensor import Tensor
 from . import arrays
 from .coo import SparseTensor
@@ -31,9 +32,12 @@ from .functions import SparseCooTensorWithDimsAndTensors, ValuesAt
 
 class ZeroPreserving(Builtin):
     """The base of the element-wise functions below: forward coalesces and applies the subclass's
-    ``values``; backward is its ``derivative`` at s's coordinates (ctx._forward_cls is the subclass)."""
+    ``values``; backward is its ``derivative`` at s's coordinates (ctx._forward_cls is the subclass).
+    The result keeps s's dtype, except for the ``floating`` ones (sin, sqrt, tanh), which give float32
+    for integer or bool values, as the dense functions do."""
 
     _saved_names = ("self",)
+    floating = False
 
     @staticmethod
     def values(v: np.ndarray) -> np.ndarray:
@@ -48,6 +52,8 @@ class ZeroPreserving(Builtin):
         ctx.save_for_backward(s)
         indices, values = arrays.coalesce(s._index_array, s._value_array, tuple(s.shape))
         ctx.indices = indices
+        if ctx._forward_cls.floating:
+            values = _float(values)
         return s._like(indices, ctx._forward_cls.values(values).astype(values.dtype, copy=False), coalesced=True)
 
     @staticmethod
@@ -81,7 +87,7 @@ class Sign(ZeroPreserving):
     Saves s. Node: SignBackward0.
     """
 
-    values = staticmethod(np.sign)
+    values = staticmethod(signum)
 
     @staticmethod
     def derivative(v, grad):
@@ -96,6 +102,7 @@ class Sin(ZeroPreserving):
     """
 
     values = staticmethod(np.sin)
+    floating = True
 
     @staticmethod
     def derivative(v, grad):
@@ -110,6 +117,7 @@ class Sqrt(ZeroPreserving):
     """
 
     values = staticmethod(np.sqrt)
+    floating = True
 
     @staticmethod
     def derivative(v, grad):
@@ -124,6 +132,7 @@ class Tanh(ZeroPreserving):
     """
 
     values = staticmethod(np.tanh)
+    floating = True
 
     @staticmethod
     def derivative(v, grad):

@@ -103,3 +103,43 @@ def test_comparing_a_tensor_with_none_gives_false_or_true_as_in_pytorch():
     t = torch.ones(2)
     assert (t == None) is False and (t != None) is True   # noqa: E711 - the comparison is the point
     assert (None == t) is False and (None != t) is True   # noqa: E711
+
+
+# ------------------------------------------------------------------ alpha converted to the result's dtype
+# PyTorch 2.13 (the uint8 OpInfo samples recorded in tests/opinfo/data, first rows): a negative alpha
+# wraps around for uint8 (-3 is 253), as PyTorch converts any number to an unsigned dtype.
+@pytest.mark.parametrize("op, expected", [
+    (torch.add, [255, 254, 235, 255, 0]), (torch.sub, [11, 4, 33, 11, 12]), (torch.rsub, [17, 4, 27, 17, 20]),
+    (lambda a, b, alpha: a.clone().add_(b, alpha=alpha), [255, 254, 235, 255, 0]),
+    (lambda a, b, alpha: a.clone().sub_(b, alpha=alpha), [11, 4, 33, 11, 12]),
+])
+def test_a_negative_alpha_wraps_around_for_uint8_as_pytorch(op, expected):
+    a = torch.tensor([5, 1, 6, 5, 6], dtype=torch.uint8)
+    b = torch.tensor([2, 1, 9, 2, 2], dtype=torch.uint8)
+    out = op(a, b, alpha=-3)
+    assert out.dtype is torch.uint8 and out.tolist() == expected
+
+
+@pytest.mark.parametrize("make, text", [   # PyTorch 2.13's texts
+    (lambda: torch.add(torch.tensor([5], dtype=torch.uint8), torch.tensor([1], dtype=torch.uint8), alpha=-256),
+     "value cannot be converted to type uint8_t without overflow"),
+    (lambda: torch.sub(torch.tensor([5], dtype=torch.uint8), torch.tensor([1], dtype=torch.uint8), alpha=256),
+     "value cannot be converted to type uint8_t without overflow"),
+    (lambda: torch.add(torch.tensor([1]), torch.tensor([1]), alpha=2.5),
+     "For integral input tensors, argument alpha must not be a floating point number."),
+    (lambda: torch.tensor([1]).add_(torch.tensor([1]), alpha=1.0),
+     "For integral input tensors, argument alpha must not be a floating point number."),
+    (lambda: torch.rsub(torch.tensor([1]), 3, alpha=2.5),
+     "For integral input tensors, argument alpha must not be a floating point number."),
+    (lambda: torch.add(torch.tensor([1.0]), torch.tensor([1.0]), alpha=True),
+     "Boolean alpha only supported for Boolean results."),
+])
+def test_an_alpha_the_result_dtype_cannot_hold_is_pytorchs_error(make, text):
+    with pytest.raises(RuntimeError) as caught:
+        make()
+    assert str(caught.value) == text
+
+
+def test_a_float_alpha_is_fine_when_the_result_is_floating_point():
+    out = torch.add(torch.tensor([1, 2]), torch.tensor([1.0, 2.0]), alpha=2.5)   # PyTorch 2.13: [3.5, 7.0]
+    assert out.dtype is torch.float32 and out.tolist() == [3.5, 7.0]

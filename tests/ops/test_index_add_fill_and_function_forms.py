@@ -139,3 +139,37 @@ def test_zero_dim_and_empty_corners():
     assert z.transpose_(0, 0).item() == 3.0 and z.grad_fn.name() == "TransposeBackward1"
     assert message(lambda: torch.rsub(1, torch.ones(2))).startswith(
         "TypeError: rsub() received an invalid combination of arguments - got (int, Tensor), but expected one of:")
+
+
+def test_index_add_with_a_negative_alpha_wraps_around_for_uint8():
+    # PyTorch 2.13 (the recorded uint8 OpInfo samples 0 and 3): 5 + (-1) * 1 is 4; alpha -1 is 255
+    for shape in [(), (1,)]:
+        a, source = torch.tensor(5, dtype=torch.uint8).reshape(shape), torch.tensor(1, dtype=torch.uint8).reshape(shape)
+        for out in [a.index_add(0, torch.tensor([0]), source, alpha=-1),
+                    a.clone().index_add_(0, torch.tensor([0]), source, alpha=-1)]:
+            assert out.dtype is torch.uint8 and out.reshape(-1).tolist() == [4]
+    assert message(lambda: torch.tensor([5], dtype=torch.uint8).index_add(
+        0, torch.tensor([0]), torch.tensor([1], dtype=torch.uint8), alpha=-256)) == \
+        "RuntimeError: value cannot be converted to type uint8_t without overflow"
+    # an integer index_add truncates a float alpha, where add refuses it (PyTorch 2.13: [3, 2])
+    assert torch.tensor([1, 2]).index_add(0, torch.tensor([0]), torch.tensor([1]), alpha=2.5).tolist() == [3, 2]
+
+
+@pytest.mark.parametrize("make, expected", [   # PyTorch 2.13: a number converted as any Scalar
+    (lambda: torch.fill(torch.tensor([5, 1], dtype=torch.uint8), -1), [255, 255]),
+    (lambda: torch.tensor([5, 1], dtype=torch.uint8).fill_(-1), [255, 255]),
+    (lambda: torch.tensor([1, 2]).fill_(2.5), [2, 2]),
+    (lambda: torch.tensor([5, 1], dtype=torch.uint8).masked_fill(torch.tensor([True, False]), -1), [255, 1]),
+    (lambda: torch.tensor([5, 1], dtype=torch.uint8).masked_fill_(torch.tensor([True, False]), -1), [255, 1]),
+    (lambda: torch.tensor([1, 2]).masked_fill(torch.tensor([False, True]), 2.5), [1, 2]),
+])
+def test_fill_and_masked_fill_convert_the_number_to_the_tensors_dtype(make, expected):
+    assert make().tolist() == expected
+
+
+@pytest.mark.parametrize("make", [
+    lambda: torch.tensor([1, 2]).fill_(float("nan")),
+    lambda: torch.tensor([1, 2]).masked_fill(torch.tensor([False, True]), float("nan")),
+])
+def test_a_nan_fill_of_an_integer_tensor_is_pytorchs_error(make):
+    assert message(make) == "RuntimeError: value cannot be converted to type int64_t without overflow"

@@ -118,3 +118,62 @@ def test_var_mean_with_an_infinity_gives_pytorchs_running_mean(values, mean):
     assert (math.isnan(got.item()) and math.isnan(mean)) or got.item() == mean
     _, by_rows = torch.var_mean(torch.tensor([values, values[::-1]]), dim=1)
     assert by_rows.shape == (2,)
+
+
+# ------------------------------------------------------------------ the dtype of sums and products
+# PyTorch 2.13 (the OpInfo samples recorded in tests/opinfo/data): an integer or bool sum, cumulative sum
+# or product is int64, whatever the input's integer dtype, unless a dtype is given; then it is that dtype.
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int32, torch.bool])
+@pytest.mark.parametrize("reduce", [
+    lambda x: x.sum(), lambda x: x.sum(0), lambda x: x.sum(0, keepdim=True), lambda x: torch.sum(x, dim=()),
+    lambda x: x.prod(), lambda x: x.prod(0), lambda x: x.cumsum(0), lambda x: x.sum_to_size(1),
+])
+def test_an_integer_or_bool_sum_or_product_is_int64(dtype, reduce):
+    out = reduce(torch.tensor([1, 1], dtype=dtype))
+    assert out.dtype is torch.int64 and out.reshape(-1).tolist() in ([2], [1], [1, 2])
+
+
+def test_a_uint8_sum_and_product_count_in_int64_without_wrapping_around():
+    x = torch.tensor([200, 100], dtype=torch.uint8)
+    assert [x.sum().item(), x.cumsum(0).tolist(), x.prod().item(), x.sum_to_size(1).tolist()] == \
+        [300, [200, 300], 20000, [300]]
+
+
+def test_sum_to_size_of_the_empty_shape_sums_even_a_0_dim_integer_tensor():
+    for dtype, value in [(torch.uint8, 5), (torch.int32, -8), (torch.bool, True)]:   # recorded samples
+        out = torch.tensor(value, dtype=dtype).sum_to_size(())
+        assert out.dtype is torch.int64 and out.item() == int(value)
+
+
+@pytest.mark.parametrize("reduce, dtype", [
+    (lambda x, d: x.prod(1, dtype=d), torch.bool), (lambda x, d: x.prod(dtype=d), torch.bool),
+    (lambda x, d: x.cumsum(1, dtype=d), torch.int32), (lambda x, d: x.sum(dtype=d), torch.int32),
+    (lambda x, d: x.sum(1, dtype=d), torch.uint8),
+])
+def test_a_sum_or_product_with_a_dtype_is_computed_and_returned_in_that_dtype(reduce, dtype):
+    x = torch.tensor([[1, 1], [0, 1]], dtype=dtype)
+    out = reduce(x, dtype)
+    assert out.dtype is dtype
+    np.testing.assert_array_equal(out.numpy(), reduce(x.to(torch.int64), None).numpy().astype(dtype.numpy))
+
+
+# ------------------------------------------------------------------ all and any
+@pytest.mark.parametrize("reduce", [lambda x: x.all(), lambda x: torch.any(x), lambda x: x.all(0, keepdim=True),
+                                    lambda x: torch.any(x, -1)])
+def test_all_and_any_of_uint8_stay_uint8_and_of_other_dtypes_are_bool(reduce):
+    # PyTorch 2.13 (the recorded OpInfo samples: all and any of uint8 [5, 1] give tensor(1, dtype=torch.uint8))
+    out = reduce(torch.tensor([5, 1], dtype=torch.uint8))
+    assert out.dtype is torch.uint8 and out.reshape(-1).tolist() == [1]
+    for dtype in [torch.int32, torch.int64, torch.float32, torch.bool]:
+        out = reduce(torch.tensor([5, 1]).to(dtype))
+        assert out.dtype is torch.bool and out.reshape(-1).tolist() == [True]
+    assert torch.tensor([5, 0], dtype=torch.uint8).all().tolist() == 0
+
+
+def test_a_float16_sum_is_accumulated_in_float32_and_rounded_once():
+    # PyTorch 2.13 (the recorded float16 OpInfo sample 9 of sum, dim=0, two of its columns): adding in
+    # float16 would round after each step and give 0.2383 and 0.05078
+    x = torch.tensor([[-8.4765625, -4.32421875], [3.611328125, -0.57373046875], [5.10546875, 4.94921875]],
+                     dtype=torch.float16)
+    for out in [x.sum(0), x.sum(0, keepdim=True)[0], x.sum_to_size(1, 2)[0], x.cumsum(0)[-1]]:
+        assert out.dtype is torch.float16 and out.tolist() == [0.240234375, 0.05126953125]

@@ -311,3 +311,28 @@ def test_dense_side_methods():
     for method, layout in (("is_coalesced", "sparse coordinate"), ("coalesce", "sparse coordinate"),
                            ("indices", "sparse coordinate"), ("values", "sparse")):
         assert message(getattr(d, method)) == f"RuntimeError: {method} expected {layout} tensor layout but got Strided"
+
+
+# ------------------------------------------------------------------ the dtype of element-wise functions
+# PyTorch 2.13 (the recorded sparse OpInfo samples of other dtypes, their first stored values): sin, sqrt
+# and tanh of integer or bool values are float32, as the dense functions; sign keeps the dtype, bool too.
+@pytest.mark.parametrize("function, dtype, values, expected", [
+    (torch.sin, torch.int32, [-8, 6, 9, 5], [-0.9893582463264465, -0.279415488243103, 0.41211849451065063,
+                                             -0.9589242935180664]),
+    (torch.sqrt, torch.uint8, [5, 1, 6, 5], [2.2360680103302, 1.0, 2.4494898319244385, 2.2360680103302]),
+    (torch.tanh, torch.bool, [True, True], [0.7615941762924194, 0.7615941762924194]),
+    (lambda s: s.sin(), torch.bool, [True, True], [0.8414709568023682, 0.8414709568023682]),
+])
+def test_sin_sqrt_and_tanh_of_integer_or_bool_values_are_float32(function, dtype, values, expected):
+    s = torch.sparse_coo_tensor([[0] * len(values), list(range(len(values)))], values, (20, 20), dtype=dtype)
+    out = function(s)
+    assert out.is_sparse and out.dtype is torch.float32 and out._values().dtype is torch.float32
+    # to torch.testing's float32 tolerance: PyTorch's float32 sin may differ from numpy's in the last bit
+    assert out._values().tolist() == pytest.approx(expected, rel=1.3e-6, abs=1e-5)
+    assert out.to_dense().dtype is torch.float32
+
+
+def test_sign_of_a_bool_sparse_tensor_is_itself_in_bool():
+    s = torch.sparse_coo_tensor([[0, 0], [0, 1]], [True, True], (20, 20))
+    out = s.sign()
+    assert out.dtype is torch.bool and out._values().tolist() == [True, True]

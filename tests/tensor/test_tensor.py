@@ -478,3 +478,27 @@ def test_new_tensors_take_this_tensors_dtype():
     with pytest.raises(TypeError) as info:
         x.new(2, dtype=torch.long)
     assert str(info.value).startswith("new() received an invalid combination of arguments - got (int, dtype=torch.dtype)")
+
+
+@pytest.mark.parametrize("make, expected", [   # PyTorch 2.13 (uint8 full_like -9: the recorded OpInfo sample 7)
+    (lambda: torch.full_like(torch.tensor([5, 1, 6], dtype=torch.uint8), -9), [247, 247, 247]),
+    (lambda: torch.full_like(torch.tensor([5], dtype=torch.uint8), -255), [1]),
+    (lambda: torch.full((2,), -1, dtype=torch.uint8), [255, 255]),
+    (lambda: torch.full((1,), 2.5, dtype=torch.uint8), [2]),
+    (lambda: torch.full((1,), -1, dtype=torch.bool), [True]),
+])
+def test_a_fill_value_is_converted_to_the_dtype_as_pytorch_converts_a_number(make, expected):
+    out = make()
+    assert out.tolist() == expected and type(expected[0]) is type(out.tolist()[0])
+
+
+@pytest.mark.parametrize("make, text", [   # PyTorch 2.13's texts
+    (lambda: torch.full_like(torch.tensor([5], dtype=torch.uint8), -256), "uint8_t"),
+    (lambda: torch.full_like(torch.tensor([5], dtype=torch.uint8), 256), "uint8_t"),
+    (lambda: torch.full((1,), -2.5, dtype=torch.uint8), "uint8_t"),
+    (lambda: torch.full((1,), 2 ** 31, dtype=torch.int32), "int"),
+    (lambda: torch.full((1,), 2 ** 63, dtype=torch.int64), "int64_t"),
+    (lambda: torch.full((1,), 1e10, dtype=torch.float16), "c10::Half"),
+])
+def test_a_fill_value_out_of_the_dtypes_range_is_pytorchs_error(make, text):
+    assert message(make) == f"RuntimeError: value cannot be converted to type {text} without overflow"
