@@ -43,11 +43,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import gettext
 import io
 import linecache
 import os
 import sys
+import weakref
 from pathlib import Path
 from typing import Callable
 
@@ -253,6 +255,66 @@ def _warning_lines(warned: list) -> list[str]:
     return lines
 
 
+GRAD_MODE_LEFT_OFF = (N_("after your code ran, grad mode is off, and it was on before the check: your code turned it "
+                         "off (torch.set_grad_enabled(False)?) and never turned it back on, so from then on no "
+                         "operation anywhere records a graph. The check turned it back on"),
+                      N_("put the lines that must not be recorded inside `with torch.no_grad():`: the block turns "
+                         "grad mode back on when it ends, even after an error"))
+
+
+@contextlib.contextmanager
+def grad_mode_kept():
+    """Run the learner's code (through the check) and refuse it when it leaves grad mode off; grad
+    mode is restored in any case, so the learner's next cells run as before the check. A failure
+    this causes inside the check (a graph that is not recorded) is reported as its cause.
+
+    >>> import minigrad as torch
+    >>> with grad_mode_kept():
+    ...     torch.set_grad_enabled(False)
+    Traceback (most recent call last):
+    ...
+    minigrad.exercises._feedback.NotYet: after your code ran, grad mode is off, ...
+    >>> torch.is_grad_enabled()
+    True
+    """
+    import minigrad
+    enabled = minigrad.is_grad_enabled()
+    try:
+        yield
+    finally:
+        left_off = enabled and not minigrad.is_grad_enabled()
+        minigrad.set_grad_enabled(enabled)
+        if left_off:
+            raise NotYet(*GRAD_MODE_LEFT_OFF)
+
+
+def expect_freed_with_the_graph(run: Callable[[], list], call: str, what: str) -> None:
+    """Stop the check unless what ``run`` watched is freed once the graph is gone. ``run()`` makes
+    fresh objects (tensors, or numbers of a type that takes weak references), passes them through
+    the learner's Function, forward and backward, and returns them; once it has returned, only a
+    reference kept outside ctx (a list or dict in the learner's module, indexed by a number on
+    ctx) keeps any of them alive: ctx goes away with the graph.
+
+    >>> kept = []
+    >>> def run():
+    ...     x = np.ones(3).view(np.ndarray)
+    ...     kept.append(x)
+    ...     return [x]
+    >>> expect_freed_with_the_graph(run, "f(x)", "x")
+    Traceback (most recent call last):
+    ...
+    minigrad.exercises._feedback.NotYet: after f(x) and its backward, with the output dropped, x is still alive: ...
+    """
+    alive = [weakref.ref(watched) for watched in run()]
+    gc.collect()
+    expect(all(ref() is None for ref in alive),
+           _("after {call} and its backward, with the output dropped, {what} is still alive: something outside ctx "
+             "keeps a reference to it (a list or a dict in your module, with a number on ctx to find it?), so what "
+             "every call stores there grows with each call and is never freed").format(call=call, what=what),
+           _("keep what backward needs on ctx itself (ctx.save_for_backward for tensors, an attribute for the "
+             "rest): it goes away with the graph"))
+
+
 def exercise(title: str, deeper_hint: str = "") -> Callable:
     """Turn a function of ``expect`` calls into a checker that prints its verdict.
 
@@ -267,7 +329,7 @@ def exercise(title: str, deeper_hint: str = "") -> Callable:
             # stdout: nbgrader fails a check cell with any stderr output, even a correct one.
             quiet = contextlib.redirect_stderr(sys.stdout) if _under_nbgrader() else contextlib.nullcontext()
             try:
-                with quiet, learners_warnings(sys._getframe()) as warned:
+                with quiet, learners_warnings(sys._getframe()) as warned, grad_mode_kept():
                     check(*args, **kwargs)
             except NotYet as failure:
                 lines = ["✗ " + name + " " + _("— not yet."), "  " + _label(_("What is wrong:")) + _(failure.problem)]

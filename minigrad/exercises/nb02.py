@@ -294,6 +294,7 @@ def your_turn_2(power: Any) -> None:
              "expected 3 * w ** 2 * grad = [0.75, -6.0, 6.0]")
            .format(upstream_w=upstream_w, w_grad=None if w.grad is None else w.grad.tolist()),
            _("gradient of x ** n is n * x ** (n - 1) times grad_output"))
+    _expect_backward_derived(power)
     _expect_backwards_in_any_order(power)
     z = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     first, second = power.apply(z, 2), power.apply(z, 3)
@@ -309,6 +310,18 @@ def your_turn_2(power: Any) -> None:
            _("forward or backward writes {written} on the class: one place shared by every call")
            .format(written=', '.join(written)),
            _("which object is the record of one single call? Store the exponent and x there"))
+
+
+def _expect_backward_derived(power: type) -> None:
+    """Backward, called as the engine calls it, starts no backward pass of its own: a backward that
+    recomputes forward and has torch.autograd.grad differentiate it writes no derivative."""
+    y = power.apply(torch.tensor([1.0, 2.0, 3.0], requires_grad=True), 3)
+    with backward_passes() as passes, torch.no_grad():
+        power.backward(y.grad_fn, torch.tensor([1.0, 10.0, 100.0]))
+    expect(not passes,
+           _("backward runs a backward pass of its own (torch.autograd.grad or .backward() inside it): it has the "
+             "engine differentiate x ** exponent for it, while the exercise is to write that derivative yourself"),
+           _("gradient of x ** n is n * x ** (n - 1) times grad_output"))
 
 
 def _expect_backwards_in_any_order(power: type) -> None:

@@ -319,6 +319,35 @@ def your_turn_3(ScaleShift) -> None:
                _("store this call's scale on ctx in setup_context, and use it in backward"))
     _expect_no_tensor_attributes(y.grad_fn, "ScaleShift", N_("grad_output and the scale"))
     _expect_each_call_its_own_scale(ScaleShift)
+    _expect_scale_on_ctx(ScaleShift)
+
+
+def _expect_scale_on_ctx(ScaleShift) -> None:
+    """The scale of a call is on its own ctx (an attribute, inside a container, or a saved tensor):
+    a scale kept outside, in a list found by an index on ctx, makes the list grow with every call."""
+    y = ScaleShift.apply(torch.tensor([1.0, -2.0, 0.5], requires_grad=True), 3.75)
+    ctx = y.grad_fn
+    kept = list(node_info.ctx_attributes(ctx).values()) + list(node_info.saved_tensors(ctx))
+    expect(any(_holds(value, 3.75) for value in kept),
+           _("after ScaleShift.apply(x, 3.75), its ctx does not hold the scale 3.75 (it holds {kept}): backward "
+             "takes it from somewhere outside the record of its call (a list or a dict in your module, with a "
+             "number on ctx to find it?), which grows with every call and is never freed")
+           .format(kept=", ".join(f"ctx.{name}={value!r}" for name, value in node_info.ctx_attributes(ctx).items())
+                   or _("nothing")),
+           _("keep the scale of each call on its own ctx, in setup_context: ctx.scale = scale"))
+
+
+def _holds(value, number: float, depth: int = 3) -> bool:
+    """Whether ``value`` (something kept on ctx) is or contains ``number``."""
+    if isinstance(value, (int, float, np.generic)) and not isinstance(value, bool):
+        return float(value) == number
+    if isinstance(value, (torch.Tensor, np.ndarray)):
+        return bool(np.any(np.asarray(value.detach()._data if isinstance(value, torch.Tensor) else value) == number))
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (list, tuple)) and depth:
+        return any(_holds(item, number, depth - 1) for item in value)
+    return False
 
 
 def _expect_each_call_its_own_scale(ScaleShift) -> None:

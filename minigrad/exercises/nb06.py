@@ -29,7 +29,7 @@ import minigrad as torch
 from minigrad.autograd.function import Function, FunctionCtx
 from minigrad.tensor import Tensor
 
-from ._feedback import _, N_, exercise, expect
+from ._feedback import _, N_, exercise, expect, expect_freed_with_the_graph
 from ._observe import VIEWS, applying, outputs_of
 
 INPLACE_ERROR = "modified by an inplace operation"
@@ -210,6 +210,15 @@ def your_turn_1(MyLinear) -> None:
     _expect_grad(w, returned[1], expected["w"], "weight", grad_weight, case)
     _expect_skipped(returned[0], used, case, 0)
     _expect_each_call_its_own_needs(MyLinear)
+    expect_freed_with_the_graph(lambda: _linear_call(MyLinear), "MyLinear.apply(input, weight)", "input")
+
+
+def _linear_call(MyLinear) -> list:
+    """One call and its backward; the input and the weight it was given."""
+    x = torch.tensor(np.ones((2, 4)), requires_grad=True)
+    w = torch.tensor(np.ones((3, 4)), requires_grad=True)
+    MyLinear.apply(x, w).sum().backward()
+    return [x, w]
 
 
 def _expect_each_call_its_own_needs(MyLinear) -> None:
@@ -388,6 +397,15 @@ def _expect_each_call_its_own_indices(MySort) -> None:
              "so what it read was overwritten or changed by then (indices kept on the input tensor? x kept as a "
              "plain attribute and sorted again?)").format(got=got, want=want.tolist()),
            _("keep the indices of each call on its own ctx, with ctx.save_for_backward(indices)"))
+    expect_freed_with_the_graph(lambda: _sort_call(MySort), "MySort.apply(x)", "indices")
+
+
+def _sort_call(MySort) -> list:
+    """One sort and its backward; the indices it returned."""
+    x = torch.tensor(np.array([0.3, -1.2, 2.5]), requires_grad=True)
+    values, indices = MySort.apply(x)
+    values.sum().backward()
+    return [indices]
 
 
 _UPSTREAM = [1.0, 10.0, 100.0]   # not all ones: backward must use grad_output
@@ -647,6 +665,12 @@ def your_turn_4(TwoScales) -> None:
                _("TwoScales.apply returned ({out_type}, {out_type2}), not two tensors")
                .format(out_type=type(out[0]).__name__, out_type2=type(out[1]).__name__),
                _("return x * 2, x * 3: tensors computed from x"))
+        values = [_values(t) for t in out]
+        expect(all(np.shape(v) == (3,) for v in values) and np.allclose(values, [[2.0, -4.0, 1.0], [3.0, -6.0, 1.5]]),
+               _("for x = [1.0, -2.0, 0.5], TwoScales.apply(x) returned {values}; expected [[2.0, -4.0, 1.0], "
+                 "[3.0, -6.0, 1.5]], that is (2 * x, 3 * x): backward's gradients hold only for that forward")
+               .format(values=values),
+               _("return x * 2, x * 3, in that order"))
         expect(out[0].grad_fn is not None, _("the outputs have no grad_fn, so backward can never reach x"),
                _("return x * 2, x * 3, computed from the input x"))
         materialize = out[0].grad_fn.materialize_grads

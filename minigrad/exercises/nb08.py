@@ -24,15 +24,20 @@ import numpy as np
 import minigrad as torch
 from minigrad.autograd import node_info
 from minigrad.autograd.function import Function
-from minigrad.autograd.gradcheck import gradcheck
+from minigrad.autograd.gradcheck import gradcheck, gradgradcheck
 from minigrad.tensor import Tensor
 
-from ._feedback import _, N_, exercise, expect
+from ._feedback import _, N_, exercise, expect, expect_freed_with_the_graph
 from ._observe import backward_passes, tensors_kept_on
 
 _GRAD_FORMULAS = {"a": N_("grad_a has the shape of a: which product of grad_output and b, transposed or not, has it?"),
                   "b": N_("grad_b has the shape of b: which product of a and grad_output, transposed or not, has it?")}
 INPLACE_ERROR = "modified by an inplace operation"
+DETACHED_IN_BACKWARD = (N_("gradgradcheck fails for {call}: backward computes its gradients from tensors cut from the "
+                           "graph (a .detach() or .data, in forward's save or in backward), so the gradient of the "
+                           "gradient is wrong: the second derivatives gradgradcheck checks are lost"),
+                        N_("save the inputs as they are with ctx.save_for_backward, and compute backward's gradients "
+                           "from grad_output and ctx.saved_tensors with tensor operations only: no .detach() or .data"))
 NUMBER_OF_GRADIENTS_HINT = N_("backward returns one gradient per input of forward, in order: return grad_a, grad_b")
 
 
@@ -100,7 +105,20 @@ def _check_product_backward(product, shapes: list, forward_text: str, expected, 
     expect(gradcheck(product.apply, (a, b), raise_exception=False),
            _("each gradient passes alone, but gradcheck fails with both a and b requiring grad"),
            _("return grad_a, grad_b in the order of forward's arguments"))
+    _expect_twice_differentiable(product.apply, (a.detach().requires_grad_(), b.detach().requires_grad_()),
+                                 f"{product.__name__}.apply(a, b)")   # code: the same in every language
     _expect_each_call_its_own_inputs(product, *shapes[-1], gradients)
+
+
+def _expect_twice_differentiable(apply, inputs: tuple, call: str) -> None:
+    """gradgradcheck passes: backward's gradients are themselves differentiable, which a
+    ``.detach()`` or ``.data`` (of a saved input or of grad_output) breaks while gradcheck passes."""
+    try:
+        passed = gradgradcheck(apply, inputs, raise_exception=False)
+    except RuntimeError:
+        passed = False
+    problem, hint = DETACHED_IN_BACKWARD
+    expect(passed, _(problem).format(call=call), hint)
 
 
 def _expect_gradients_derived(product, shape_a: tuple, shape_b: tuple, gradients) -> None:
@@ -159,6 +177,15 @@ def _expect_each_call_its_own_inputs(product, shape_a: tuple, shape_b: tuple, gr
                  "tensors of another call").format(product_name=product.__name__, number=number),
                _("keep each call's tensors on its own ctx, with ctx.save_for_backward(a, b), and read them back "
                  "from ctx.saved_tensors"))
+    expect_freed_with_the_graph(lambda: _product_call(product, shape_a, shape_b),
+                                f"{product.__name__}.apply(a, b)", "a")
+
+
+def _product_call(product, shape_a: tuple, shape_b: tuple) -> list:
+    """One call and its backward; its inputs."""
+    a, b = _matmul_inputs(shape_a, shape_b, "ab")
+    product.apply(a, b).sum().backward()
+    return [a, b]
 
 
 # The backward of a.t() @ b, for a of shape (k, n) and b of shape (k, m): the notebook's worked
@@ -352,3 +379,6 @@ def your_turn_3(CustomFunction) -> None:
            _("with an incoming gradient [1, 10, 100], x.grad is {values_x_grad}, expected 2 * grad = {expected}")
            .format(values_x_grad=_values(x.grad), expected=expected),
            _("the derivative of 2 * input is 2, times grad_output (the chain rule)"))
+    _expect_twice_differentiable(CustomFunction.apply,
+                                 (torch.tensor([1.0, -2.0, 0.5], dtype=torch.float64, requires_grad=True),),
+                                 "CustomFunction.apply(input)")

@@ -174,3 +174,35 @@ def test_the_chinese_student_edition_folds_the_chinese_deeper_hint():
     folds = [cell.source for cell in student.cells if "hint" in cell.metadata.get("tags", [])]
     assert len(folds) == len(titles) == 3
     assert student_edition.escape_markdown(_feedback.translate(nb05.your_turn_3.deeper_hint, "zh")) in folds[2]
+
+
+def node_names_leaving_grad_mode_off(tensor):
+    from test_nb03 import bfs_names
+    torch.set_grad_enabled(False)
+    return bfs_names(tensor)
+
+
+@pytest.mark.parametrize("language, problem", [
+    ("en", "after your code ran, grad mode is off, and it was on before the check: your code turned it off"),
+    ("zh", "你的代码运行之后，梯度模式是关闭的，而检查开始前它是开启的")])
+def test_code_that_leaves_grad_mode_off_is_refused_and_grad_mode_restored(language, problem, capsys):
+    from minigrad.exercises import nb03
+    _feedback.set_language(language)
+    try:
+        result = nb03.your_turn_1(node_names_leaving_grad_mode_off)
+    finally:
+        _feedback.set_language("en")
+    out = capsys.readouterr().out
+    assert not result and problem in out, out
+    assert torch.is_grad_enabled()   # the learner's next cells run as before the check
+
+
+def test_code_that_turns_grad_mode_off_inside_no_grad_is_accepted(capsys):
+    from minigrad.exercises import nb03
+    from test_nb03 import bfs_names
+
+    def node_names(tensor):
+        with torch.no_grad():
+            return bfs_names(tensor)
+    assert nb03.your_turn_1(node_names), capsys.readouterr().out
+    assert torch.is_grad_enabled()

@@ -253,6 +253,14 @@ def power_backward(ctx, grad_output):
     return grad_output * ctx.exponent * ctx.x ** (ctx.exponent - 1), None
 
 
+def power_by_the_engine(ctx, grad_output):
+    """No derivative written: forward recomputed, and torch.autograd.grad differentiates it."""
+    with torch.enable_grad():
+        x = ctx.x.detach().requires_grad_()
+        grad, = torch.autograd.grad(x ** ctx.exponent, x, grad_output)
+    return grad, None
+
+
 def power_in_place(ctx, x, exponent):
     ctx.exponent, ctx.x = exponent, x.clone()
     return x.mul_(x) if exponent == 2 else x.mul_(x * x)
@@ -351,6 +359,10 @@ CASES = [
     (nb02.your_turn_2, function("FixedPower", exponent_by_input, backward_by_input),
      "then FixedPower.apply(x, 3) on the same x"),
     (nb02.your_turn_2, function("FixedPower", power_in_place, power_backward), "FixedPower.apply changed its input in place"),
+    (nb02.your_turn_2, function("FixedPower", power_forward, power_by_the_engine),
+     "backward runs a backward pass of its own (torch.autograd.grad or .backward() inside it): it has the engine "
+     "differentiate x ** exponent for it"),
+    (nb02.your_turn_2, function("FixedPower", power_forward, power_backward), None),
     (nb02.your_turn_2, function("FixedPower", power_forward, lambda ctx, g: power_backward(ctx, g)[:1] + (torch.zeros(1),)),
      "was not a Variable"),
     (nb02.your_turn_2, queued(keep_x_only=False), "the ctx of FixedPower.apply(x, 3) holds nothing"),

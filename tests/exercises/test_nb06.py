@@ -480,6 +480,21 @@ def numbers_forward(ctx, x):
     return 2.0, 3.0
 
 
+def swapped_forward(ctx, x):   # the outputs in the wrong order: the backward above no longer fits
+    ctx.set_materialize_grads(False)
+    return x * 3, x * 2
+
+
+def negated_forward(ctx, x):
+    ctx.set_materialize_grads(False)
+    return -(x * 2), x * 3
+
+
+def added_forward(ctx, x):
+    ctx.set_materialize_grads(False)
+    return x + x, torch.mul(x, 3.0)
+
+
 # --------------------------------------------------------------------------- Your turn 1: more answers students write
 def linear_forward(ctx, input, weight):
     ctx.save_for_backward(input, weight)
@@ -700,6 +715,10 @@ CASES = [
     (nb06.your_turn_4, two_scales_function(none_back_to_zeros), "backward turned the None it received into zeros"),
     (nb06.your_turn_4, two_scales_function(docs_style, materialize_zero), "forward called ctx.set_materialize_grads with something other than True or False: it takes a bool"),
     (nb06.your_turn_4, two_scales_function(docs_style, numbers_forward), "TwoScales.apply returned (float, float), not two tensors"),
+    (nb06.your_turn_4, two_scales_function(docs_style, swapped_forward),
+     "TwoScales.apply(x) returned [[3.0, -6.0, 1.5], [2.0, -4.0, 1.0]]; expected [[2.0, -4.0, 1.0], [3.0, -6.0, 1.5]]"),
+    (nb06.your_turn_4, two_scales_function(docs_style, negated_forward), "TwoScales.apply(x) returned [[-2.0, 4.0, -1.0]"),
+    (nb06.your_turn_4, two_scales_function(docs_style, added_forward), None),
     (nb06.your_turn_4, two_scales_function(none_to(lambda p: torch.zeros(1), lambda d, t: d * 2 + t * 3)),
      "backward turned the None it received into zeros and computed that output's term anyway"),
     (nb06.your_turn_4, two_scales_function(none_to(lambda p: torch.zeros(3), lambda d, t: (d + d) + (t + t + t))),

@@ -67,6 +67,24 @@ class TransposedMatMulSwapped(TransposedMatMulStarter):
         return a.mm(grad_output), b.mm(grad_output.t())
 
 
+class TransposedMatMulSavingDetached(TransposedMatMulStarter):
+    """Right first derivatives from a saved a.detach(): gradcheck passes, the second derivatives are cut."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a.detach(), b)
+        return a.t().mm(b)
+
+    backward = TransposedMatMulFixed.backward
+
+
+class TransposedMatMulDetachingGradOutput(TransposedMatMulStarter):
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        return b.mm(grad_output.data.t()), a.mm(grad_output)
+
+
 # =========================================================================== notebook 08, Your turn 2
 class BlogCustomFunction(Function):
     """The blog post's code: no @staticmethod, backward reads a tensor forward never saved."""
@@ -135,6 +153,12 @@ class IgnoresGradOutput(SavesInput):
         return torch.ones_like(input) * 2
 
 
+class DetachesGradOutput(NothingSaved):
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output.detach() * 2
+
+
 class TimesThree(NothingSaved):
     @staticmethod
     def forward(ctx, input):
@@ -157,6 +181,8 @@ def test_nb08_your_turn_3_accepts_both_fixes(answer, capsys):
     (IgnoresGradOutput, "with an incoming gradient [1, 10, 100], x.grad is [2.0, 2.0, 2.0], "
                         "expected 2 * grad = [2.0, 20.0, 200.0]"),
     (TimesThree, "CustomFunction.apply([1, -2, 0.5]) gave"),
+    (DetachesGradOutput, "gradgradcheck fails for CustomFunction.apply(input): backward computes its gradients from "
+                         "tensors cut from the graph"),
     ("CustomFunction", "'CustomFunction' is not a class derived from torch.autograd.Function"),
 ])
 def test_nb08_your_turn_3_says_what_is_wrong(answer, problem, capsys):
@@ -244,6 +270,9 @@ def test_nb08_transposed_matmul_accepts_right_backwards(answer, capsys):
     (TransposedMatMulIgnoringGradOutput, "gradcheck finds grad_a wrong for a [3, 3], b [3, 3]"),
     (TransposedMatMulSwapped, "the right gradients in the wrong order"),
     (MatMulFixed, "forward does not compute a.t() @ b for a [3, 3] and b [3, 3]"),
+    (TransposedMatMulSavingDetached, "gradgradcheck fails for TransposedMatMulSavingDetached.apply(a, b): backward "
+                                     "computes its gradients from tensors cut from the graph"),
+    (TransposedMatMulDetachingGradOutput, "gradgradcheck fails for TransposedMatMulDetachingGradOutput.apply(a, b)"),
 ])
 def test_nb08_transposed_matmul_rejects_wrong_backwards(answer, problem, capsys):
     result, out = run(nb08.your_turn_1, answer, capsys)
