@@ -95,7 +95,6 @@ def normalise(nb: dict, name: str = "") -> bool:
             cell["id"] = hashlib.sha1(f"{name}/{index}".encode()).hexdigest()[:8]
         if cell.get("outputs"):
             cell["outputs"] = merge_streams(cell["outputs"])
-    hide_check_outputs(nb)
     return nb != before
 
 
@@ -104,7 +103,9 @@ def hide_check_outputs(nb: dict) -> bool:
 
     Run on the starter, a check prints its hint, which can come close to the answer: a learner
     must see it only after running the check on their own attempt. The cell is tagged
-    ``nbval-ignore-output``, so nbval still runs it (an exception fails) without comparing.
+    ``nbval-ignore-output``, so nbval still runs it (an exception fails) without comparing. Only
+    the course's files get this (``normalise_file``, run by ``make execute``): the pre-save hook
+    leaves a learner's own verdicts in the notebooks they save.
 
     >>> nb = {"cells": [{"cell_type": "code", "source": "check.your_turn_1(Scale)", "metadata": {},
     ...                  "execution_count": 7, "outputs": [{"output_type": "stream", "text": "Hint: ..."}]}]}
@@ -243,7 +244,7 @@ def normalise_file(path: Path | str, check: bool = False, before: Path | None = 
     changed = normalise(nb, Path(path).stem)
     if before is not None and before.exists():
         changed = keep_outputs(nb, nbformat.read(str(before), as_version=4), sanitize_rules()) > 0 or changed
-        changed = hide_check_outputs(nb) or changed    # keep_outputs gives ignored cells their old outputs
+    changed = hide_check_outputs(nb) or changed    # the course's files only: never in a learner's save
     if changed and not check:
         nbformat.write(nb, str(path))
     return changed

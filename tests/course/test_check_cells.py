@@ -21,3 +21,15 @@ def test_every_check_cell_is_stored_without_its_verdict(path):
     for i in checks:
         assert cells[i].outputs == [] and cells[i].execution_count is None, f"cell {i} stores a verdict"
         assert "nbval-ignore-output" in cells[i].metadata.get("tags", []), f"cell {i}"
+
+
+def test_a_learners_save_keeps_the_verdict_they_ran():
+    from tools.notebook_metadata import pre_save_hook
+
+    verdict = {"output_type": "stream", "name": "stdout", "text": "✓ Your turn 1: a Scale module — correct.\n"}
+    check = {"cell_type": "code", "id": "c1", "source": "check.your_turn_1(Scale)", "metadata": {},
+             "execution_count": 3, "outputs": [verdict]}
+    model = {"type": "notebook", "content": {"metadata": {}, "nbformat": 4, "nbformat_minor": 5, "cells": [check]}}
+    pre_save_hook(model, path="workspace/notebooks/01_self.ipynb")
+    saved = model["content"]["cells"][0]
+    assert saved["outputs"] == [verdict] and saved["execution_count"] == 3
