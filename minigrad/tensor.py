@@ -1016,7 +1016,7 @@ def _operand(value) -> Tensor:
     """Python numbers become 0-dim 'wrapped number' tensors, as in PyTorch (they never require grad)."""
     if isinstance(value, Tensor):
         return value
-    if type(value) is float or type(value) is int or isinstance(value, (bool, np.number)):
+    if type(value) is float or type(value) is int or isinstance(value, (int, float, np.number)):   # bool, subclasses
         t = object.__new__(Tensor)   # Tensor._make, written out: ``lr * p.grad`` makes one per parameter
         t._data, t._version_counter, t._wrapped_number = np.asarray(value), VersionCounter(), True
         return t

@@ -143,3 +143,19 @@ def test_an_alpha_the_result_dtype_cannot_hold_is_pytorchs_error(make, text):
 def test_a_float_alpha_is_fine_when_the_result_is_floating_point():
     out = torch.add(torch.tensor([1, 2]), torch.tensor([1.0, 2.0]), alpha=2.5)   # PyTorch 2.13: [3.5, 7.0]
     assert out.dtype is torch.float32 and out.tolist() == [3.5, 7.0]
+
+
+def test_a_subclass_of_float_or_int_is_a_number_operand():
+    """PyTorch reads any float or int (PyFloat_Check, subclasses included) as a wrapped number."""
+    class Scale(float):
+        pass
+
+    class Count(int):
+        pass
+
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * Scale(2.5) + Count(3)
+    assert y.tolist() == [5.5, 8.0] and y.dtype == torch.float32
+    y.sum().backward()
+    assert x.grad.tolist() == [2.5, 2.5]
+    assert (torch.tensor([1, 2]) * Count(3)).dtype == torch.int64
