@@ -295,6 +295,17 @@ def test_a_reference_cycle_is_never_called_just_a_ring():
     assert not offences, "say 循环引用 (GLOSSARY.md):\n" + "\n".join(offences)
 
 
+def detach_words(text: str) -> list[str]:
+    """Every 分离 that is not 分离式: detach is 切断历史 or 调用 detach(), 分离 names only the separate style."""
+    return [text[max(0, m.start() - 8):m.end() + 8] for m in re.finditer(r"分离(?!式)", text)]
+
+
+def test_detach_is_never_called_separating():
+    assert len(detach_words("不要分离 h；分离式写法")) == 1
+    offences = [f"{where}: …{found}…" for where, text in chinese_texts() for found in detach_words(text)]
+    assert not offences, "say 对 ... 调用 detach() or 切断历史 (GLOSSARY.md):\n" + "\n".join(offences)
+
+
 HEADER_FIELD = re.compile(r"^\*\*(前置|要读的源码|时间)\*\*")   # the title cell's builds-on/opens/time fields
 
 
