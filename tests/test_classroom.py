@@ -899,8 +899,10 @@ def test_an_assignment_is_released_submitted_autograded_and_exported(classroom):
     html = feedback[0].read_text()
     assert "✗ Your turn 1: skip the gradients nobody needs — not yet." in html
     assert "✓ Your turn 4" in html
+    # (The course's own text may quote one, as a listing of a doctest does: only what grading adds counts.)
+    released = (classroom.course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text()
     for internal in ("_nbgrader_execution", "_under_nbgrader", "_feedback", "Traceback (most recent call last)"):
-        assert internal not in html, internal
+        assert html.count(internal) <= released.count(internal), internal
 
 
 # The attack that only prints a tick and stops: a wrong answer, not flagged (its index in the family).
