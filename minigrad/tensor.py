@@ -378,11 +378,13 @@ class Tensor:
         else:
             object.__delattr__(self, name)
 
-    def __getattr__(self, name: str):
-        """Reached only when normal look-up fails: a PyTorch method minigrad lacks raises
-        NotImplementedError with the reason and what to use instead (``minigrad/inventory/``)."""
-        from .inventory import unsupported
-        raise unsupported("torch.Tensor", name, f"'{type(self).__name__}' object")
+    # No __getattr__ (nor __setattr__): either would make CPython look up every attribute of every
+    # tensor the slow way. A PyTorch method minigrad lacks is a class attribute that raises instead
+    # (``inventory.refuse_missing_methods``, at the end of this module).
+
+    def __dir__(self) -> list:
+        """The names a tensor has: the placeholders of the PyTorch methods minigrad lacks are left out."""
+        return [name for name in super().__dir__() if not isinstance(Tensor.__dict__.get(name), MissingMethod)]
 
     # ------------------------------------------------------------------ conversion
     def numpy(self) -> np.ndarray:
@@ -1044,3 +1046,6 @@ from .autograd.graph import AccumulateGrad, RemovableHandle  # noqa: E402
 from . import ops as _ops  # noqa: E402
 from .autograd.engine import run_backward  # noqa: E402
 from .autograd import views as _views  # noqa: E402
+from .inventory import MissingMethod, refuse_missing_methods  # noqa: E402
+
+refuse_missing_methods(Tensor, "torch.Tensor")

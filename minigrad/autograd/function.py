@@ -301,14 +301,34 @@ class BackwardCFunction(Node, FunctionCtx):
 class _SavedTensorAttribute:
     """``node._saved_self`` and friends: one saved tensor of a builtin node, by PyTorch's name.
 
-    Only ``__get__`` is defined, so a value an op stores on the node under the same name wins.
+    A value an op stores on the node under the same name wins (PyTorch shows a number there for
+    ``x ** 2``). Deleting it is refused, as on PyTorch's nodes.
     """
 
-    def __init__(self, index: int) -> None:
-        self.index = index
+    def __init__(self, index: int, name: str) -> None:
+        self.index, self.name = index, name
 
     def __get__(self, node, owner=None):
-        return self if node is None else node.saved_tensors[self.index]
+        if node is None:
+            return self
+        stored = node.__dict__.get(self.name, self)
+        return node.saved_tensors[self.index] if stored is self else stored
+
+    def __set__(self, node, value) -> None:
+        node.__dict__[self.name] = value
+
+    def __delete__(self, node) -> None:
+        raise AttributeError(f"attribute '{self.name}' of '{type(node).__name__}' objects is not writable")
+
+
+class _RawSavedTensorAttribute(_SavedTensorAttribute):
+    """``node._raw_saved_self``: PyTorch's ``SavedTensor`` object, whose pack/unpack hooks minigrad lacks."""
+
+    def __get__(self, node, owner=None):
+        if node is None:
+            return self
+        raise NotImplementedError(f"minigrad does not implement {self.name} (PyTorch's SavedTensor objects, with "
+                                  f"register_hooks). Instead: {self.name.replace('_raw', '', 1)}")
 
 
 def _builtin_node_repr(self) -> str:
@@ -335,7 +355,8 @@ def _node_class(cls, node_name: str) -> type:
     namespace = {"_forward_cls": cls, "__module__": __name__, "__qualname__": node_name}
     # Builtin nodes expose their saved tensors as _saved_self, _saved_other, _saved_result...
     for index, saved_name in enumerate(getattr(cls, "_saved_names", ())):
-        namespace["_saved_" + saved_name] = _SavedTensorAttribute(index)
+        namespace["_saved_" + saved_name] = _SavedTensorAttribute(index, "_saved_" + saved_name)
+        namespace["_raw_saved_" + saved_name] = _RawSavedTensorAttribute(index, "_raw_saved_" + saved_name)
     is_builtin = namespace["_is_builtin"] = getattr(cls, "_is_builtin", False)   # (ctx._is_builtin: apply reads it)
     if is_builtin:
         namespace["__repr__"] = _builtin_node_repr   # PyTorch prints <MulBackward0 object at ...>
@@ -561,7 +582,8 @@ def _record_node(node: BackwardCFunction, edges: tuple, positions: tuple, input_
     and numpy (shape, dtype) of each tensor argument, its sequence number and, in anomaly mode, the
     stack of the forward call that made it. ``views.py`` makes its nodes with it too."""
     node._sequence_nr = next(_sequence_numbers)
-    node.next_functions, node._input_positions, node._input_info = edges, positions, input_info
+    node._next_functions = edges   # what node.next_functions shows (read-only there, as in PyTorch)
+    node._input_positions, node._input_info = positions, input_info
     if anomaly_mode.state.enabled:
         anomaly_mode.record_forward(node)
 

@@ -19,6 +19,7 @@ True
 from __future__ import annotations
 
 import itertools
+import operator
 from typing import Any, Callable
 
 # Nodes are numbered in creation order. The engine runs later nodes first, as PyTorch's does.
@@ -53,10 +54,23 @@ class RemovableHandle:
         self.remove()
 
 
+def read_only(name: str, getter: Callable, doc: str) -> property:
+    """A node attribute that can be read, never set or deleted, with PyTorch's error text.
+
+    (A property, not a ``__setattr__``/``__delattr__``: a class that defines those makes CPython
+    write every attribute of its instances the slow way, a few percent of a training step.)
+    """
+    def refuse(self, *value):
+        raise AttributeError(f"attribute '{name}' of '{type(self).__name__}' objects is not writable")
+    return property(getter, refuse, refuse, doc)
+
+
 class Node:
     """A node of the backward graph: it turns gradients of its outputs into gradients of its inputs."""
 
-    next_functions: tuple = ()
+    _next_functions: tuple = ()   # set once, when the node is recorded (function._record_node)
+    next_functions = read_only("next_functions", operator.attrgetter("_next_functions"),
+                               "One ``(node, input_nr)`` per tensor input: where its gradient goes next.")
     _pre_hooks: dict | None = None     # registration id -> hook, in registration order
     _post_hooks: dict | None = None
     _tensor_pre_hooks: dict | None = None  # output_nr -> hooks registered on the output tensor
@@ -68,12 +82,12 @@ class Node:
         """The node's name, e.g. ``'MulBackward0'`` or ``'MulConstantBackward'``."""
         return type(self).__name__
 
-    @property
-    def metadata(self) -> dict:
-        """A dictionary free for your own use (PyTorch offers the same)."""
+    def _get_metadata(self) -> dict:
         if self._metadata is None:
             self._metadata = {}
         return self._metadata
+
+    metadata = read_only("metadata", _get_metadata, "A dictionary free for your own use (PyTorch offers the same).")
 
     def register_hook(self, fn: Callable[[tuple, tuple], Any]) -> RemovableHandle:
         """Call ``fn(grad_inputs, grad_outputs)`` after this node's backward.

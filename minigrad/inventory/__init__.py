@@ -138,3 +138,45 @@ def module_getattr(namespace: str):
     def __getattr__(name: str):
         raise unsupported(namespace, name, f"module 'minigrad{namespace[len('torch'):]}'")
     return __getattr__
+
+
+# Special methods that Python or numpy look up on the type (``x in t``, ``complex(t)``, numpy's
+# ``__array_wrap__``...): a placeholder there would change what they do, so these stay missing.
+_LOOKED_UP_ON_THE_TYPE = frozenset({
+    "__contains__", "__delitem__", "__complex__", "__reversed__", "__ipow__", "__imod__", "__ifloordiv__",
+    "__deepcopy__", "__setstate__", "__array_priority__", "__array_wrap__"})
+
+
+class MissingMethod:
+    """A PyTorch method a class of minigrad lacks: reading it from an instance raises ``Unsupported``
+    with the reason and what to use instead; ``hasattr`` answers False, as for any missing name.
+
+    >>> import minigrad as torch
+    >>> torch.ones(2).addcmul
+    Traceback (most recent call last):
+      ...
+    NotImplementedError: minigrad does not implement torch.Tensor.addcmul ...
+    >>> hasattr(torch.ones(2), "addcmul"), "addcmul" in dir(torch.ones(2))
+    (False, False)
+    """
+
+    _minigrad_unsupported = True   # has() does not count it as implemented
+
+    def __init__(self, namespace: str, name: str) -> None:
+        self.namespace, self.name = namespace, name
+
+    def __get__(self, obj, owner=None):
+        if obj is None and not self.name.startswith("__"):
+            return self   # read from the class (inventory.has): the placeholder itself
+        raise unsupported(self.namespace, self.name, f"'{(owner or type(obj)).__name__}' object")
+
+
+def refuse_missing_methods(cls: type, namespace: str) -> None:
+    """Give ``cls`` a ``MissingMethod`` for each name of PyTorch's ``namespace`` it lacks.
+
+    Class attributes instead of a ``__getattr__``: a class with ``__getattr__`` makes CPython look
+    up every attribute of its instances the slow way (about 5% of a small training step).
+    """
+    for name in torch_names()["namespaces"].get(namespace, {}):
+        if name not in _LOOKED_UP_ON_THE_TYPE and not hasattr(cls, name):
+            setattr(cls, name, MissingMethod(namespace, name))

@@ -9,18 +9,26 @@ from ..types import _BY_NUMPY, category, float32, int64, promote_types, scalar_a
 from ..types import broadcast_shapes as check_broadcast  # noqa: F401 - the ops' name for it
 
 
-class BuiltinNode(BackwardCFunction):
-    """The class of the builtin ops' nodes. As PyTorch's C++ nodes, none of their attributes can be
-    deleted: the ones PyTorch shows (next_functions, metadata, the saved tensors) are not writable,
-    and the others do not exist for PyTorch."""
+class ReadOnlyMethod:
+    """A method of a builtin node that cannot be replaced or deleted, as on PyTorch's C++ nodes."""
 
-    def __delattr__(self, name: str) -> None:
-        node = type(self).__name__
-        if name == "name":
-            raise AttributeError(f"'{node}' object attribute 'name' is read-only")
-        if name in ("next_functions", "metadata") or name.startswith(("_saved_", "_raw_saved_")):
-            raise AttributeError(f"attribute '{name}' of '{node}' objects is not writable")
-        raise AttributeError(f"'{node}' object has no attribute '{name}'")
+    def __init__(self, function, name: str) -> None:
+        self.function, self.name = function, name
+
+    def __get__(self, node, owner=None):
+        return self if node is None else self.function.__get__(node, owner)
+
+    def __set__(self, node, value=None) -> None:
+        raise AttributeError(f"'{type(node).__name__}' object attribute '{self.name}' is read-only")
+
+    __delete__ = __set__
+
+
+class BuiltinNode(BackwardCFunction):
+    """The class of the builtin ops' nodes. As on PyTorch's C++ nodes, the attributes PyTorch shows
+    cannot be replaced or deleted: ``name``, ``next_functions``, ``metadata`` and the saved tensors."""
+
+    name = ReadOnlyMethod(BackwardCFunction.name, "name")
 
 
 class Builtin(Function):
@@ -72,7 +80,7 @@ def zero_gradient(grad: Tensor) -> Tensor:
 def qualify_node_name(function: type, name: str) -> None:
     """Give a Function's node PyTorch's C++ spelling of ``name()``, e.g. ``torch::autograd::CopySlices``
     (the class itself keeps the short name, as PyTorch's does)."""
-    function._backward_cls.name = lambda self: name
+    function._backward_cls.name = ReadOnlyMethod(lambda self: name, "name")
 
 
 def wrap(array) -> Tensor:

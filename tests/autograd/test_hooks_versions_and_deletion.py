@@ -190,3 +190,23 @@ def test_the_saved_output_of_an_in_place_change_of_a_view_names_its_node():
     copy = root.clone()
     torch.nn.functional.relu(copy.view(9), inplace=True).sum().backward()
     assert root.grad.tolist() == [[1.0] * 3] * 3 and copy.grad_fn.name() == "torch::autograd::CopySlices"
+
+
+def test_a_node_s_public_attributes_cannot_be_replaced_either():
+    x = torch.ones(2, requires_grad=True)
+    node = (x * torch.ones(2, requires_grad=True)).grad_fn
+    edges = node.next_functions
+    for name in ("next_functions", "metadata"):
+        assert message(lambda: setattr(node, name, ())) == (
+            f"AttributeError: attribute '{name}' of 'MulBackward0' objects is not writable")
+    assert message(lambda: setattr(node, "name", None)) == (
+        "AttributeError: 'MulBackward0' object attribute 'name' is read-only")
+    assert node.next_functions is edges and node.name() == "MulBackward0"
+
+
+def test_raw_saved_tensors_are_refused_with_what_to_use_instead():
+    x = torch.ones(2, requires_grad=True)
+    node = (x * torch.ones(2, requires_grad=True)).grad_fn
+    with pytest.raises(NotImplementedError, match=r"^minigrad does not implement _raw_saved_self .* Instead: _saved_self$"):
+        node._raw_saved_self
+    assert node._saved_self is x

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import minigrad
-from minigrad.inventory import Unsupported, classify, has, minigrad_object, rules, torch_names
+from minigrad.inventory import _LOOKED_UP_ON_THE_TYPE, Unsupported, classify, has, minigrad_object, rules, torch_names
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -60,6 +60,12 @@ def test_every_name_behaves_as_classified(namespace, table):
         if entry.status == "implemented":   # read from the class: a property would run on an instance
             getattr(minigrad.Tensor, entry.name) if namespace == "torch.Tensor" else _access(namespace, entry.name)
             continue
+        if namespace == "torch.Tensor" and entry.name in _LOOKED_UP_ON_THE_TYPE:
+            # A special method Python or numpy looks up on the type: missing, as Python words it
+            # (a placeholder would change what ``x in t`` or ``complex(t)`` do).
+            with pytest.raises(AttributeError, match=rf"^'Tensor' object has no attribute '{entry.name}'$"):
+                _access(namespace, entry.name)
+            continue
         try:
             value = _access(namespace, entry.name)
         except Unsupported as error:
@@ -106,3 +112,17 @@ def test_torch_autograd_grad_mode_names_are_the_top_level_switches():
     x = minigrad.ones(2, requires_grad=True)
     with minigrad.autograd.no_grad():
         assert not (x * 2).requires_grad
+
+
+def test_special_methods_keep_python_s_fallbacks():
+    """The PyTorch special methods minigrad lacks get no placeholder: Python's own fallbacks still run."""
+    t = minigrad.tensor([1.0, 3.0])
+    assert 3.0 in t and 2.0 not in t                      # __contains__: iteration
+    assert complex(minigrad.tensor(2.0)) == 2 + 0j        # __complex__: __float__
+    assert [float(v) for v in reversed(t)] == [3.0, 1.0]  # __reversed__: __len__ and __getitem__
+
+
+def test_a_tensor_s_dir_leaves_the_placeholders_out():
+    names = dir(minigrad.ones(1))
+    assert "exp" in names and "backward" in names and "addcmul" not in names
+    assert isinstance(minigrad.Tensor.__dict__["addcmul"], minigrad.inventory.MissingMethod)
