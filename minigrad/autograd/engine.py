@@ -64,6 +64,7 @@ tensor([8.])
 """
 from __future__ import annotations
 
+import collections
 import heapq
 import itertools
 import sys
@@ -253,12 +254,8 @@ class GraphTask:
 def _discover(root_edges) -> dict:
     """Count, for every node reachable from the root edges, the edges that point at it (the root
     edges included)."""
-    dependencies = {}
-    stack = []
-    for node, _ in root_edges:
-        if node not in dependencies:
-            stack.append(node)
-        dependencies[node] = dependencies.get(node, 0) + 1
+    dependencies = dict(collections.Counter(node for node, _ in root_edges))   # the root edges first
+    stack = list(dependencies)
     while stack:
         node = stack.pop()
         for next_node, _ in node.next_functions:
