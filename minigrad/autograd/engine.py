@@ -64,7 +64,6 @@ tensor([8.])
 """
 from __future__ import annotations
 
-import collections
 import heapq
 import itertools
 import sys
@@ -254,7 +253,9 @@ class GraphTask:
 def _discover(root_edges) -> dict:
     """Count, for every node reachable from the root edges, the edges that point at it (the root
     edges included)."""
-    dependencies = dict(collections.Counter(node for node, _ in root_edges))   # the root edges first
+    dependencies = {}
+    for node, _ in root_edges:   # the root edges count too
+        dependencies[node] = dependencies.get(node, 0) + 1
     stack = list(dependencies)
     while stack:
         node = stack.pop()
