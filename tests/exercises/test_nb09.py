@@ -60,13 +60,6 @@ def solution_python_loops(edges, num_nodes):
     return torch.tensor(pairs).t(), torch.tensor(values)
 
 
-@pytest.mark.parametrize("answer", [solution_spmm_degrees, solution_index_add, solution_python_loops])
-def test_turn_1_accepts_correct_answers(answer, capsys):
-    result, out = run(nb09.your_turn_1, answer, capsys)
-    assert result, out
-    assert out == "✓ Your turn 1: Â as COO from the edge list — correct.\n"
-
-
 def starter(edges, num_nodes):
     """The notebook's starter: one direction, no self-loops, values 1."""
     pairs = torch.tensor(edges)
@@ -146,14 +139,6 @@ WRONG_ADJACENCIES = [
     (lambda edges, n: (torch.zeros(2, 3), torch.ones(3)), "What is wrong: indices must be an int64 tensor of "
                                                          "shape [2, nnz]; got torch.float32 of shape [2, 3]"),
 ]
-
-
-@pytest.mark.parametrize("answer, problem", WRONG_ADJACENCIES)
-def test_turn_1_says_what_is_wrong(answer, problem, capsys):
-    result, out = run(nb09.your_turn_1, answer, capsys)
-    assert not result
-    assert out.startswith("✗ Your turn 1: Â as COO from the edge list")
-    assert first_problem(out).startswith(problem), out
 
 
 def test_dense_reference_is_symmetric_with_rows_of_the_right_weights():
@@ -242,12 +227,6 @@ class NoWeight(torch.nn.Module):
         return h
 
 
-def test_turn_2_accepts_the_solution(capsys):
-    result, out = run(nb09.your_turn_2, Solution, capsys)
-    assert result, out
-    assert out == "✓ Your turn 2: a graph convolution layer with spmm — correct.\n"
-
-
 WRONG_LAYERS = [
     (Starter, "What is wrong: the output is h @ W: the layer ignores the graph"),
     (SpmmFirst, "What is wrong: the output's grad_fn is MmBackward0, not SpmmBackward: the last step must be spmm"),
@@ -263,11 +242,30 @@ WRONG_LAYERS = [
 ]
 
 
-@pytest.mark.parametrize("answer, problem", WRONG_LAYERS)
-def test_turn_2_says_what_is_wrong(answer, problem, capsys):
-    result, out = run(nb09.your_turn_2, answer, capsys)
+TITLES = {nb09.your_turn_1: "Your turn 1: Â as COO from the edge list",
+          nb09.your_turn_2: "Your turn 2: a graph convolution layer with spmm"}
+
+
+RIGHT = [(nb09.your_turn_1, solution_spmm_degrees), (nb09.your_turn_1, solution_index_add),
+         (nb09.your_turn_1, solution_python_loops), (nb09.your_turn_2, Solution)]
+
+
+@pytest.mark.parametrize("checker, answer", RIGHT, ids=[f"{c.__name__}-{a.__name__}" for c, a in RIGHT])
+def test_accepts_the_right_answers(checker, answer, capsys):
+    result, out = run(checker, answer, capsys)
+    assert result, out
+    assert out == f"✓ {TITLES[checker]} — correct.\n"
+
+
+WRONG = [(nb09.your_turn_1, *case) for case in WRONG_ADJACENCIES] + [(nb09.your_turn_2, *case) for case in WRONG_LAYERS]
+
+
+@pytest.mark.parametrize("checker, answer, problem", WRONG,
+                         ids=[f"{c.__name__}-{p.removeprefix('What is wrong: ')[:60]}" for c, _, p in WRONG])
+def test_says_what_is_wrong(checker, answer, problem, capsys):
+    result, out = run(checker, answer, capsys)
     assert not result
-    assert out.startswith("✗ Your turn 2: a graph convolution layer with spmm")
+    assert out.startswith(f"✗ {TITLES[checker]}")
     assert first_problem(out).startswith(problem), out
 
 
