@@ -112,3 +112,66 @@ def check(op, reference, *arrays, wrt=None, seed: int = 0, atol: float = 1e-6, r
 
 def floats(low: float = -3.0, high: float = 3.0):
     return st.floats(low, high, allow_nan=False, allow_infinity=False)
+
+
+# --------------------------------------------------------------------------- small custom Functions
+class Double(torch.autograd.Function):
+    """y = 2x; ∂L/∂x = 2 grad. It saves nothing, so its graph can be backpropagated twice."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 2
+
+
+class ReturnsItsInput(torch.autograd.Function):
+    """y = x, the input object itself returned (apply hands back a view of it); ∂L/∂x = grad."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class TwoOutputs(torch.autograd.Function):
+    """(2x, 3x); ∂L/∂x = 2 grad_1 + 3 grad_2."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2, x * 3
+
+    @staticmethod
+    def backward(ctx, grad_1, grad_2):
+        return grad_1 * 2 + grad_2 * 3
+
+
+class AddOneInPlace(torch.autograd.Function):
+    """x += 1 in place, marked dirty; ∂L/∂x = grad."""
+
+    @staticmethod
+    def forward(ctx, x):
+        x.add_(1)
+        ctx.mark_dirty(x)
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class WrongShape(torch.autograd.Function):
+    """y = 2x, whose backward returns a gradient of the wrong shape, [7]."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, grad):
+        return torch.ones(7)

@@ -15,7 +15,7 @@ import minigrad as torch
 from minigrad.autograd import Function
 import minigrad.nn.functional as F
 
-from helpers import sample_leaf
+from helpers import WrongShape, sample_leaf
 
 BACKWARD_TWICE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after they have "
@@ -69,15 +69,6 @@ def test_too_many_gradients_that_are_not_none():
 
 
 def test_gradient_of_the_wrong_shape():
-    class WrongShape(Function):
-        @staticmethod
-        def forward(ctx, a):
-            return a * 2
-
-        @staticmethod
-        def backward(ctx, grad):
-            return torch.ones(7)
-
     assert message(RuntimeError, lambda: WrongShape.apply(leaf()).sum().backward()) == (
         "Function WrongShapeBackward returned an invalid gradient at index 0 - got [7] but expected shape "
         "compatible with [3]")
