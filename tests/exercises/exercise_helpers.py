@@ -108,12 +108,14 @@ def case_id(case) -> str:
 
 
 def assert_the_verdict(verdict, checker, answer, problem) -> None:
-    """Accepted when ``problem`` is None, else refused with ``problem`` in the problem line."""
+    """Accepted when ``problem`` is None: the one line "✓ <title> — correct."; else refused: the
+    "not yet" line, what is wrong and a hint, with ``problem`` in what is wrong or in the hint."""
     result, out = verdict(checker, answer)
     if problem is None:
-        assert result, out
+        assert result and out == f"✓ {result.title} — correct.\n", out
     else:
-        assert not result and "What is wrong: " in out and problem in out, out
+        assert not result and out.startswith(f"✗ {result.title} — not yet.\n  What is wrong: "), out
+        assert problem in out and "\n  Hint: " in out, out
 
 
 def assert_the_chinese_verdict(verdict, checker, answer, problem) -> None:
