@@ -154,16 +154,18 @@ def transposed(forward, backward=lambda ctx, g: (ctx.saved_tensors[1].mm(g.t()),
     return function("TransposedMatMul", forward, backward)
 
 
-def verdict_tests(cases: list) -> tuple:
+def verdict_tests(cases: list, english_only: list = ()) -> tuple:
     """The two tests of a notebook's ``cases`` (checker, answer, what the problem line says; None:
-    accepted): each answer gets the right verdict, and the same verdict wholly in Chinese."""
-    parametrize = pytest.mark.parametrize("checker, answer, problem", cases, ids=[case_id(case) for case in cases])
+    accepted): each answer gets the right verdict, and the same verdict wholly in Chinese. The
+    ``english_only`` cases get the first test only."""
+    def parametrize(cases):
+        return pytest.mark.parametrize("checker, answer, problem", cases, ids=[case_id(case) for case in cases])
 
-    @parametrize
+    @parametrize(cases + list(english_only))
     def test_each_answer_gets_the_right_verdict(checker, answer, problem, verdict):
         assert_the_verdict(verdict, checker, answer, problem)
 
-    @parametrize
+    @parametrize(cases)
     def test_the_chinese_verdict_is_the_same_and_wholly_chinese(checker, answer, problem, verdict):
         assert_the_chinese_verdict(verdict, checker, answer, problem)
 
