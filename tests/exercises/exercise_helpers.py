@@ -104,6 +104,7 @@ def scale(start=1.0, forward=lambda self, x: self.factor * x, make=torch.tensor,
 
 def case_id(case) -> str:
     checker, answer, problem = case
+    problem = problem and problem.removeprefix("What is wrong: ")
     return f"{checker.__module__.rsplit('.', 1)[-1]}.{checker.__name__}: {problem or 'accepted'}"[:90]
 
 
