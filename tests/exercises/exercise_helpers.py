@@ -104,19 +104,21 @@ def scale(start=1.0, forward=lambda self, x: self.factor * x, make=torch.tensor,
 
 def case_id(case) -> str:
     checker, answer, problem = case
-    problem = problem and problem.removeprefix("What is wrong: ")
+    problem = problem and " … ".join(problem if isinstance(problem, tuple) else (problem,)).removeprefix("What is wrong: ")
     return f"{checker.__module__.rsplit('.', 1)[-1]}.{checker.__name__}: {problem or 'accepted'}"[:90]
 
 
 def assert_the_verdict(verdict, checker, answer, problem) -> None:
     """Accepted when ``problem`` is None: the one line "✓ <title> — correct."; else refused: the
-    "not yet" line, what is wrong and a hint, with ``problem`` in what is wrong or in the hint."""
+    "not yet" line, what is wrong and a hint, with ``problem`` (a text, or a tuple of texts) in what
+    is wrong or in the hint."""
     result, out = verdict(checker, answer)
     if problem is None:
         assert result and out == f"✓ {result.title} — correct.\n", out
     else:
         assert not result and out.startswith(f"✗ {result.title} — not yet.\n  What is wrong: "), out
-        assert problem in out and "\n  Hint: " in out, out
+        assert all(text in out for text in (problem if isinstance(problem, tuple) else (problem,))), out
+        assert "\n  Hint: " in out, out
 
 
 def assert_the_chinese_verdict(verdict, checker, answer, problem) -> None:
