@@ -105,7 +105,9 @@ def scale(start=1.0, forward=lambda self, x: self.factor * x, make=torch.tensor,
 def case_id(case) -> str:
     checker, answer, problem = case
     problem = problem and " … ".join(problem if isinstance(problem, tuple) else (problem,)).removeprefix("What is wrong: ")
-    return f"{checker.__module__.rsplit('.', 1)[-1]}.{checker.__name__}: {problem or 'accepted'}"[:90]
+    name = getattr(answer, "__name__", None) or repr(answer)    # a value has no name: its repr
+    accepted = f"accepted {'a lambda' if name == '<lambda>' else name}"
+    return f"{checker.__module__.rsplit('.', 1)[-1]}.{checker.__name__}: {problem or accepted}"[:90]
 
 
 def assert_the_verdict(verdict, checker, answer, problem) -> None:

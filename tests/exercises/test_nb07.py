@@ -175,19 +175,13 @@ def test_turn2_truth_is_what_pytorch_shows():
     assert nb07.observed_needs_input_grad() == PYTORCH_FLAGS
 
 
-def test_turn2_accepts_the_right_predictions_as_tuples_lists_or_numpy_bools(capsys):
-    for predictions in (PYTORCH_FLAGS, [list(p) for p in PYTORCH_FLAGS],
-                        [tuple(np.array(p)) for p in PYTORCH_FLAGS]):
-        result, out = run(nb07.your_turn_2, predictions, capsys)
-        assert result, out
-        assert out == f"✓ {TITLE_2} — correct.\n"
+AS_INTS = [tuple(int(flag) for flag in p) for p in PYTORCH_FLAGS]
 
 
-def test_turn2_accepts_a_tuple_and_a_list_alike_and_ones_and_zeros(capsys):
-    as_ints = [tuple(int(flag) for flag in p) for p in PYTORCH_FLAGS]
-    for predictions in (tuple(PYTORCH_FLAGS), as_ints, [list(p) for p in as_ints]):
-        result, out = run(nb07.your_turn_2, predictions, capsys)
-        assert result, out
+# The right predictions as tuples, lists or numpy bools, a tuple of them, and ones and zeros.
+TURN_2_RIGHT = [(nb07.your_turn_2, predictions, None) for predictions in (
+    PYTORCH_FLAGS, [list(p) for p in PYTORCH_FLAGS], [tuple(np.array(p)) for p in PYTORCH_FLAGS],
+    tuple(PYTORCH_FLAGS), AS_INTS, [list(p) for p in AS_INTS])]
 
 
 def flip(call: int, position: int) -> list:
@@ -260,7 +254,7 @@ def test_nb07_counting_work_leaves_numpy_as_it_was_and_counts_copies():
     assert np.array is array and np.asarray is asarray and type(g._data) is np.ndarray
 
 # (checker, answer, what the problem line says); None: accepted.
-CASES = TURN_1 + [
+CASES = TURN_1 + TURN_2_RIGHT + [
     (nb07.your_turn_1, in_row_blocks(pieces=8), "your function computed 16,000,000 numbers"),
     (nb07.your_turn_1, merges_repeated_edges, "on a random graph with 6 nodes and 10 edges (some repeated)"),
     # the false acceptances, in the order of the report

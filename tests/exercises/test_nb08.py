@@ -216,23 +216,20 @@ class KeepsInputOnCtx(NothingSaved):
         return input * 2
 
 
-@pytest.mark.parametrize("checker, answer, problem, hint", [
-    (nb08.your_turn_1, TransposedMatMulOneGradient, "returned an incorrect number of gradients (expected 2, got 1)",
-     "backward returns one gradient per input of forward, in order: return grad_a, grad_b"),
-    (nb08.your_turn_1, "TransposedMatMul", "'TransposedMatMul' is not a class derived from torch.autograd.Function",
-     "check.your_turn_1(TransposedMatMul)"),
+# (checker, answer, (what is wrong, what the hint says))
+PROBLEM_AND_HINT = [
+    (nb08.your_turn_1, TransposedMatMulOneGradient, ("returned an incorrect number of gradients (expected 2, got 1)",
+     "backward returns one gradient per input of forward, in order: return grad_a, grad_b")),
+    (nb08.your_turn_1, "TransposedMatMul", ("'TransposedMatMul' is not a class derived from torch.autograd.Function",
+     "check.your_turn_1(TransposedMatMul)")),
     (nb08.your_turn_2, lambda indices, shape: (indices[1] * shape[0] + indices[0]).float(),
-     "your function returned positions of dtype float32", "integer arithmetic only"),
+     ("your function returned positions of dtype float32", "integer arithmetic only")),
     (nb08.your_turn_2, lambda indices, shape: [float(p) for p in (indices[1] * shape[0] + indices[0]).tolist()],
-     "your function returned positions of dtype float64", "integer arithmetic only"),
-    (nb08.your_turn_3, KeepsInputOnCtx, "forward keeps a tensor as a plain attribute, ctx.input",
-     "either save it with ctx.save_for_backward(input), or keep nothing at all"),
-    (nb08.your_turn_3, ClassMethods, "forward is a class method", "@staticmethod, not @classmethod"),
-])
-def test_nb08_more_wrong_answers_get_the_right_message(checker, answer, problem, hint, capsys):
-    result, out = run(checker, answer, capsys)
-    assert not result
-    assert problem in out and hint in out, out
+     ("your function returned positions of dtype float64", "integer arithmetic only")),
+    (nb08.your_turn_3, KeepsInputOnCtx, ("forward keeps a tensor as a plain attribute, ctx.input",
+     "either save it with ctx.save_for_backward(input), or keep nothing at all")),
+    (nb08.your_turn_3, ClassMethods, ("forward is a class method", "@staticmethod, not @classmethod")),
+]
 
 
 def test_nb08_your_turn_2_names_the_position_in_chinese_without_an_ordinal(capsys):
@@ -347,7 +344,7 @@ def float32_forward(ctx, a, b):
 
 
 # (checker, answer, what the problem line says); None: accepted.
-CASES = TURN_1 + TURN_2 + TURN_3 + [
+CASES = TURN_1 + TURN_2 + TURN_3 + PROBLEM_AND_HINT + [
     (nb08.your_turn_3, custom_function(lambda ctx, input: input.mul_(2)), "CustomFunction.apply(x) changed the caller's x"),
     (nb08.your_turn_3, custom_function(lambda ctx, input: input + input), None),
     (nb08.your_turn_3, KeepsInputOnCtx, "forward keeps a tensor as a plain attribute, ctx.input"),
