@@ -17,9 +17,18 @@ INF, NAN = float("inf"), float("nan")
 
 
 def message(call) -> str:
+    """What ``call`` raises, as ``"TypeName: text"``."""
     with pytest.raises(Exception) as caught:
         call()
     return f"{type(caught.value).__name__}: {caught.value}"
+
+
+def error_text(error_type, call) -> str:
+    """The text of the error ``call`` raises, which must be exactly ``error_type`` (no subclass)."""
+    with pytest.raises(error_type) as caught:
+        call()
+    assert type(caught.value) is error_type
+    return str(caught.value)
 
 
 def values(t) -> list:
