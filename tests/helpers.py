@@ -31,6 +31,21 @@ def error_text(error_type, call) -> str:
     return str(caught.value)
 
 
+def node_names(t) -> list:
+    """The names of the nodes reachable from ``t.grad_fn``, depth first, PyTorch's C++ prefix
+    (``torch::autograd::``) dropped."""
+    names = []
+
+    def walk(node):
+        if node is not None:
+            names.append(node.name().replace("torch::autograd::", ""))
+            for child, _ in node.next_functions:
+                walk(child)
+
+    walk(t.grad_fn)
+    return names
+
+
 def values(t) -> list:
     """``t.tolist()`` with nan written as the string 'nan' (nan != nan)."""
     data = t.detach().numpy()
