@@ -105,7 +105,8 @@ def scale(start=1.0, forward=lambda self, x: self.factor * x, make=torch.tensor,
 def case_id(case) -> str:
     checker, answer, problem = case
     problem = problem and " … ".join(problem if isinstance(problem, tuple) else (problem,)).removeprefix("What is wrong: ")
-    name = answer.__name__ if callable(answer) else repr(answer)     # a class or a function, else a value
+    named = isinstance(answer, type) or "__name__" in dir(answer)    # a class or a function
+    name = answer.__name__ if named else repr(answer)
     accepted = f"accepted {'a lambda' if name == '<lambda>' else name}"
     return f"{checker.__module__.rsplit('.', 1)[-1]}.{checker.__name__}: {problem or accepted}"[:90]
 
