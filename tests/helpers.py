@@ -17,9 +17,33 @@ INF, NAN = float("inf"), float("nan")
 
 
 def message(call) -> str:
+    """What ``call`` raises, as ``"TypeName: text"``."""
     with pytest.raises(Exception) as caught:
         call()
     return f"{type(caught.value).__name__}: {caught.value}"
+
+
+def error_text(error_type, call) -> str:
+    """The text of the error ``call`` raises, which must be exactly ``error_type`` (no subclass)."""
+    with pytest.raises(error_type) as caught:
+        call()
+    assert type(caught.value) is error_type
+    return str(caught.value)
+
+
+def node_names(t) -> list:
+    """The names of the nodes reachable from ``t.grad_fn``, depth first, PyTorch's C++ prefix
+    (``torch::autograd::``) dropped."""
+    names = []
+
+    def walk(node):
+        if node is not None:
+            names.append(node.name().replace("torch::autograd::", ""))
+            for child, _ in node.next_functions:
+                walk(child)
+
+    walk(t.grad_fn)
+    return names
 
 
 def values(t) -> list:
@@ -112,3 +136,66 @@ def check(op, reference, *arrays, wrt=None, seed: int = 0, atol: float = 1e-6, r
 
 def floats(low: float = -3.0, high: float = 3.0):
     return st.floats(low, high, allow_nan=False, allow_infinity=False)
+
+
+# --------------------------------------------------------------------------- small custom Functions
+class Double(torch.autograd.Function):
+    """y = 2x; ∂L/∂x = 2 grad. It saves nothing, so its graph can be backpropagated twice."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 2
+
+
+class ReturnsItsInput(torch.autograd.Function):
+    """y = x, the input object itself returned (apply hands back a view of it); ∂L/∂x = grad."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class TwoOutputs(torch.autograd.Function):
+    """(2x, 3x); ∂L/∂x = 2 grad_1 + 3 grad_2."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2, x * 3
+
+    @staticmethod
+    def backward(ctx, grad_1, grad_2):
+        return grad_1 * 2 + grad_2 * 3
+
+
+class AddOneInPlace(torch.autograd.Function):
+    """x += 1 in place, marked dirty; ∂L/∂x = grad."""
+
+    @staticmethod
+    def forward(ctx, x):
+        x.add_(1)
+        ctx.mark_dirty(x)
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class WrongShape(torch.autograd.Function):
+    """y = 2x, whose backward returns a gradient of the wrong shape, [7]."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, grad):
+        return torch.ones(7)

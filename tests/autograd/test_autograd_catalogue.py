@@ -19,6 +19,7 @@ import minigrad as torch
 from minigrad.autograd import Function, Variable, gradcheck, gradgradcheck
 from minigrad.autograd.function import once_differentiable
 from minigrad.autograd.gradcheck import GradcheckError
+from helpers import Double, ReturnsItsInput, TwoOutputs
 
 
 def describe(node) -> str:
@@ -136,16 +137,6 @@ class Pair(Function):
     @staticmethod
     def backward(ctx, ga, gb):
         return ga + gb, gb
-
-
-class Passthrough(Function):
-    @staticmethod
-    def forward(ctx, x):
-        return x
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad
 
 
 @pytest.mark.parametrize("shape", [(1,), ()])
@@ -400,16 +391,6 @@ def test_setup_context_with_default_arguments_and_classmethods():
 
 # --- hooks -----------------------------------------------------------------------------------------
 
-class Double(Function):
-    @staticmethod
-    def forward(ctx, x):
-        return x * 2
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad * 2
-
-
 @pytest.mark.parametrize("mul2", [Double.apply, lambda x: x * 2], ids=["custom", "builtin"])
 def test_node_prehooks_and_posthooks(mul2):
     a = torch.tensor([1.0], requires_grad=True)
@@ -626,17 +607,8 @@ def test_hooks_of_leaves_left_out_of_inputs_do_not_run():
 
 
 def test_retain_grad_after_an_in_place_change_of_an_output():
-    class TwoOut(Function):
-        @staticmethod
-        def forward(ctx, x):
-            return x * 2, x * 3
-
-        @staticmethod
-        def backward(ctx, g1, g2):
-            return g1 * 2 + g2 * 3
-
     b = torch.rand(3, requires_grad=True)
-    u, v = TwoOut.apply(b)
+    u, v = TwoOutputs.apply(b)
     u.retain_grad()
     v.retain_grad()
     u.mul_(2)
@@ -1028,11 +1000,11 @@ def test_vjp_alone_is_the_backward():
 
 def test_legacy_instances():
     with pytest.warns(DeprecationWarning, match="should not be instantiated"):
-        f = Passthrough()
-    assert isinstance(f, Passthrough)
+        f = ReturnsItsInput()
+    assert isinstance(f, ReturnsItsInput)
     with pytest.raises(RuntimeError, match="non-static forward method is deprecated"):
         f(torch.zeros(1, requires_grad=True))
-    assert Passthrough.apply(torch.zeros(1, requires_grad=True)).grad_fn.name() == "PassthroughBackward"
+    assert ReturnsItsInput.apply(torch.zeros(1, requires_grad=True)).grad_fn.name() == "ReturnsItsInputBackward"
 
 
 def test_no_grad_mode_records_no_graph():
@@ -1047,7 +1019,7 @@ def test_no_grad_mode_records_no_graph():
 
 def test_repr_names_the_custom_node():
     a = torch.ones(1, requires_grad=True)
-    assert repr(Passthrough.apply(a)) == "tensor([1.], grad_fn=<PassthroughBackward>)"
+    assert repr(ReturnsItsInput.apply(a)) == "tensor([1.], grad_fn=<ReturnsItsInputBackward>)"
 
 
 def test_ctx_is_a_node():

@@ -11,7 +11,7 @@ import pytest
 
 import minigrad as torch
 from minigrad.autograd import Function
-from helpers import message
+from helpers import Double, WrongShape, message
 
 IS_MINIGRAD = torch.__name__ == "minigrad"
 
@@ -28,15 +28,6 @@ def test_a_chain_of_ten_thousand_operations_needs_no_recursion():
 
 
 def test_a_long_chain_of_custom_functions_too():
-    class Double(Function):
-        @staticmethod
-        def forward(ctx, t):
-            return t * 2
-
-        @staticmethod
-        def backward(ctx, grad):
-            return grad * 2
-
     x = torch.tensor([1.0], dtype=torch.float64, requires_grad=True)
     y = x
     for _ in range(3_000):
@@ -119,15 +110,6 @@ def test_a_failing_backward_leaves_every_grad_untouched():
 
 @pytest.mark.skipif(not IS_MINIGRAD, reason="PyTorch writes .grad as soon as each AccumulateGrad runs")
 def test_a_wrong_shape_gradient_leaves_every_grad_untouched():
-    class WrongShape(Function):
-        @staticmethod
-        def forward(ctx, t):
-            return t * 2
-
-        @staticmethod
-        def backward(ctx, grad):
-            return torch.ones(7)
-
     w = torch.ones(3, requires_grad=True)
     x = torch.ones(3, requires_grad=True)
     x.grad = torch.full((3,), 5.0)

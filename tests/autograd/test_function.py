@@ -14,7 +14,7 @@ import pytest
 import minigrad as torch
 from minigrad.autograd import Function
 from minigrad.autograd.function import FunctionCtx, once_differentiable
-from helpers import message
+from helpers import AddOneInPlace, Double, ReturnsItsInput, TwoOutputs, message
 
 # Where the generated node classes live: torch.autograd.function in PyTorch, and by design
 # minigrad.autograd.function here (printed in reprs such as <...MulConstantBackward object at 0x...>).
@@ -194,17 +194,8 @@ def test_next_functions_are_filled_inside_forward_when_recording_and_empty_other
 
 
 def test_output_number_of_each_output_in_next_functions():
-    class Split(Function):
-        @staticmethod
-        def forward(ctx, t):
-            return t * 2, t * 3
-
-        @staticmethod
-        def backward(ctx, g1, g2):
-            return g1 * 2 + g2 * 3
-
     x = torch.ones(2, requires_grad=True)
-    a, b = Split.apply(x)
+    a, b = TwoOutputs.apply(x)
     assert a.grad_fn is b.grad_fn
     assert (b + a).grad_fn.next_functions == ((b.grad_fn, 1), (a.grad_fn, 0))
     (a + b).sum().backward()
@@ -354,19 +345,10 @@ def test_outputs_single_tuple_and_non_tensor():
 
 
 def test_an_input_returned_unchanged_comes_back_as_a_new_object():
-    class Identity(Function):
-        @staticmethod
-        def forward(ctx, t):
-            return t
-
-        @staticmethod
-        def backward(ctx, grad):
-            return grad
-
     x = torch.ones(2, requires_grad=True)
-    y = Identity.apply(x)
+    y = ReturnsItsInput.apply(x)
     assert y is not x
-    assert type(y.grad_fn).__name__ == "IdentityBackward"
+    assert type(y.grad_fn).__name__ == "ReturnsItsInputBackward"
     assert y._base is x
     with torch.no_grad():
         y.add_(1)       # same memory, same version counter
@@ -465,17 +447,8 @@ def test_builtin_nodes_expose_what_they_saved():
 
 
 def test_a_function_that_saved_nothing_can_be_backpropagated_twice():
-    class NoSave(Function):
-        @staticmethod
-        def forward(ctx, t):
-            return t * 2
-
-        @staticmethod
-        def backward(ctx, grad):
-            return grad * 2
-
     x = torch.ones(2, requires_grad=True)
-    out = NoSave.apply(x).sum()
+    out = Double.apply(x).sum()
     out.backward()
     out.backward()
     assert x.grad.tolist() == [4.0, 4.0]
@@ -587,18 +560,6 @@ def test_materialize_grads_off_with_mul_constant_from_the_docs():
 
 
 # --------------------------------------------------------------------------- mark_dirty
-class AddOneInPlace(Function):
-    @staticmethod
-    def forward(ctx, t):
-        t.add_(1)
-        ctx.mark_dirty(t)
-        return t
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad
-
-
 def test_mark_dirty_returns_the_same_object_with_this_node_as_grad_fn():
     x = torch.ones(2, requires_grad=True)
     y = x * 1
@@ -827,16 +788,6 @@ def test_function_instances_warn_and_cannot_be_called():
     with pytest.raises(RuntimeError, match=r"^Legacy autograd function with non-static forward method is deprecated\. "
                                            r"Please use new-style autograd function with static forward method\."):
         instance(torch.ones(1), 2)
-
-
-class ReturnsItsInput(Function):
-    @staticmethod
-    def forward(ctx, x):
-        return x
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad
 
 
 class ReturnsItsInputAndMore(Function):

@@ -3,7 +3,7 @@
 import pytest
 
 import minigrad as torch
-from helpers import message
+from helpers import Double, message
 
 
 # ------------------------------------------------------------------ post accumulate grad hooks
@@ -140,15 +140,6 @@ def test_deleting_attributes_of_accumulate_grad():
 
 
 def test_a_custom_functions_ctx_keeps_its_own_attributes_deletable():
-    class Double(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            return x * 2
-
-        @staticmethod
-        def backward(ctx, grad):
-            return grad * 2
-
     ctx = Double.apply(torch.ones(2, requires_grad=True)).grad_fn
     ctx.foo = 1
     del ctx.foo

@@ -20,7 +20,7 @@ import sys
 import warnings
 from minigrad.autograd import engine
 
-from helpers import message as typed_message
+from helpers import ReturnsItsInput, error_text, message as typed_message, node_names
 
 NO_GRAD_ADVICE = (
     "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
@@ -33,24 +33,9 @@ CUSTOM_ADVICE = (
     "custom Function.")
 
 
-def names(t) -> list:
-    """Node names reachable from ``t.grad_fn``, depth first (short C++ names)."""
-    found = []
-
-    def walk(node):
-        if node is not None:
-            found.append(node.name().replace("torch::autograd::", ""))
-            for next_node, _ in node.next_functions:
-                walk(next_node)
-    walk(t.grad_fn)
-    return found
-
-
 def message(call) -> str:
-    with pytest.raises(RuntimeError) as caught:
-        call()
-    assert type(caught.value) is RuntimeError
-    return str(caught.value)
+    """The text of the RuntimeError (exactly) that ``call`` raises."""
+    return error_text(RuntimeError, call)
 
 
 def leaf(rows=((1.0, 2.0), (3.0, 4.0))):
@@ -67,18 +52,6 @@ class Id(Function):
     @staticmethod
     def forward(ctx, t):
         return t.view_as(t)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad
-
-
-class Same(Function):
-    """Returns its input as-is."""
-
-    @staticmethod
-    def forward(ctx, t):
-        return t
 
     @staticmethod
     def backward(ctx, grad):
@@ -155,7 +128,7 @@ def test_inplace_on_a_view_gives_the_base_copyslices_and_the_view_as_strided():
     assert copy_slices.next_functions == ((clone_node, 0), (None, 0))   # the 2 is not a tensor
     assert v.grad_fn.name() == "AsStridedBackward0"
     assert v.grad_fn.next_functions == ((copy_slices, 0),)
-    assert names(v) == ["AsStridedBackward0", "CopySlices", "CloneBackward0", "AccumulateGrad"]
+    assert node_names(v) == ["AsStridedBackward0", "CopySlices", "CloneBackward0", "AccumulateGrad"]
     y.sum().backward()
     assert x.grad.tolist() == [[2.0, 2.0], [1.0, 1.0]]
 
@@ -171,7 +144,7 @@ def test_gradient_through_the_base_a_sibling_view_and_a_view_of_a_view():
     y = x.clone()
     first, again = y[0:1], y[0:1]
     first.mul_(2)
-    assert names(again)[:2] == ["AsStridedBackward0", "CopySlices"]   # the sibling follows the base
+    assert node_names(again)[:2] == ["AsStridedBackward0", "CopySlices"]   # the sibling follows the base
     again.sum().backward()
     assert x.grad.tolist() == [[2, 2], [0, 0]]
 
@@ -187,7 +160,7 @@ def test_a_view_follows_when_its_base_changes_in_place():
     y = x.clone()
     v = y[0]
     y.mul_(2)
-    assert names(v) == ["AsStridedBackward0", "MulBackward0", "CloneBackward0", "AccumulateGrad"]
+    assert node_names(v) == ["AsStridedBackward0", "MulBackward0", "CloneBackward0", "AccumulateGrad"]
     (v * 1).sum().backward()
     assert x.grad.tolist() == [[2, 2], [0, 0]]
 
@@ -214,7 +187,7 @@ def test_the_base_starts_to_require_grad():
     a = torch.tensor([2.0, 5.0])
     b = torch.tensor([3.0], requires_grad=True)
     res = a[1:].mul_(b)
-    assert a.requires_grad and not a.is_leaf and names(a) == ["CopySlices", "AccumulateGrad"]
+    assert a.requires_grad and not a.is_leaf and node_names(a) == ["CopySlices", "AccumulateGrad"]
     res.sum().backward()
     assert b.grad.tolist() == [5.0]
 
@@ -349,7 +322,7 @@ def test_index_assignment_records_copyslices():
     x = leaf()
     y = x.clone()
     y[0] = 5.0
-    assert names(y) == ["CopySlices", "CloneBackward0", "AccumulateGrad"] and y._version == 1
+    assert node_names(y) == ["CopySlices", "CloneBackward0", "AccumulateGrad"] and y._version == 1
     (y * y).sum().backward()
     assert x.grad.tolist() == [[0, 0], [6, 8]]
     w = torch.tensor([10.0, 20.0], requires_grad=True)
@@ -365,10 +338,10 @@ def test_index_assignment_node_names_follow_the_key():
                        (torch.tensor([0]), "IndexPutBackward0"), ((0, torch.tensor([1])), "CopySlices")]:
         y = x.clone()
         y[key] = 5.0
-        assert names(y)[0] == first, key
+        assert node_names(y)[0] == first, key
     y = x.clone()
     y[0] += torch.ones(2, requires_grad=True)   # y[0].add_(...), then y[0] = that view: two CopySlices
-    assert names(y)[:2] == ["CopySlices", "CopySlices"]
+    assert node_names(y)[:2] == ["CopySlices", "CopySlices"]
 
 
 # --------------------------------------------------------------------------- retain_grad
@@ -457,9 +430,9 @@ def test_views_returned_by_custom_functions():
     assert out._is_view() and out._base is x and out.grad_fn.name() == "IdBackward"
     direct = "Output 0 of Id is a view and is being modified inplace. " + CUSTOM_ADVICE
     assert message(lambda: out.mul_(2)) == direct
-    same = Same.apply(x.clone())
+    same = ReturnsItsInput.apply(x.clone())
     assert same._is_view()
-    assert message(lambda: same.mul_(2)) == direct.replace("of Id", "of Same")
+    assert message(lambda: same.mul_(2)) == direct.replace("of Id", "of ReturnsItsInput")
     sliced = Id.apply(x.clone())[1:]
     assert message(lambda: sliced.mul_(2)) == direct.replace("of Id", "of Slice")
 
@@ -485,7 +458,7 @@ def test_mark_dirty_on_a_view():
     v = y[:2]
     out = Dirty.apply(v)
     assert out is v and v.grad_fn.name() == "AsStridedBackward0"
-    assert names(y) == ["CopySlices", "MulBackward0", "AccumulateGrad"]
+    assert node_names(y) == ["CopySlices", "MulBackward0", "AccumulateGrad"]
     y.sum().backward()
     assert a.grad.tolist() == [2, 2, 1]
 
@@ -619,11 +592,12 @@ def test_saved_tensor_changed_through_a_view_and_grad_left_untouched():
 # --------------------------------------------------------------------------- reshape, contiguous, pictures
 def test_reshape_views_when_it_can_and_copies_when_it_cannot():
     x = leaf()
-    assert names(x.reshape(-1)) == ["ViewBackward0", "AccumulateGrad"] and x.reshape(-1)._is_view()
+    assert node_names(x.reshape(-1)) == ["ViewBackward0", "AccumulateGrad"] and x.reshape(-1)._is_view()
     copied = x.t().reshape(-1)
-    assert names(copied) == ["UnsafeViewBackward0", "CloneBackward0", "TBackward0", "AccumulateGrad"]
+    assert node_names(copied) == ["UnsafeViewBackward0", "CloneBackward0", "TBackward0", "AccumulateGrad"]
     assert not copied._is_view() and copied.tolist() == [1, 3, 2, 4]
-    assert names(x.t().contiguous().view(-1)) == ["ViewBackward0", "CloneBackward0", "TBackward0", "AccumulateGrad"]
+    assert node_names(x.t().contiguous().view(-1)) == [
+        "ViewBackward0", "CloneBackward0", "TBackward0", "AccumulateGrad"]
     assert x.contiguous() is x and not x.t().is_contiguous()
     assert message(lambda: x.t().view(-1)) == (
         "view size is not compatible with input tensor's size and stride (at least one dimension spans across two "

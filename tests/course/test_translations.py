@@ -284,26 +284,26 @@ def test_the_glossary_check_catches_every_variant_of_a_banned_term(word, meant):
     assert caught and all(meant.replace("的", "") in row.chinese for row in caught), (word, caught)
 
 
-def cycle_words(text: str) -> list[str]:
-    """Every 环 that is not part of 自环, 循环 or 环境: a reference cycle is 循环引用, never just 环."""
-    return [text[max(0, m.start() - 8):m.end() + 8] for m in re.finditer(r"(?<![自循])环(?!境)", text)]
+# Words the glossary forbids where a regular expression tells the meant use from the others: (the
+# pattern, a sample with exactly one offence, what to say instead).
+MISNAMED = {
+    "a reference cycle is just a ring": (r"(?<![自循])环(?!境)", "形成一个环；自环；循环引用；环境", "say 循环引用"),
+    "detach is separating": (r"分离(?!式)", "不要分离 h；分离式写法", "say 对 ... 调用 detach() or 切断历史"),
+}
 
 
-def test_a_reference_cycle_is_never_called_just_a_ring():
-    assert len(cycle_words("形成一个环；自环；循环引用；环境")) == 1
-    offences = [f"{where}: …{found}…" for where, text in chinese_texts() for found in cycle_words(text)]
-    assert not offences, "say 循环引用 (GLOSSARY.md):\n" + "\n".join(offences)
+def misnamed_words(pattern: str, text: str) -> list[str]:
+    """Every match of ``pattern`` in ``text``, with eight characters either side."""
+    return [text[max(0, m.start() - 8):m.end() + 8] for m in re.finditer(pattern, text)]
 
 
-def detach_words(text: str) -> list[str]:
-    """Every 分离 that is not 分离式: detach is 切断历史 or 调用 detach(), 分离 names only the separate style."""
-    return [text[max(0, m.start() - 8):m.end() + 8] for m in re.finditer(r"分离(?!式)", text)]
-
-
-def test_detach_is_never_called_separating():
-    assert len(detach_words("不要分离 h；分离式写法")) == 1
-    offences = [f"{where}: …{found}…" for where, text in chinese_texts() for found in detach_words(text)]
-    assert not offences, "say 对 ... 调用 detach() or 切断历史 (GLOSSARY.md):\n" + "\n".join(offences)
+@pytest.mark.parametrize("pattern, sample, advice", list(MISNAMED.values()), ids=list(MISNAMED))
+def test_a_misnamed_term_is_never_used(pattern, sample, advice):
+    """A reference cycle is 循环引用, never just 环 (自环, 循环 and 环境 are other words); detach is
+    切断历史 or 调用 detach(), and 分离 names only the separate style (分离式)."""
+    assert len(misnamed_words(pattern, sample)) == 1
+    offences = [f"{where}: …{found}…" for where, text in chinese_texts() for found in misnamed_words(pattern, text)]
+    assert not offences, f"{advice} (GLOSSARY.md):\n" + "\n".join(offences)
 
 
 HEADER_FIELD = re.compile(r"^\*\*(前置|要读的源码|时间)\*\*")   # the title cell's builds-on/opens/time fields

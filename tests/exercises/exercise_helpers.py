@@ -104,16 +104,24 @@ def scale(start=1.0, forward=lambda self, x: self.factor * x, make=torch.tensor,
 
 def case_id(case) -> str:
     checker, answer, problem = case
-    return f"{checker.__module__.rsplit('.', 1)[-1]}.{checker.__name__}: {problem or 'accepted'}"[:90]
+    problem = problem and " … ".join(problem if isinstance(problem, tuple) else (problem,)).removeprefix("What is wrong: ")
+    named = isinstance(answer, type) or "__name__" in dir(answer)    # a class or a function
+    name = answer.__name__ if named else repr(answer)
+    accepted = f"accepted {'a lambda' if name == '<lambda>' else name}"
+    return f"{checker.__module__.rsplit('.', 1)[-1]}.{checker.__name__}: {problem or accepted}"[:90]
 
 
 def assert_the_verdict(verdict, checker, answer, problem) -> None:
-    """Accepted when ``problem`` is None, else refused with ``problem`` in the problem line."""
+    """Accepted when ``problem`` is None: the one line "✓ <title> — correct."; else refused: the
+    "not yet" line, what is wrong and a hint, with ``problem`` (a text, or a tuple of texts) in what
+    is wrong or in the hint."""
     result, out = verdict(checker, answer)
     if problem is None:
-        assert result, out
+        assert result and out == f"✓ {result.title} — correct.\n", out
     else:
-        assert not result and "What is wrong: " in out and problem in out, out
+        assert not result and out.startswith(f"✗ {result.title} — not yet.\n  What is wrong: "), out
+        assert all(text in out for text in (problem if isinstance(problem, tuple) else (problem,))), out
+        assert "\n  Hint: " in out, out
 
 
 def assert_the_chinese_verdict(verdict, checker, answer, problem) -> None:
@@ -152,16 +160,18 @@ def transposed(forward, backward=lambda ctx, g: (ctx.saved_tensors[1].mm(g.t()),
     return function("TransposedMatMul", forward, backward)
 
 
-def verdict_tests(cases: list) -> tuple:
+def verdict_tests(cases: list, english_only: list = ()) -> tuple:
     """The two tests of a notebook's ``cases`` (checker, answer, what the problem line says; None:
-    accepted): each answer gets the right verdict, and the same verdict wholly in Chinese."""
-    parametrize = pytest.mark.parametrize("checker, answer, problem", cases, ids=[case_id(case) for case in cases])
+    accepted): each answer gets the right verdict, and the same verdict wholly in Chinese. The
+    ``english_only`` cases get the first test only."""
+    def parametrize(cases):
+        return pytest.mark.parametrize("checker, answer, problem", cases, ids=[case_id(case) for case in cases])
 
-    @parametrize
+    @parametrize(cases + list(english_only))
     def test_each_answer_gets_the_right_verdict(checker, answer, problem, verdict):
         assert_the_verdict(verdict, checker, answer, problem)
 
-    @parametrize
+    @parametrize(cases)
     def test_the_chinese_verdict_is_the_same_and_wholly_chinese(checker, answer, problem, verdict):
         assert_the_chinese_verdict(verdict, checker, answer, problem)
 

@@ -165,14 +165,9 @@ class TimesThree(NothingSaved):
         return input * 3
 
 
-@pytest.mark.parametrize("answer", [NothingSaved, SavesInput])
-def test_nb08_your_turn_3_accepts_both_fixes(answer, capsys):
-    result, out = run(nb08.your_turn_3, answer, capsys)
-    assert result
-    assert out == "✓ Your turn 3: spot the bugs in CustomFunction — correct.\n"
-
-
-@pytest.mark.parametrize("answer, problem", [
+# (checker, answer, what the verdict says); None: accepted. CASES, at the end, gathers them.
+TURN_3 = [(nb08.your_turn_3, answer, problem) for answer, problem in [
+    (NothingSaved, None), (SavesInput, None),
     (BlogCustomFunction, "forward is a plain function in the class body, not a static method"),
     (StaticForwardOnly, "backward is a plain function in the class body, not a static method"),
     (StaticButUnsaved, "backward unpacks ctx.saved_tensors, which does not hold what it expects: "
@@ -184,13 +179,7 @@ def test_nb08_your_turn_3_accepts_both_fixes(answer, capsys):
     (DetachesGradOutput, "gradgradcheck fails for CustomFunction.apply(input): backward computes its gradients from "
                          "tensors cut from the graph"),
     ("CustomFunction", "'CustomFunction' is not a class derived from torch.autograd.Function"),
-])
-def test_nb08_your_turn_3_says_what_is_wrong(answer, problem, capsys):
-    result, out = run(nb08.your_turn_3, answer, capsys)
-    assert not result
-    assert out.startswith("✗ Your turn 3: spot the bugs in CustomFunction — not yet.\n")
-    assert problem in out
-    assert "Hint: " in out
+]]
 
 
 def test_nb08_the_seed_function_fails_exactly_as_the_notebook_says():
@@ -227,23 +216,20 @@ class KeepsInputOnCtx(NothingSaved):
         return input * 2
 
 
-@pytest.mark.parametrize("checker, answer, problem, hint", [
-    (nb08.your_turn_1, TransposedMatMulOneGradient, "returned an incorrect number of gradients (expected 2, got 1)",
-     "backward returns one gradient per input of forward, in order: return grad_a, grad_b"),
-    (nb08.your_turn_1, "TransposedMatMul", "'TransposedMatMul' is not a class derived from torch.autograd.Function",
-     "check.your_turn_1(TransposedMatMul)"),
+# (checker, answer, (what is wrong, what the hint says))
+PROBLEM_AND_HINT = [
+    (nb08.your_turn_1, TransposedMatMulOneGradient, ("returned an incorrect number of gradients (expected 2, got 1)",
+     "backward returns one gradient per input of forward, in order: return grad_a, grad_b")),
+    (nb08.your_turn_1, "TransposedMatMul", ("'TransposedMatMul' is not a class derived from torch.autograd.Function",
+     "check.your_turn_1(TransposedMatMul)")),
     (nb08.your_turn_2, lambda indices, shape: (indices[1] * shape[0] + indices[0]).float(),
-     "your function returned positions of dtype float32", "integer arithmetic only"),
+     ("your function returned positions of dtype float32", "integer arithmetic only")),
     (nb08.your_turn_2, lambda indices, shape: [float(p) for p in (indices[1] * shape[0] + indices[0]).tolist()],
-     "your function returned positions of dtype float64", "integer arithmetic only"),
-    (nb08.your_turn_3, KeepsInputOnCtx, "forward keeps a tensor as a plain attribute, ctx.input",
-     "either save it with ctx.save_for_backward(input), or keep nothing at all"),
-    (nb08.your_turn_3, ClassMethods, "forward is a class method", "@staticmethod, not @classmethod"),
-])
-def test_nb08_more_wrong_answers_get_the_right_message(checker, answer, problem, hint, capsys):
-    result, out = run(checker, answer, capsys)
-    assert not result
-    assert problem in out and hint in out, out
+     ("your function returned positions of dtype float64", "integer arithmetic only")),
+    (nb08.your_turn_3, KeepsInputOnCtx, ("forward keeps a tensor as a plain attribute, ctx.input",
+     "either save it with ctx.save_for_backward(input), or keep nothing at all")),
+    (nb08.your_turn_3, ClassMethods, ("forward is a class method", "@staticmethod, not @classmethod")),
+]
 
 
 def test_nb08_your_turn_2_names_the_position_in_chinese_without_an_ordinal(capsys):
@@ -257,14 +243,8 @@ def test_nb08_your_turn_2_names_the_position_in_chinese_without_an_ordinal(capsy
     assert "A 的元素 (1, 2) 在展平后的转置里编号是 5；你给出的是 7" in out and "第 5 个" not in out, out
 
 
-@pytest.mark.parametrize("answer", [TransposedMatMulFixed, TransposedMatMulWithTransposes])
-def test_nb08_transposed_matmul_accepts_right_backwards(answer, capsys):
-    result, out = run(nb08.your_turn_1, answer, capsys)
-    assert result, out
-    assert out == "✓ Your turn 1: the backward of a.t() @ b — correct.\n"
-
-
-@pytest.mark.parametrize("answer, problem", [
+TURN_1 = [(nb08.your_turn_1, answer, problem) for answer, problem in [
+    (TransposedMatMulFixed, None), (TransposedMatMulWithTransposes, None),
     (TransposedMatMulStarter, "gradcheck finds grad_a wrong for a [3, 3], b [3, 3]"),
     (TransposedMatMulRightOnlyForSquares, "gradcheck finds grad_a wrong for a [3, 3], b [3, 3]"),
     (TransposedMatMulIgnoringGradOutput, "gradcheck finds grad_a wrong for a [3, 3], b [3, 3]"),
@@ -273,11 +253,7 @@ def test_nb08_transposed_matmul_accepts_right_backwards(answer, capsys):
     (TransposedMatMulSavingDetached, "gradgradcheck fails for TransposedMatMulSavingDetached.apply(a, b): backward "
                                      "computes its gradients from tensors cut from the graph"),
     (TransposedMatMulDetachingGradOutput, "gradgradcheck fails for TransposedMatMulDetachingGradOutput.apply(a, b)"),
-])
-def test_nb08_transposed_matmul_rejects_wrong_backwards(answer, problem, capsys):
-    result, out = run(nb08.your_turn_1, answer, capsys)
-    assert not result and "Hint: " in out
-    assert problem in out, out
+]]
 
 
 def test_nb08_transposed_matmul_rejects_the_starter_on_non_square_inputs_too(capsys):
@@ -293,24 +269,15 @@ def test_nb08_transposed_matmul_rejects_the_starter_on_non_square_inputs_too(cap
 
 
 # Your turn 2: positions in the flattened transpose b @ grad_output.t() (column by column).
-def test_nb08_transposed_positions_accepts_column_major_positions(capsys):
-    result, out = run(nb08.your_turn_2, lambda indices, shape: indices[1] * shape[0] + indices[0], capsys)
-    assert result, out
-    assert out == "✓ Your turn 2: positions in the transposed gradient — correct.\n"
-
-
-@pytest.mark.parametrize("answer, problem", [
+TURN_2 = [(nb08.your_turn_2, answer, problem) for answer, problem in [
+    (lambda indices, shape: indices[1] * shape[0] + indices[0], None),     # column by column
     (lambda indices, shape: indices[0] * shape[1] + indices[1],
      "for shape (4, 4) you gave the positions in the gradient flattened row by row, but backward flattens its transpose"),
     (lambda indices, shape: indices[1] * shape[1] + indices[0],
      "for shape (2, 3), entry (1, 2) of A is at position 5 of the flattened transpose; you gave 7"),
     (lambda indices, shape: (indices[1] * shape[0] + indices[0]).double(), "your function returned positions of dtype float64"),
     (lambda indices, shape: indices[1], "for shape (4, 4), entry"),
-])
-def test_nb08_transposed_positions_says_what_is_wrong(answer, problem, capsys):
-    result, out = run(nb08.your_turn_2, answer, capsys)
-    assert not result and "Hint: " in out
-    assert problem in out, out
+]]
 
 
 # --------------------------------------------------------------------------- Your turn 3: more answers students write
@@ -377,7 +344,7 @@ def float32_forward(ctx, a, b):
 
 
 # (checker, answer, what the problem line says); None: accepted.
-CASES = [
+CASES = TURN_1 + TURN_2 + TURN_3 + PROBLEM_AND_HINT + [
     (nb08.your_turn_3, custom_function(lambda ctx, input: input.mul_(2)), "CustomFunction.apply(x) changed the caller's x"),
     (nb08.your_turn_3, custom_function(lambda ctx, input: input + input), None),
     (nb08.your_turn_3, KeepsInputOnCtx, "forward keeps a tensor as a plain attribute, ctx.input"),

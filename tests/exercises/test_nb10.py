@@ -137,13 +137,9 @@ def test_design_a_itself_breaks_when_one_instance_is_reused():
     assert (x.grad, w.grad) == (None, 6.0)
 
 
-def test_your_turn_1_accepts_a_fresh_instance_per_call(capsys):
-    result, out = run(nb10.your_turn_1, FreshPerCall, VarA, capsys=capsys)
-    assert result
-    assert out == "✓ Your turn 1: make design A re-entrant — correct.\n"
-
-
-@pytest.mark.parametrize("answer, problem", [
+# (checker, answer, what the verdict says); None: accepted. CASES, at the end, gathers them.
+TURN_1 = [(given_second(nb10.your_turn_1, VarA), answer, problem) for answer, problem in [
+    (FreshPerCall, None),                # a fresh instance per call
     (SharedInstance, "What is wrong: both outputs point at the same Function instance"),
     (Stub, "What is wrong: apply(x, w) returned None, not a VarA"),
     (StaticApply, "What is wrong: StaticApply.apply is not a classmethod"),
@@ -153,13 +149,7 @@ def test_your_turn_1_accepts_a_fresh_instance_per_call(capsys):
     (CachedByFirstInput, "What is wrong: apply(apply(apply(x, w), w), w), then apply(x, v) and apply(x, w): two of these five calls"),
     (CachedByBothInputs, "two of these five calls share one Function instance"),
     (ReturnsTheInstance, "What is wrong: apply(x, w) returned an object of type ReturnsTheInstance, the Function instance itself, not the output VarA"),
-])
-def test_your_turn_1_says_what_is_wrong(answer, problem, capsys):
-    result, out = run(nb10.your_turn_1, answer, VarA, capsys=capsys)
-    assert not result
-    assert out.startswith("✗ Your turn 1: make design A re-entrant — not yet.\n")
-    assert problem in out
-    assert "Hint: " in out
+]]
 
 
 @pytest.mark.parametrize("args", [("ReentrantMul", VarA), (VarA, FreshPerCall), (FreshPerCall, "VarA")])
@@ -178,23 +168,17 @@ def test_your_turn_1_reports_an_error_raised_by_the_answer(capsys):
 
 
 # --------------------------------------------------------------------------- Your turn 2
-@pytest.mark.parametrize("answer", ["A", " a ", "design A", "Design a"])
-def test_your_turn_2_accepts_design_a(answer, capsys):
-    result, out = run(nb10.your_turn_2, answer, capsys=capsys)
-    assert result
-    assert out == "✓ Your turn 2: which design is it? — correct.\n"
-
-
-@pytest.mark.parametrize("answer, explanation", [
-    ("B", "in design B every Function shares one record class (a Context)"),
-    ("C", "what makes design C is the class of ctx: a separate node class generated for each Function"),
-    ("c", "what makes design C is the class of ctx"),
-])
-def test_your_turn_2_explains_a_wrong_design(answer, explanation, capsys):
-    result, out = run(nb10.your_turn_2, answer, capsys=capsys)
-    assert not result
-    assert f"What is wrong: not {answer.upper()}: " in out
-    assert explanation in out
+TURN_2 = [(nb10.your_turn_2, answer, problem) for answer, problem in [
+    ("A", None), (" a ", None), ("design A", None), ("Design a", None),
+    # design A however it is written
+    ("A (the Function instance)", None), ("'A'", None), ("Ａ", None), ("设计 A", None), ("A, like DeZero", None),
+    # a wrong design, explained
+    ("B", "What is wrong: not B: in design B every Function shares one record class (a Context)"),
+    ("C", ("What is wrong: not C: ", "what makes design C is the class of ctx: a separate node class generated for "
+                                     "each Function")),
+    ("c", ("What is wrong: not C: ", "what makes design C is the class of ctx")),
+]] + [(nb10.your_turn_2, answer, f"you answered {answer!r}; answer with one letter: 'A', 'B' or 'C'")
+      for answer in ["?", "", "D", 3, None, "AB", "A or B", "a or c", "ctx is the instance"]]
 
 
 @pytest.mark.parametrize("answer", ["B", "C"])
@@ -211,19 +195,6 @@ def test_a_wrong_design_is_explained_without_giving_the_answer(answer, language,
     assert not result
     for giveaway in ("design A", "设计 A", "is TinyMul", "is True", "为 True", "Function class itself", "Function 类本身"):
         assert giveaway not in out, out
-
-
-@pytest.mark.parametrize("answer", ["A (the Function instance)", "'A'", "Ａ", "设计 A", "A, like DeZero"])
-def test_your_turn_2_accepts_design_a_however_it_is_written(answer, capsys):
-    result, out = run(nb10.your_turn_2, answer, capsys=capsys)
-    assert result, out
-
-
-@pytest.mark.parametrize("answer", ["?", "", "D", 3, None, "AB", "A or B", "a or c", "ctx is the instance"])
-def test_your_turn_2_asks_for_one_letter(answer, capsys):
-    result, out = run(nb10.your_turn_2, answer, capsys=capsys)
-    assert not result
-    assert f"you answered {answer!r}; answer with one letter: 'A', 'B' or 'C'" in out
 
 
 def test_the_design_c_explanation_holds_for_minigrad():
@@ -273,7 +244,7 @@ def test_nb10_turn1_hints_never_give_the_answer(answer, verdict):
     assert not result and "cls()(x, w)" not in out, out
 
 # (checker, answer, what the problem line says); None: accepted.
-CASES = [
+CASES = TURN_1 + TURN_2 + [
     (given_second(nb10.your_turn_1, VarA), PoolOfTwo, "two of these five calls share one Function instance"),
     (given_second(nb10.your_turn_1, VarA), CachedByFirstInput, "two of these five calls share one Function instance"),
     (given_second(nb10.your_turn_1, VarA), ReturnsTheInstance, "apply(x, w) returned an object of type"),

@@ -15,7 +15,7 @@ import minigrad as torch
 from minigrad.autograd import Function
 import minigrad.nn.functional as F
 
-from helpers import sample_leaf
+from helpers import WrongShape, error_text, sample_leaf
 
 BACKWARD_TWICE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after they have "
@@ -24,14 +24,6 @@ BACKWARD_TWICE = (
     "you need to access saved tensors after calling backward.")
 HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
         "torch.autograd.set_detect_anomaly(True, check_nan=False).")
-
-
-def message(error_type, call) -> str:
-    """Run ``call``, which must raise ``error_type`` (exactly), and return the message."""
-    with pytest.raises(error_type) as caught:
-        call()
-    assert type(caught.value) is error_type
-    return str(caught.value)
 
 
 def leaf():
@@ -50,7 +42,7 @@ def test_wrong_number_of_gradients():
             return grad
 
     x = leaf()
-    assert message(RuntimeError, lambda: TooFew.apply(x, x).sum().backward()) == (
+    assert error_text(RuntimeError, lambda: TooFew.apply(x, x).sum().backward()) == (
         "function TooFewBackward returned an incorrect number of gradients (expected 2, got 1)")
 
 
@@ -64,21 +56,12 @@ def test_too_many_gradients_that_are_not_none():
         def backward(ctx, grad):
             return grad, grad
 
-    assert message(RuntimeError, lambda: TooMany.apply(leaf()).sum().backward()) == (
+    assert error_text(RuntimeError, lambda: TooMany.apply(leaf()).sum().backward()) == (
         "function TooManyBackward returned an incorrect number of gradients (expected 1, got 2)")
 
 
 def test_gradient_of_the_wrong_shape():
-    class WrongShape(Function):
-        @staticmethod
-        def forward(ctx, a):
-            return a * 2
-
-        @staticmethod
-        def backward(ctx, grad):
-            return torch.ones(7)
-
-    assert message(RuntimeError, lambda: WrongShape.apply(leaf()).sum().backward()) == (
+    assert error_text(RuntimeError, lambda: WrongShape.apply(leaf()).sum().backward()) == (
         "Function WrongShapeBackward returned an invalid gradient at index 0 - got [7] but expected shape "
         "compatible with [3]")
 
@@ -94,7 +77,7 @@ def test_wrong_shape_index_counts_tensor_inputs_only():
             return None, grad, torch.ones(7)
 
     x = leaf()
-    assert message(RuntimeError, lambda: WrongShapeSecond.apply(5, x, x).sum().backward()) == (
+    assert error_text(RuntimeError, lambda: WrongShapeSecond.apply(5, x, x).sum().backward()) == (
         "Function WrongShapeSecondBackward returned an invalid gradient at index 1 - got [7] but expected shape "
         "compatible with [3]")
 
@@ -109,7 +92,7 @@ def test_gradient_for_a_non_tensor_input():
         def backward(ctx, grad):
             return grad, grad
 
-    assert message(RuntimeError, lambda: NonTensorGrad.apply(leaf(), 2).sum().backward()) == (
+    assert error_text(RuntimeError, lambda: NonTensorGrad.apply(leaf(), 2).sum().backward()) == (
         "function NonTensorGradBackward returned a gradient different than None at position 2, but the "
         "corresponding forward input was not a Variable")
 
@@ -124,7 +107,7 @@ def test_gradient_that_is_a_python_number():
         def backward(ctx, grad):
             return 2.0
 
-    assert message(RuntimeError, lambda: NumberGrad.apply(leaf()).sum().backward()) == (
+    assert error_text(RuntimeError, lambda: NumberGrad.apply(leaf()).sum().backward()) == (
         "expected Variable or None (got float)")
 
 
@@ -133,14 +116,14 @@ def test_backward_twice():
     x = leaf()
     y = (x * x).sum()
     y.backward()
-    assert message(RuntimeError, y.backward) == BACKWARD_TWICE
+    assert error_text(RuntimeError, y.backward) == BACKWARD_TWICE
 
 
 def test_saved_tensors_after_they_were_freed():
     x = leaf()
     y = x * x
     y.sum().backward()
-    assert message(RuntimeError, lambda: y.grad_fn.saved_tensors if False else y.grad_fn._saved_self) == \
+    assert error_text(RuntimeError, lambda: y.grad_fn.saved_tensors if False else y.grad_fn._saved_self) == \
         BACKWARD_TWICE
 
 
@@ -151,7 +134,7 @@ def test_saved_non_leaf_modified_in_place_names_the_operation_without_backward_s
         c = b * b
         b.add_(1)
         c.sum().backward()
-    assert message(RuntimeError, run) == (
+    assert error_text(RuntimeError, run) == (
         "one of the variables needed for gradient computation has been modified by an inplace operation: "
         "[torch.FloatTensor [3]], which is output 0 of Add, is at version 1; expected version 0 instead. " + HINT)
 
@@ -161,7 +144,7 @@ def test_saved_output_modified_in_place():
         b = leaf().exp()   # exp saves its result
         b.add_(1)
         b.sum().backward()
-    assert message(RuntimeError, run) == (
+    assert error_text(RuntimeError, run) == (
         "one of the variables needed for gradient computation has been modified by an inplace operation: "
         "[torch.FloatTensor [3]], which is output 0 of Exp, is at version 1; expected version 0 instead. " + HINT)
 
@@ -174,7 +157,7 @@ def test_saved_leaf_modified_in_place_omits_the_output_clause():
             a.mul_(2)
             a.mul_(2)
         c.sum().backward()
-    assert message(RuntimeError, run) == (
+    assert error_text(RuntimeError, run) == (
         "one of the variables needed for gradient computation has been modified by an inplace operation: "
         "[torch.DoubleTensor [2, 3]] is at version 2; expected version 0 instead. " + HINT)
 
@@ -196,7 +179,7 @@ def test_tensor_saved_by_a_custom_function_modified_in_place():
         c = Save.apply(b)
         b.mul_(2)
         c.sum().backward()
-    assert message(RuntimeError, run) == (
+    assert error_text(RuntimeError, run) == (
         "one of the variables needed for gradient computation has been modified by an inplace operation: "
         "[torch.FloatTensor [3]], which is output 0 of Mul, is at version 1; expected version 0 instead. " + HINT)
 
@@ -212,32 +195,32 @@ def test_an_in_place_change_that_nobody_saved_is_fine():
 
 # --------------------------------------------------------------------------- starting backward
 def test_backward_of_a_non_scalar_needs_a_gradient():
-    assert message(RuntimeError, lambda: (leaf() * 2).backward()) == (
+    assert error_text(RuntimeError, lambda: (leaf() * 2).backward()) == (
         "grad can be implicitly created only for scalar outputs")
 
 
 def test_backward_with_a_gradient_of_the_wrong_shape():
-    assert message(RuntimeError, lambda: (leaf()[:2] * 2).backward(torch.ones(3))) == (
+    assert error_text(RuntimeError, lambda: (leaf()[:2] * 2).backward(torch.ones(3))) == (
         "Mismatch in shape: grad_output[0] has a shape of torch.Size([3]) and output[0] has a shape of "
         "torch.Size([2]).")
 
 
 def test_backward_of_a_tensor_without_grad_fn():
-    assert message(RuntimeError, lambda: torch.ones(2).sum().backward()) == (
+    assert error_text(RuntimeError, lambda: torch.ones(2).sum().backward()) == (
         "element 0 of tensors does not require grad and does not have a grad_fn")
-    assert message(RuntimeError, lambda: torch.autograd.backward([(leaf() * 2).sum(), torch.ones(1).sum()])) == (
+    assert error_text(RuntimeError, lambda: torch.autograd.backward([(leaf() * 2).sum(), torch.ones(1).sum()])) == (
         "element 1 of tensors does not require grad and does not have a grad_fn")
 
 
 def test_autograd_grad_of_an_unused_input():
     x = leaf()
-    assert message(RuntimeError, lambda: torch.autograd.grad((x * 2).sum(), [x, leaf()])) == (
+    assert error_text(RuntimeError, lambda: torch.autograd.grad((x * 2).sum(), [x, leaf()])) == (
         "The differentiated Tensor at index 1 appears to not have been used in the graph. Set allow_unused=True "
         "if this is the desired behavior.")
 
 
 def test_autograd_grad_with_respect_to_a_tensor_that_does_not_require_grad():
-    assert message(RuntimeError, lambda: torch.autograd.grad((leaf() * 2).sum(), [torch.ones(2)])) == (
+    assert error_text(RuntimeError, lambda: torch.autograd.grad((leaf() * 2).sum(), [torch.ones(2)])) == (
         "One of the differentiated Tensors does not require grad")
 
 
@@ -252,16 +235,16 @@ def test_builtin_in_place_on_a_leaf_that_requires_grad():
     for call in (lambda: x.add_(1), lambda: x.mul_(2), lambda: x.zero_(), lambda: x.fill_(1), augmented,
                  lambda: x.copy_(torch.ones(3)), lambda: x.index_add_(0, torch.tensor([0]), torch.ones(1)),
                  lambda: x.__setitem__(torch.tensor([0]), 2.0), lambda: x.__setitem__(slice(None), 2.0)):
-        assert message(RuntimeError, call) == text
+        assert error_text(RuntimeError, call) == text
     assert x._version == 0 and x.tolist() == [1.0, 1.0, 1.0]
 
 
 def test_in_place_on_a_view_of_a_leaf_that_requires_grad():
     text = "a view of a leaf Variable that requires grad is being used in an in-place operation."
     x = torch.ones(3, 2, requires_grad=True)
-    assert message(RuntimeError, lambda: x.__setitem__(0, 2.0)) == text
-    assert message(RuntimeError, lambda: x.__setitem__((slice(None), 1), 2.0)) == text
-    assert message(RuntimeError, lambda: x[1:].add_(1)) == text
+    assert error_text(RuntimeError, lambda: x.__setitem__(0, 2.0)) == text
+    assert error_text(RuntimeError, lambda: x.__setitem__((slice(None), 1), 2.0)) == text
+    assert error_text(RuntimeError, lambda: x[1:].add_(1)) == text
 
 
 def test_custom_mark_dirty_on_a_leaf_that_requires_grad():
@@ -275,7 +258,7 @@ def test_custom_mark_dirty_on_a_leaf_that_requires_grad():
         def backward(ctx, grad):
             return grad
 
-    assert message(RuntimeError, lambda: AddOne.apply(leaf())) == (
+    assert error_text(RuntimeError, lambda: AddOne.apply(leaf())) == (
         "a leaf Variable that requires grad has been used in an in-place operation.")
 
 
@@ -290,7 +273,7 @@ def test_mark_dirty_input_not_returned():
         def backward(ctx, grad):
             return grad
 
-    assert message(RuntimeError, lambda: DirtyNotReturned.apply(leaf() * 1)) == (
+    assert error_text(RuntimeError, lambda: DirtyNotReturned.apply(leaf() * 1)) == (
         "Some elements marked as dirty during the forward method were not returned as output. The inputs that "
         "are modified inplace must all be outputs of the Function.")
 
@@ -306,7 +289,7 @@ def test_save_for_backward_of_a_non_tensor_is_refused_only_when_recording():
         def backward(ctx, grad):
             return grad
 
-    assert message(TypeError, lambda: SaveInt.apply(leaf())) == (
+    assert error_text(TypeError, lambda: SaveInt.apply(leaf())) == (
         "save_for_backward can only save variables, but argument 1 is of type int")
     assert SaveInt.apply(torch.ones(2)).tolist() == [2.0, 2.0]
 
@@ -326,7 +309,7 @@ def test_combined_forward_with_a_setup_context():
         def backward(ctx, grad):
             return grad, None
 
-    assert message(TypeError, lambda: Both.apply(leaf(), 2)) == "missing a required argument: 'constant'"
+    assert error_text(TypeError, lambda: Both.apply(leaf(), 2)) == "missing a required argument: 'constant'"
 
 
 def test_separate_forward_without_setup_context():
@@ -340,7 +323,7 @@ def test_separate_forward_without_setup_context():
             return grad, None
 
     # Python's own error: the ctx argument makes three
-    assert message(TypeError, lambda: Sep.apply(leaf(), 2)).endswith(
+    assert error_text(TypeError, lambda: Sep.apply(leaf(), 2)).endswith(
         ".Sep.forward() takes 2 positional arguments but 3 were given")
 
 
@@ -350,7 +333,7 @@ def test_no_forward():
         def backward(ctx, grad):
             return grad
 
-    assert message(NotImplementedError, lambda: NoForward.apply(leaf())) == (
+    assert error_text(NotImplementedError, lambda: NoForward.apply(leaf())) == (
         "You must implement the forward function for custom autograd.Function.")
 
 
@@ -361,7 +344,7 @@ def test_no_backward_fails_at_backward_time():
             return t * 2
 
     y = NoBackward.apply(leaf())
-    assert message(NotImplementedError, lambda: y.sum().backward()) == (
+    assert error_text(NotImplementedError, lambda: y.sum().backward()) == (
         "You must implement either the backward or vjp method for your custom autograd.Function to use it with "
         "backward mode AD.")
 
@@ -386,9 +369,9 @@ def test_grad_of_a_non_leaf_warns():
 
 
 def test_integer_tensors_cannot_require_grad():
-    assert message(RuntimeError, lambda: torch.tensor([1, 2], requires_grad=True)) == (
+    assert error_text(RuntimeError, lambda: torch.tensor([1, 2], requires_grad=True)) == (
         "Only Tensors of floating point and complex dtype can require gradients")
-    assert message(RuntimeError, lambda: torch.tensor([1, 2]).requires_grad_()) == (
+    assert error_text(RuntimeError, lambda: torch.tensor([1, 2]).requires_grad_()) == (
         "only Tensors of floating point dtype can require gradients")
 
 
@@ -397,89 +380,90 @@ def test_requires_grad_of_a_non_leaf_cannot_be_changed():
 
     def set_to(value):
         y.requires_grad = value
-    assert message(RuntimeError, lambda: set_to(False)) == (
+    assert error_text(RuntimeError, lambda: set_to(False)) == (
         "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a "
         "subgraph that doesn't require differentiation use var_no_grad = var.detach().")
-    assert message(RuntimeError, lambda: set_to(True)) == "you can only change requires_grad flags of leaf variables."
+    assert error_text(RuntimeError, lambda: set_to(True)) == (
+        "you can only change requires_grad flags of leaf variables.")
 
 
 def test_assigning_a_grad_of_the_wrong_size():
     x = leaf()
-    assert message(RuntimeError, lambda: setattr(x, "grad", torch.ones(3, 3))) == (
+    assert error_text(RuntimeError, lambda: setattr(x, "grad", torch.ones(3, 3))) == (
         "attempting to assign a gradient of size '[3, 3]' to a tensor of size '[3]'. Please ensure that the "
         "gradient and the tensor are the same size")
 
 
 def test_view_of_an_invalid_shape():
-    assert message(RuntimeError, lambda: torch.ones(6).view(4, 2)) == "shape '[4, 2]' is invalid for input of size 6"
-    assert message(RuntimeError, lambda: torch.ones(6).view(-1, 4)) == (
+    assert error_text(RuntimeError, lambda: torch.ones(6).view(4, 2)) == "shape '[4, 2]' is invalid for input of size 6"
+    assert error_text(RuntimeError, lambda: torch.ones(6).view(-1, 4)) == (
         "shape '[-1, 4]' is invalid for input of size 6")
 
 
 def test_matrix_product_shape_mismatch():
-    assert message(RuntimeError, lambda: torch.ones(2, 3).mm(torch.ones(2, 3))) == (
+    assert error_text(RuntimeError, lambda: torch.ones(2, 3).mm(torch.ones(2, 3))) == (
         "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)")
-    assert message(RuntimeError, lambda: torch.ones(2, 3) @ torch.ones(2, 3)) == (
+    assert error_text(RuntimeError, lambda: torch.ones(2, 3) @ torch.ones(2, 3)) == (
         "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)")
-    assert message(RuntimeError, lambda: torch.ones(3).mm(torch.ones(3, 2))) == "self must be a matrix"
+    assert error_text(RuntimeError, lambda: torch.ones(3).mm(torch.ones(3, 2))) == "self must be a matrix"
 
 
 def test_broadcasting_mismatch_names_the_last_clashing_dimension():
-    assert message(RuntimeError, lambda: torch.ones(2, 3) * torch.ones(3, 2)) == (
+    assert error_text(RuntimeError, lambda: torch.ones(2, 3) * torch.ones(3, 2)) == (
         "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1")
-    assert message(RuntimeError, lambda: torch.ones(5, 1, 3) - torch.ones(2, 4)) == (
+    assert error_text(RuntimeError, lambda: torch.ones(5, 1, 3) - torch.ones(2, 4)) == (
         "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 2")
 
 
 def test_expand_mismatch():
-    assert message(RuntimeError, lambda: torch.ones(2, 3).expand(4, 3, 2)) == (
+    assert error_text(RuntimeError, lambda: torch.ones(2, 3).expand(4, 3, 2)) == (
         "The expanded size of the tensor (2) must match the existing size (3) at non-singleton dimension 2.  "
         "Target sizes: [4, 3, 2].  Tensor sizes: [2, 3]")
-    assert message(RuntimeError, lambda: torch.ones(2, 3).expand(3)) == (
+    assert error_text(RuntimeError, lambda: torch.ones(2, 3).expand(3)) == (
         "expand(torch.FloatTensor{[2, 3]}, size=[3]): the number of sizes provided (1) must be greater or equal to "
         "the number of dimensions in the tensor (2)")
 
 
 def test_cat_and_stack_mismatches():
-    assert message(RuntimeError, lambda: torch.cat([torch.ones(2, 2), torch.ones(3, 3)], dim=1)) == (
+    assert error_text(RuntimeError, lambda: torch.cat([torch.ones(2, 2), torch.ones(3, 3)], dim=1)) == (
         "Sizes of tensors must match except in dimension 1. Expected size 2 but got size 3 for tensor number 1 in "
         "the list.")
-    assert message(RuntimeError, lambda: torch.cat([torch.ones(2, 2), torch.ones(2)])) == (
+    assert error_text(RuntimeError, lambda: torch.cat([torch.ones(2, 2), torch.ones(2)])) == (
         "Tensors must have same number of dimensions: got 2 and 1")
-    assert message(RuntimeError, lambda: torch.stack([torch.ones(2, 3), torch.ones(2, 3), torch.ones(3, 2)])) == (
+    assert error_text(RuntimeError, lambda: torch.stack([torch.ones(2, 3), torch.ones(2, 3), torch.ones(3, 2)])) == (
         "stack expects each tensor to be equal size, but got [2, 3] at entry 0 and [3, 2] at entry 2")
 
 
 def test_item_of_many_elements():
-    assert message(RuntimeError, lambda: torch.ones(3).item()) == (
+    assert error_text(RuntimeError, lambda: torch.ones(3).item()) == (
         "a Tensor with 3 elements cannot be converted to Scalar")
 
 
 def test_bool_of_many_elements():
-    assert message(RuntimeError, lambda: bool(torch.ones(2))) == (
+    assert error_text(RuntimeError, lambda: bool(torch.ones(2))) == (
         "Boolean value of Tensor with more than one value is ambiguous")
 
 
 def test_index_out_of_bounds():
     x = torch.ones(3, 2)
-    assert message(IndexError, lambda: x[3]) == "index 3 is out of bounds for dimension 0 with size 3"
-    assert message(IndexError, lambda: x[0, 2]) == "index 2 is out of bounds for dimension 1 with size 2"
-    assert message(IndexError, lambda: x[1, -3]) == "index -3 is out of bounds for dimension 1 with size 2"
-    assert message(IndexError, lambda: x[None, 0, 7]) == "index 7 is out of bounds for dimension 2 with size 2"
-    assert message(IndexError, lambda: x[torch.tensor([0, 5])]) == (
+    assert error_text(IndexError, lambda: x[3]) == "index 3 is out of bounds for dimension 0 with size 3"
+    assert error_text(IndexError, lambda: x[0, 2]) == "index 2 is out of bounds for dimension 1 with size 2"
+    assert error_text(IndexError, lambda: x[1, -3]) == "index -3 is out of bounds for dimension 1 with size 2"
+    assert error_text(IndexError, lambda: x[None, 0, 7]) == "index 7 is out of bounds for dimension 2 with size 2"
+    assert error_text(IndexError, lambda: x[torch.tensor([0, 5])]) == (
         "index 5 is out of bounds for dimension 0 with size 3")
-    assert message(IndexError, lambda: x[0, 0, 0]) == "too many indices for tensor of dimension 2"
+    assert error_text(IndexError, lambda: x[0, 0, 0]) == "too many indices for tensor of dimension 2"
 
 
 def test_numpy_of_a_tensor_that_requires_grad():
-    assert message(RuntimeError, lambda: leaf().numpy()) == (
+    assert error_text(RuntimeError, lambda: leaf().numpy()) == (
         "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
 
 
 def test_retain_grad_and_hooks_need_requires_grad():
-    assert message(RuntimeError, lambda: torch.ones(2).retain_grad()) == (
+    assert error_text(RuntimeError, lambda: torch.ones(2).retain_grad()) == (
         "can't retain_grad on Tensor that has requires_grad=False")
-    assert message(RuntimeError, lambda: torch.ones(2).register_hook(lambda g: g)) == (
+    assert error_text(RuntimeError, lambda: torch.ones(2).register_hook(lambda g: g)) == (
         "cannot register a hook on a tensor that doesn't require gradient")
 
 
@@ -500,13 +484,13 @@ def test_once_differentiable_twice():
 
     x = leaf()
     grad, = torch.autograd.grad((Square.apply(x) * x).sum(), x, create_graph=True)
-    assert message(RuntimeError, lambda: grad.sum().backward()) == (
+    assert error_text(RuntimeError, lambda: grad.sum().backward()) == (
         "trying to differentiate twice a function that was marked with @once_differentiable")
 
 
 # --------------------------------------------------------------------------- gradcheck
 def test_gradcheck_without_an_input_that_requires_grad():
-    assert message(ValueError, lambda: torch.autograd.gradcheck(lambda t: t * 2, (torch.ones(2),))) == (
+    assert error_text(ValueError, lambda: torch.autograd.gradcheck(lambda t: t * 2, (torch.ones(2),))) == (
         "gradcheck expects at least one input tensor to require gradient, but none of them have "
         "requires_grad=True.")
 

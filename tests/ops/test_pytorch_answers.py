@@ -15,22 +15,7 @@ import pytest
 import minigrad as torch
 import minigrad.nn.functional as F
 import numpy as np
-from helpers import sample_leaf
-
-
-def node_names(t) -> list:
-    """Names of the nodes reachable from ``t.grad_fn``, depth first (PyTorch's C++ prefix dropped)."""
-    names = []
-
-    def walk(node):
-        if node is None:
-            return
-        names.append(node.name().replace("torch::autograd::", ""))
-        for child, _ in node.next_functions:
-            walk(child)
-
-    walk(t.grad_fn)
-    return names
+from helpers import node_names, sample_leaf
 
 
 def outcome(code: str) -> str:

@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 
 import minigrad as torch
-from minigrad.autograd import Function
-from helpers import message, sample_leaf
+from helpers import AddOneInPlace, message, sample_leaf
 
 IS_MINIGRAD = torch.__name__ == "minigrad"
 
@@ -282,17 +281,6 @@ def test_in_place_operators_return_the_same_tensor():
 
 
 def test_leaf_in_place_error_builtin_is_being_used_custom_has_been_used():
-    class AddOneInPlace(Function):
-        @staticmethod
-        def forward(ctx, t):
-            t.add_(1)
-            ctx.mark_dirty(t)
-            return t
-
-        @staticmethod
-        def backward(ctx, grad):
-            return grad
-
     x = torch.ones(2, requires_grad=True)
     with pytest.raises(RuntimeError) as builtin:
         x.add_(1)
