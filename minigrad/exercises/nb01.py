@@ -193,7 +193,8 @@ def your_turn_2(net_class: Any, predicted_names: Any) -> None:
         return
     duplicates = sorted({n for n in predicted if predicted.count(n) > 1})
     expect(not duplicates, _("{duplicates} appear more than once; each parameter is listed once")
-                           .format(duplicates=duplicates))
+                           .format(duplicates=duplicates),
+           _("named_parameters() gives each parameter once, even a parameter that two paths reach"))
     extra = [n for n in predicted if n not in actual]
     outer = [n for n in extra if "." in n and n.split(".", 1)[1] in actual]
     expect(not outer,

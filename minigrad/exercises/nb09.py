@@ -194,7 +194,9 @@ def _diagnose_values(got: np.ndarray, want: np.ndarray, pairs: list, edges, n: i
 def your_turn_2(layer_class) -> None:
     """``layer_class(in_features, out_features)`` has a ``weight``; ``layer(h, adjacency)`` is ``Â h W``."""
     expect(isinstance(layer_class, type) and issubclass(layer_class, Module),
-           _("pass the class itself: check.your_turn_2(GraphConvolution)"))
+           _("pass the class itself: check.your_turn_2(GraphConvolution)"),
+           _("the checker makes its own layers of several sizes from the class: GraphConvolution, not "
+             "GraphConvolution(3, 4)"))
     rng = np.random.default_rng(9)
     # Rows scaled differently, so that this test matrix is not symmetric: a layer that swaps rows
     # and columns (Â.T @ h @ W) gives other numbers than Â @ h @ W.

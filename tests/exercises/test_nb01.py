@@ -87,9 +87,11 @@ NAMES = [(given_first(nb01.your_turn_2, Net), names, problem) for names, problem
 ]]
 
 
-def test_nb01_names_refuses_a_name_listed_twice():
-    """A refusal with no hint: the problem line says all."""
+def test_nb01_names_refuses_a_name_listed_twice(capsys):
     assert "['temperature'] appear more than once" in problem(nb01.your_turn_2(Net, NET_NAMES + ["temperature"]))
+    nb01.your_turn_2(Net, NET_NAMES + ["temperature"])
+    assert "Hint: named_parameters() gives each parameter once, even a parameter that two paths reach" in \
+        capsys.readouterr().out
 
 
 def test_nb01_names_never_names_a_missing_parameter():

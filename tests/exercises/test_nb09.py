@@ -233,10 +233,11 @@ WRONG_LAYERS = [
 
 
 def test_turn_2_asks_for_the_class_and_not_an_instance(capsys):
-    """The one refusal with no hint: the problem line says all."""
     result, out = run(nb09.your_turn_2, Solution(4, 3), capsys)
     assert not result and out.startswith("✗ Your turn 2: a graph convolution layer with spmm — not yet.\n"), out
     assert "\n  What is wrong: pass the class itself: check.your_turn_2(GraphConvolution)" in out, out
+    assert "Hint: the checker makes its own layers of several sizes from the class: GraphConvolution, not " \
+           "GraphConvolution(3, 4)" in out, out
 
 
 # (checker, answer, what the problem line says, from its start); None: accepted. CASES, at the
