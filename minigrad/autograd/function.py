@@ -207,6 +207,7 @@ class BackwardCFunction(Node, FunctionCtx):
     """
 
     _forward_cls: type                  # the Function class whose backward this node runs (PyTorch's name)
+    _class_in_errors = "torch._C._FunctionBase"   # "attribute 'metadata' of 'torch._C._FunctionBase' objects..."
     # What forward (or setup_context) tells ctx; apply reads them once forward has returned.
     to_save: tuple | None = None
     dirty_tensors: tuple | None = None
@@ -300,25 +301,18 @@ class BackwardCFunction(Node, FunctionCtx):
 
 class _SavedTensorAttribute:
     """``node._saved_self`` and friends: one saved tensor of a builtin node, by PyTorch's name.
-
-    A value an op stores on the node under the same name wins (PyTorch shows a number there for
-    ``x ** 2``). Deleting it is refused, as on PyTorch's nodes.
-    """
+    Like PyTorch's, it can be read, never set or deleted."""
 
     def __init__(self, index: int, name: str) -> None:
         self.index, self.name = index, name
 
     def __get__(self, node, owner=None):
-        if node is None:
-            return self
-        stored = node.__dict__.get(self.name, self)
-        return node.saved_tensors[self.index] if stored is self else stored
+        return self if node is None else node.saved_tensors[self.index]
 
-    def __set__(self, node, value) -> None:
-        node.__dict__[self.name] = value
-
-    def __delete__(self, node) -> None:
+    def __set__(self, node, value=None) -> None:
         raise AttributeError(f"attribute '{self.name}' of '{type(node).__name__}' objects is not writable")
+
+    __delete__ = __set__
 
 
 class _RawSavedTensorAttribute(_SavedTensorAttribute):

@@ -61,7 +61,8 @@ def read_only(name: str, getter: Callable, doc: str) -> property:
     write every attribute of its instances the slow way, a few percent of a training step.)
     """
     def refuse(self, *value):
-        raise AttributeError(f"attribute '{name}' of '{type(self).__name__}' objects is not writable")
+        owner = self._class_in_errors or type(self).__name__
+        raise AttributeError(f"attribute '{name}' of '{owner}' objects is not writable")
     return property(getter, refuse, refuse, doc)
 
 
@@ -77,6 +78,7 @@ class Node:
     _retain_grad_tensors: dict | None = None  # output_nr -> weak reference to a retain_grad() tensor
     _metadata: dict | None = None
     _skips_without_gradients = False   # builtin nodes: no gradient in, no gradient out
+    _class_in_errors: str | None = None   # PyTorch's C++ class, where its error texts name that, not the node's
 
     def name(self) -> str:
         """The node's name, e.g. ``'MulBackward0'`` or ``'MulConstantBackward'``."""

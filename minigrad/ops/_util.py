@@ -29,6 +29,7 @@ class BuiltinNode(BackwardCFunction):
     cannot be replaced or deleted: ``name``, ``next_functions``, ``metadata`` and the saved tensors."""
 
     name = ReadOnlyMethod(BackwardCFunction.name, "name")
+    _class_in_errors = None   # a C++ node: PyTorch's texts name its own class, MulBackward0
 
 
 class Builtin(Function):

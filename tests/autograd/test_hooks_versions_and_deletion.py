@@ -187,7 +187,7 @@ def test_a_node_s_public_attributes_cannot_be_replaced_either():
     x = torch.ones(2, requires_grad=True)
     node = (x * torch.ones(2, requires_grad=True)).grad_fn
     edges = node.next_functions
-    for name in ("next_functions", "metadata"):
+    for name in ("next_functions", "metadata", "_saved_self", "_raw_saved_self"):
         assert message(lambda: setattr(node, name, ())) == (
             f"AttributeError: attribute '{name}' of 'MulBackward0' objects is not writable")
     assert message(lambda: setattr(node, "name", None)) == (
@@ -201,3 +201,13 @@ def test_raw_saved_tensors_are_refused_with_what_to_use_instead():
     with pytest.raises(NotImplementedError, match=r"^minigrad does not implement _raw_saved_self .* Instead: _saved_self$"):
         node._raw_saved_self
     assert node._saved_self is x
+
+
+def test_a_custom_function_s_node_names_pytorch_s_base_class_when_refusing():
+    """PyTorch's texts name torch._C._FunctionBase for a Function you write, the node's class for a builtin."""
+    node = Double.apply(torch.ones(2, requires_grad=True)).grad_fn
+    for name in ("next_functions", "metadata"):
+        for change in (lambda: setattr(node, name, ()), lambda: delattr(node, name)):
+            assert message(change) == (
+                f"AttributeError: attribute '{name}' of 'torch._C._FunctionBase' objects is not writable")
+    assert node.name() == "DoubleBackward" and node.next_functions[0][0].name() == "torch::autograd::AccumulateGrad"
