@@ -455,6 +455,8 @@ class Function(metaclass=FunctionMeta):
         (``next_functions``); (4) run forward with grad mode off (then ``setup_context``), and wrap
         the outputs (``grad_fn = ctx``).
         """
+        if cls._is_builtin and not (_grad_state.enabled or kwargs or _APPLY_START):
+            return _forward_only(cls, args)   # a builtin with no graph to record (a backward formula, an update)
         if cls._uses_setup_context:
             args = _bind_arguments(cls, args, kwargs)        # setup_context sees every argument
         elif kwargs:
@@ -582,6 +584,23 @@ def _record_node(node: BackwardCFunction, edges: tuple, positions: tuple, input_
         anomaly_mode.record_forward(node)
 
 
+def _forward_only(cls, args: tuple) -> Any:
+    """A builtin's apply in no-grad mode, with no listener: no node is recorded, so apply only makes
+    ctx, tells forward that no input needs a gradient (so it saves nothing), and runs it. Grad mode
+    is off already. The outputs are wrapped only if forward returned an input or marked one dirty."""
+    ctx = cls._backward_cls()
+    ctx.needs_input_grad = (False,) * len(args)
+    outputs = cls.forward(ctx, *args)
+    if type(outputs) is Tensor:
+        dirty = ctx.dirty_tensors
+        if dirty is None and outputs is not args[0]:
+            return outputs   # a new tensor, or a view: nothing to wrap
+        if dirty is not None and len(dirty) == 1 and dirty[0] is outputs is args[0]:
+            outputs._version_counter.value += 1   # its first input changed in place (``p -= lr * p.grad``)
+            return outputs
+    return _wrap_outputs(ctx, args, outputs, False)
+
+
 def _forward_then_setup_context(cls, ctx: BackwardCFunction, args: tuple) -> Any:
     """The separate style: ``forward(*args)`` computes, then ``setup_context(ctx, inputs, output)``
     stores on ctx what backward needs (``args`` holds every argument, bound by position)."""
@@ -596,27 +615,21 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, is_recorded
 
     Each tensor output follows the rules of ``_wrap_output``: an input returned unchanged comes back
     as a new tensor, an input marked dirty gets a new version (and, when recorded, a new history), an
-    output marked non-differentiable or of an integer dtype gets no ``grad_fn``. Two common cases
-    go quicker: one tensor with nothing marked, and, with no graph recorded, one input changed in
-    place and returned (``p -= lr * p.grad`` under ``no_grad``): it only needs its new version.
+    output marked non-differentiable or of an integer dtype gets no ``grad_fn``. One common case
+    goes quicker: one tensor with nothing marked.
     """
-    if type(outputs) is Tensor and ctx.non_differentiable is None:   # one tensor: the common cases first
-        dirty = ctx.dirty_tensors
-        if dirty is None:
-            if is_recorded:
-                if outputs._base is not None or id(outputs) in map(id, args):   # a view, or an input returned
-                    outputs = _wrap_output(ctx, args, outputs, 0, True)
-                elif outputs._data.dtype.kind in "fc":   # a new tensor: it only needs its grad_fn
-                    outputs._grad_fn, outputs._output_nr, outputs._requires_grad = ctx, 0, False
-                ctx._output_info = ((outputs._data.shape, outputs._data.dtype),)
-                if ctx.to_save is not None:
-                    _save_tensors(ctx)
-            else:   # a custom Function's output, or an input returned (apply passes a builtin's own by)
-                outputs = _wrap_output(ctx, args, outputs, 0, False)
-            return outputs
-        if not is_recorded and len(dirty) == 1 and dirty[0] is outputs and args and outputs is args[0]:
-            outputs._version_counter.value += 1   # forward's first argument changed in place, returned alone
-            return outputs
+    if type(outputs) is Tensor and ctx.non_differentiable is None and ctx.dirty_tensors is None:   # the common case
+        if is_recorded:
+            if outputs._base is not None or id(outputs) in map(id, args):   # a view, or an input returned
+                outputs = _wrap_output(ctx, args, outputs, 0, True)
+            elif outputs._data.dtype.kind in "fc":   # a new tensor: it only needs its grad_fn
+                outputs._grad_fn, outputs._output_nr, outputs._requires_grad = ctx, 0, False
+            ctx._output_info = ((outputs._data.shape, outputs._data.dtype),)
+            if ctx.to_save is not None:
+                _save_tensors(ctx)
+        else:   # a custom Function's output, or an input returned (apply passes a builtin's own by)
+            outputs = _wrap_output(ctx, args, outputs, 0, False)
+        return outputs
     raw = outputs if isinstance(outputs, tuple) else (outputs,)
     dirty, non_differentiable = ctx.dirty_tensors or (), ctx.non_differentiable or ()
     _check_marked_dirty(dirty, args, raw, is_recorded)
