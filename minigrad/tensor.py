@@ -18,6 +18,7 @@ from ``minigrad.ops`` through ``.apply``: the same machinery a custom Function u
 """
 from __future__ import annotations
 
+import operator
 import warnings
 import weakref
 from typing import Any, Callable
@@ -64,22 +65,25 @@ class Tensor:
     """
 
     # Class-level defaults keep tensor creation cheap: an instance stores only what differs.
-    _grad_fn = None
+    _node = None               # the node that made this tensor: what grad_fn returns (PyTorch's grad_fn_)
     _requires_grad = False
     _output_nr = 0
     _grad = None
     _retains_grad = False
     _acc_ref = None
-    _backward_hooks = None
+    _hooks = None              # register_hook's hooks on a leaf (PyTorch's _backward_hooks)
     _post_accumulate_grad_hooks = None
-    _base = None               # for a view: the tensor whose memory it shows (see autograd/views.py)
+    _view_base = None          # for a view: the tensor whose memory it shows, its _base (autograd/views.py)
     _grad_fn_version = 0       # for a view: the version counter's value when its grad_fn was set
     _view_creation = "default"  # for a view: how it was made (no_grad, custom Function...)
     _wrapped_number = False   # a Python number promoted to a tensor for one operation
-    is_sparse = False
-    layout = strided
-    device = cpu
-    is_cuda = False
+    # Read-only in PyTorch, so properties here, whose setters and deleters refuse (refuse_writes, at the
+    # end of the module). Each getter is C code reading a class constant: reading one runs no Python.
+    _is_sparse, _layout, _device, _is_cuda = False, strided, cpu, False
+    is_sparse = property(operator.attrgetter("_is_sparse"))
+    layout = property(operator.attrgetter("_layout"))
+    device = property(operator.attrgetter("_device"))
+    is_cuda = property(operator.attrgetter("_is_cuda"))
 
     __hash__ = object.__hash__
 
@@ -175,7 +179,7 @@ class Tensor:
     def requires_grad(self) -> bool:
         if self._requires_grad or self.grad_fn is not None:
             return True
-        return self._base is not None and self._base.requires_grad   # a view made under no_grad, as in PyTorch
+        return self._view_base is not None and self._view_base.requires_grad   # a view made under no_grad
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
@@ -187,6 +191,10 @@ class Tensor:
         if value and self._data.dtype.kind not in "fc":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._requires_grad = bool(value)
+
+    @requires_grad.deleter
+    def requires_grad(self) -> None:
+        raise RuntimeError("requires_grad must be a bool")
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
         """Set requires_grad in place and return self (a non-leaf already requires grad: it stays as it is)."""
@@ -201,21 +209,52 @@ class Tensor:
 
         A view whose base was changed in place since gets a new node here (see ``autograd/views.py``).
         """
-        if self._base is not None and self._grad_fn_version != self._version_counter.value:
+        if self._view_base is not None and self._grad_fn_version != self._version_counter.value:
             return _views.current_grad_fn(self)
-        return self._grad_fn
+        return self._node
 
     @grad_fn.setter
     def grad_fn(self, node) -> None:
-        old = self._grad_fn
-        self._grad_fn = node
+        old = self._node
+        self._node = node
         self._grad_fn_version = self._version_counter.value
         if self._retains_grad and node is not old:
             _views.move_retained_grad(self, old, node)
 
+    # PyTorch's private attributes, kept apart from minigrad's own fields (_node, _view_base, _hooks),
+    # so that setting or deleting them gets PyTorch's answers without a __delattr__, which would make
+    # CPython store every attribute of every tensor the slow way (CONTRIBUTING.md, "Speed").
+    @property
+    def _grad_fn(self):
+        return self.grad_fn
+
+    @_grad_fn.setter
+    def _grad_fn(self, value) -> None:
+        if value is not None:
+            raise RuntimeError("_grad_fn can be only set to None")
+        self.detach_()
+
+    @_grad_fn.deleter
+    def _grad_fn(self) -> None:
+        raise RuntimeError("Deletion of _grad_fn not allowed. Detach tensor instead!")
+
+    _base = property(operator.attrgetter("_view_base"), doc="For a view, the tensor whose memory it shows.")
+
+    @property
+    def _backward_hooks(self) -> dict | None:
+        return self._hooks
+
+    @_backward_hooks.setter
+    def _backward_hooks(self, hooks: dict | None) -> None:
+        self._hooks = hooks
+
+    @_backward_hooks.deleter
+    def _backward_hooks(self) -> None:
+        raise RuntimeError("Deletion of _backwards_hooks not allowed!")
+
     def _is_view(self) -> bool:
         """True if this tensor shows (part of) another tensor's memory, its ``_base``."""
-        return self._base is not None
+        return self._view_base is not None
 
     @property
     def is_leaf(self) -> bool:
@@ -234,6 +273,10 @@ class Tensor:
         if value is not None:
             _check_assigned_grad(self, value)
         self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None   # del x.grad is x.grad = None
 
     @property
     def output_nr(self) -> int:
@@ -262,9 +305,9 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is not None:
             return self.grad_fn._add_tensor_pre_hook(self._output_nr, hook)
-        if self._backward_hooks is None:
-            self._backward_hooks = {}
-        return RemovableHandle(self._backward_hooks, hook)
+        if self._hooks is None:
+            self._hooks = {}
+        return RemovableHandle(self._hooks, hook)
 
     def register_post_accumulate_grad_hook(self, hook: Callable[["Tensor"], None]) -> RemovableHandle:
         """Call ``hook(tensor)`` each time backward has accumulated this leaf's ``.grad`` (an optimizer
@@ -310,7 +353,7 @@ class Tensor:
         t = object.__new__(type(self) if type(self) is Tensor else Tensor)
         t._data = self._data
         t._version_counter = self._version_counter
-        t._base = self._base if self._base is not None else self
+        t._view_base = self._view_base if self._view_base is not None else self
         t._grad_fn_version = self._version_counter.value
         if grad_fn is not None:
             t.grad_fn = grad_fn
@@ -334,7 +377,7 @@ class Tensor:
         return t
 
     def detach_(self) -> "Tensor":
-        if self._base is not None:
+        if self._view_base is not None:
             raise RuntimeError(
                 "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) "
                 "for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and "
@@ -360,26 +403,12 @@ class Tensor:
             raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
         self._data = value._data
 
-    def __delattr__(self, name: str) -> None:
-        """PyTorch's answers to ``del x.grad`` (the same as ``x.grad = None``) and to deleting the
-        attributes a tensor is made of."""
-        if name == "grad":
-            self.grad = None
-        elif name == "data":
-            raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
-        elif name == "requires_grad":
-            raise RuntimeError("requires_grad must be a bool")
-        elif name == "_grad_fn":
-            raise RuntimeError("Deletion of _grad_fn not allowed. Detach tensor instead!")
-        elif name == "_backward_hooks":
-            raise RuntimeError("Deletion of _backwards_hooks not allowed!")
-        elif isinstance(getattr(type(self), name, None), property) or name in _READ_ONLY:
-            raise AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable")
-        else:
-            object.__delattr__(self, name)
+    @data.deleter
+    def data(self) -> None:
+        raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
 
-    # No __getattr__ (nor __setattr__): either would make CPython look up every attribute of every
-    # tensor the slow way. A PyTorch method minigrad lacks is a class attribute that raises instead
+    # No __getattr__, __setattr__ nor __delattr__: each would make CPython read or store every attribute
+    # of every tensor the slow way. A PyTorch method minigrad lacks is a class attribute that raises instead
     # (``inventory.refuse_missing_methods``, at the end of this module).
 
     def __dir__(self) -> list:
@@ -979,12 +1008,6 @@ class Tensor:
         raise RuntimeError("values expected sparse tensor layout but got Strided")
 
 
-# Attributes of PyTorch's tensors that are not properties here (plain values or methods): deleting them
-# gets PyTorch's answer too.
-_READ_ONLY = frozenset({"_base", "name", "names", "_version", "is_sparse", "layout", "device", "is_cuda",
-                        "output_nr", "retains_grad", "_cdata"})
-
-
 def _check_assigned_grad(t: Tensor, value) -> None:
     """PyTorch's checks of ``x.grad = value``, in its order."""
     if value is t:
@@ -1046,6 +1069,20 @@ from .autograd.graph import AccumulateGrad, RemovableHandle  # noqa: E402
 from . import ops as _ops  # noqa: E402
 from .autograd.engine import run_backward  # noqa: E402
 from .autograd import views as _views  # noqa: E402
-from .inventory import MissingMethod, refuse_missing_methods  # noqa: E402
+from .inventory import MissingAttribute, MissingMethod, refuse_missing_methods  # noqa: E402
 
+
+def refuse_writes(cls: type, owner: str) -> None:
+    """PyTorch's read-only tensor attributes refuse ``x.shape = ...`` and ``del x.grad_fn`` with one text:
+    every property of ``cls`` without a setter or a deleter gets one that raises it (``owner``: the C++
+    class PyTorch's text names)."""
+    for name, value in list(vars(cls).items()):
+        if isinstance(value, property) and (value.fset is None or value.fdel is None):
+            def refuse(self, *value, name=name):
+                raise AttributeError(f"attribute '{name}' of '{owner}' objects is not writable")
+            setattr(cls, name, property(value.fget, value.fset or refuse, value.fdel or refuse, value.__doc__))
+
+
+Tensor.name = MissingAttribute("torch.Tensor", "name", "torch._C.TensorBase")   # PyTorch's, for named tensors
+refuse_writes(Tensor, "torch._C.TensorBase")
 refuse_missing_methods(Tensor, "torch.Tensor")

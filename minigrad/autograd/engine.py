@@ -390,8 +390,8 @@ def _call_tensor_pre_hooks(task: GraphTask, node, grad_outputs: list) -> None:
     its AccumulateGrad node is made when needed and held weakly, so it cannot keep them.
     """
     if type(node) is AccumulateGrad:
-        if node.variable._backward_hooks:
-            grad_outputs[0] = _run_tensor_hooks(node.variable._backward_hooks, grad_outputs[0])
+        if node.variable._hooks:
+            grad_outputs[0] = _run_tensor_hooks(node.variable._hooks, grad_outputs[0])
         return
     if node._tensor_pre_hooks:
         for slot, hooks in node._tensor_pre_hooks.items():
@@ -428,8 +428,8 @@ def _checked_hook_result(hook, grad, result) -> Tensor:
 def _stage_leaf_gradient(task: GraphTask, node: AccumulateGrad, grad) -> tuple:
     """A leaf's gradient: its tensor hooks and AccumulateGrad pre-hooks run now, ``.grad`` changes
     once the pass succeeded (``_write_staged_gradients``). A leaf sends nothing on: ``()``."""
-    if node.variable._backward_hooks:
-        grad = _run_tensor_hooks(node.variable._backward_hooks, grad)
+    if node.variable._hooks:
+        grad = _run_tensor_hooks(node.variable._hooks, grad)
     if node._pre_hooks:
         grad = _call_pre_hooks(node, [grad])[0]
     if grad is not None:
@@ -604,12 +604,12 @@ def _nobody_else_holds(grad: Tensor) -> bool:
     flags = grad._data.flags   # .grad is added into in place: no read-only or broadcast memory
     if not flags.writeable or not (flags.c_contiguous or flags.f_contiguous):
         return False
-    base = grad._base
+    base = grad._view_base
     if base is None:
         return grad._data.base is None
-    # References to the base: the view's _base, the local name, getrefcount's argument; to its
+    # References to the base: the view's _view_base, the local name, getrefcount's argument; to its
     # array: the base itself, the view array's .base, getrefcount's argument.
-    return (base._base is None and base._data.base is None and grad._data.base is base._data
+    return (base._view_base is None and base._data.base is None and grad._data.base is base._data
             and sys.getrefcount(base) == 3 and sys.getrefcount(base._data) == 3)
 
 

@@ -454,9 +454,13 @@ class Function(metaclass=FunctionMeta):
         if grad mode is on and some input needs a gradient, record the node and its edges
         (``next_functions``); (4) run forward with grad mode off (then ``setup_context``), and wrap
         the outputs (``grad_fn = ctx``).
+
+        One shortcut comes first: a builtin in no-grad mode, with no listener registered (the
+        operations of a backward formula, an optimizer's ``p -= lr * p.grad``), can record nothing,
+        so ``_forward_only`` makes its ctx and runs its forward, and that is all.
         """
         if cls._is_builtin and not (_grad_state.enabled or kwargs or _APPLY_START):
-            return _forward_only(cls, args)   # a builtin with no graph to record (a backward formula, an update)
+            return _forward_only(cls, args)   # nothing to record: ctx and forward only
         if cls._uses_setup_context:
             args = _bind_arguments(cls, args, kwargs)        # setup_context sees every argument
         elif kwargs:
@@ -530,9 +534,9 @@ def _tensor_requires_grad(value) -> bool:
     """
     if not isinstance(value, Tensor):
         return False
-    if value._requires_grad or value._grad_fn is not None:
+    if value._requires_grad or value._node is not None:
         return True
-    return value._base is not None and value._base.requires_grad
+    return value._view_base is not None and value._view_base.requires_grad
 
 
 def _connect_to_inputs(ctx: BackwardCFunction, args: tuple) -> bool:
@@ -554,7 +558,7 @@ def _connect_to_inputs(ctx: BackwardCFunction, args: tuple) -> bool:
             needs_input_grad.append(False)   # a number, a shape...: no gradient, no edge
             continue
         # A view's grad_fn is a property: a new node if its base changed in place (see views.py).
-        grad_fn = arg._grad_fn if arg._base is None else arg.grad_fn
+        grad_fn = arg._node if arg._view_base is None else arg.grad_fn
         if grad_fn is not None:
             edges.append((grad_fn, arg._output_nr))      # made by an operation: that operation's node
             needs_input_grad.append(True)
@@ -620,10 +624,10 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, is_recorded
     """
     if type(outputs) is Tensor and ctx.non_differentiable is None and ctx.dirty_tensors is None:   # the common case
         if is_recorded:
-            if outputs._base is not None or id(outputs) in map(id, args):   # a view, or an input returned
+            if outputs._view_base is not None or id(outputs) in map(id, args):   # a view, or an input returned
                 outputs = _wrap_output(ctx, args, outputs, 0, True)
             elif outputs._data.dtype.kind in "fc":   # a new tensor: it only needs its grad_fn
-                outputs._grad_fn, outputs._output_nr, outputs._requires_grad = ctx, 0, False
+                outputs._node, outputs._output_nr, outputs._requires_grad = ctx, 0, False
             ctx._output_info = ((outputs._data.shape, outputs._data.dtype),)
             if ctx.to_save is not None:
                 _save_tensors(ctx)
@@ -656,7 +660,7 @@ def _wrap_output(ctx: BackwardCFunction, args: tuple, out: Tensor, output_nr: in
             return out   # a view: views.rebase_view gave it and its base their new histories
     elif _is_one_of(out, args):
         out = _returned_input(out, is_recorded)
-    if out._base is not None and not dirty:
+    if out._view_base is not None and not dirty:
         _views.mark_custom_function_output(ctx, out)
     if is_recorded:
         out.grad_fn = ctx if out._data.dtype.kind in "fc" and not non_differentiable else None
@@ -669,10 +673,10 @@ def _changed_in_place(ctx: BackwardCFunction, args: tuple, out: Tensor, is_recor
                       n_tensor_outputs: int) -> bool:
     """An output marked dirty: its version goes up, so that anything saved before the change refuses
     to be used. Return True for a view changed while recording: its base's history is rewritten too."""
-    if is_recorded and out._grad_fn is None and out._requires_grad:
+    if is_recorded and out._node is None and out._requires_grad:
         raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
     out._version_counter.value += 1
-    if is_recorded and out._base is not None:
+    if is_recorded and out._view_base is not None:
         _views.rebase_view(out, ctx, args, n_tensor_outputs)
         return True
     return False
@@ -692,7 +696,7 @@ def _check_marked_dirty(dirty: tuple, args: tuple, outputs: tuple, is_recorded: 
     not a view: a view that is not an input is refused by ``views.rebase_view`` with the same text.
     """
     for t in dirty:
-        if is_recorded and t._base is None and not _is_one_of(t, args):
+        if is_recorded and t._view_base is None and not _is_one_of(t, args):
             warnings.warn("ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that "
                           "have been mutated should be passed to ctx.mark_dirty().", UserWarning, stacklevel=4)
         if not _is_one_of(t, outputs):
@@ -742,10 +746,10 @@ def _save_tensors(ctx: BackwardCFunction) -> None:
 
 
 def _is_own_output(ctx: BackwardCFunction, tensor: Tensor) -> bool:
-    """Whether ``tensor`` is an output of ctx. (Its ``_grad_fn`` attribute: the property may make a
-    view a new node.)"""
-    return tensor._grad_fn is ctx or (tensor._base is not None and ctx.dirty_tensors is not None
-                                      and _is_one_of(tensor, ctx.dirty_tensors))
+    """Whether ``tensor`` is an output of ctx. (Its ``_node`` attribute: the ``grad_fn`` property may
+    make a view a new node.)"""
+    return tensor._node is ctx or (tensor._view_base is not None and ctx.dirty_tensors is not None
+                                   and _is_one_of(tensor, ctx.dirty_tensors))
 
 
 # ---------------------------------------------------------------------------- more Functions

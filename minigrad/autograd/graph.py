@@ -146,7 +146,7 @@ class AccumulateGrad(Node):
         tensor([6., 6.])
         """
         variable = self.variable
-        if not (variable._requires_grad or variable._grad_fn is not None):   # variable.requires_grad
+        if not (variable._requires_grad or variable._node is not None):   # variable.requires_grad
             return   # detached in place (detach_()) since the graph was made: PyTorch gives it no gradient
         if variable._grad is None:
             variable._grad = _first_gradient(grad, create_graph, sole_owner)
@@ -203,8 +203,8 @@ def _first_gradient(grad, create_graph: bool, sole_owner: bool):
     """
     if create_graph:
         return _recorded_copy(grad)
-    if sole_owner:   # detach() gives a view a new tensor without _base: .grad is not a view of anything
-        return grad if grad._base is None else grad.detach()
+    if sole_owner:   # detach() gives a view a new tensor without _view_base: .grad is not a view of anything
+        return grad if grad._view_base is None else grad.detach()
     return grad._detached_copy()
 
 

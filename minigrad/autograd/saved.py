@@ -43,19 +43,19 @@ class SavedTensor:
     def __init__(self, tensor, is_output: bool) -> None:
         if is_output:
             # Keep a grad_fn-free alias sharing data and version counter; it must not point back
-            # at the output through ``_base`` either, or output -> node -> alias -> output is a cycle
+            # at the output through ``_view_base`` either, or output -> node -> alias -> output is a cycle
             # (nor at a view's base: base -> CopySlices -> node -> alias -> base).
             alias = tensor._alias()
-            alias._base = None
+            alias._view_base = None
             self.tensor, self.output_nr, self.had_grad_fn = alias, tensor._output_nr, False
         else:   # had_grad_fn: made by an operation, saved as an input
-            self.tensor, self.output_nr, self.had_grad_fn = tensor, 0, tensor._grad_fn is not None
+            self.tensor, self.output_nr, self.had_grad_fn = tensor, 0, tensor._node is not None
         self.version = tensor._version_counter.value
         self.is_output = is_output
 
     def unpack(self, node):
         tensor = self.tensor
-        if self.had_grad_fn and tensor._grad_fn is None:
+        if self.had_grad_fn and tensor._node is None:
             raise RuntimeError(DETACHED_IN_PLACE)   # its history was cut by detach_() after it was saved
         if tensor._version_counter.value != self.version:
             raise RuntimeError(modified_message(tensor, self.version, node if self.is_output else None))

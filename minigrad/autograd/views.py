@@ -89,7 +89,7 @@ def remember_creation(view: Tensor, parent: Tensor, in_no_grad: bool, multi_outp
     view._grad_fn_version = view._version_counter.value
     if in_no_grad:
         view._view_creation = INFERENCE_MODE if grad_mode.is_inference_mode_enabled() else NO_GRAD
-    elif parent._base is not None and parent._view_creation != DEFAULT:
+    elif parent._view_base is not None and parent._view_creation != DEFAULT:
         view._view_creation = parent._view_creation   # a view of a special view is special too
     elif multi_output:
         view._view_creation = MULTI_OUTPUT
@@ -108,7 +108,7 @@ def _refusal(view: Tensor, indirect: bool) -> str | None:
     if creation == DEFAULT:
         return None
     change = "its base or another view of its base has been" if indirect else "is being"
-    node = view._grad_fn
+    node = view._node
     who = f"Output {view._output_nr} of {re.sub(r'Backward[0-9]*$', '', node.name())}" if node is not None else ""
     if creation in (NO_GRAD, INFERENCE_MODE) or node is None:
         prefix = f"{who} is a view of a view which was created in" if node is not None else "A view was created in"
@@ -134,11 +134,11 @@ def check_inplace(tensor: Tensor, *others, overlap_allowed: bool = False) -> Non
     requires_grad = _tensor_requires_grad(tensor)
     if not requires_grad and not any(isinstance(o, Tensor) and _tensor_requires_grad(o) for o in others):
         return   # nothing will be recorded
-    if tensor._base is not None:
+    if tensor._view_base is not None:
         message = _refusal(tensor, indirect=False)
         if message is not None:
             raise RuntimeError(message)
-        if requires_grad and tensor._base.is_leaf:
+        if requires_grad and tensor._view_base.is_leaf:
             raise RuntimeError(VIEW_OF_LEAF_IN_PLACE)
     if requires_grad and tensor.is_leaf:
         raise RuntimeError(LEAF_IN_PLACE)
@@ -204,7 +204,7 @@ def positions_in_base(view: Tensor) -> tuple:
     array([[1, 4],
            [2, 5]])
     """
-    base = view._base._data
+    base = view._view_base._data
     if base.ndim == 0:
         return (np.zeros(view._data.shape, np.intp),)
     if view._data.size == 0:   # an empty view shows no element (numpy says it shares no memory)
@@ -309,7 +309,7 @@ def _new_node(function: type, edges: tuple, needs: tuple, positions: tuple, inpu
 
 
 def _as_strided_node(view: Tensor):
-    base = view._base
+    base = view._view_base
     node = _new_node(AsStrided, (base._gradient_edge(),), (True,), (0,), [(base._data.shape, base._data.dtype)], view)
     node._base_shape, node._key = base._data.shape, positions_in_base(view)
     return node
@@ -318,20 +318,20 @@ def _as_strided_node(view: Tensor):
 # ---------------------------------------------------------------------------- rewriting histories
 def current_grad_fn(view: Tensor):
     """A view's ``grad_fn``, made anew if its base or a sibling view changed in place since it was set."""
-    if view._grad_fn is None and not view._base.requires_grad:
+    if view._node is None and not view._view_base.requires_grad:
         return None
     message = _refusal(view, indirect=True)
     if message is not None:
         if not grad_mode.state.enabled:
-            return view._grad_fn   # nothing is being recorded: an operation under no_grad may still use it
+            return view._node   # nothing is being recorded: an operation under no_grad may still use it
         raise RuntimeError(message)
     return _point_view_at_base(view)
 
 
 def _point_view_at_base(view: Tensor):
-    old = view._grad_fn
+    old = view._node
     node = _as_strided_node(view)
-    view._grad_fn, view._output_nr, view._grad_fn_version = node, 0, view._version_counter.value
+    view._node, view._output_nr, view._grad_fn_version = node, 0, view._version_counter.value
     if view._retains_grad:
         move_retained_grad(view, old, node)
     return node
@@ -355,8 +355,8 @@ def rebase_view(view: Tensor, fn, args: tuple, n_tensor_outputs: int) -> None:
     message = _refusal(view, indirect=False)
     if message is not None:
         raise RuntimeError(message)
-    base = view._base
-    if base._grad_fn is None and base._requires_grad:
+    base = view._view_base
+    if base._node is None and base._requires_grad:
         raise RuntimeError(VIEW_OF_LEAF_IN_PLACE)
     if n_tensor_outputs > 1:
         raise RuntimeError(MULTIPLE_OUTPUTS)

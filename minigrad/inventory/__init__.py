@@ -171,6 +171,22 @@ class MissingMethod:
         raise unsupported(self.namespace, self.name, f"'{(owner or type(obj)).__name__}' object")
 
 
+class MissingAttribute(MissingMethod):
+    """A read-only PyTorch attribute (not a method) that minigrad lacks: reading it raises
+    ``Unsupported``, and setting or deleting it is refused as PyTorch refuses it (``owner``: the C++
+    class PyTorch's text names)."""
+
+    def __init__(self, namespace: str, name: str, owner: str) -> None:
+        super().__init__(namespace, name)
+        self.owner = owner
+
+    def __set__(self, obj, value) -> None:
+        raise AttributeError(f"attribute '{self.name}' of '{self.owner}' objects is not writable")
+
+    def __delete__(self, obj) -> None:
+        self.__set__(obj, None)
+
+
 def refuse_missing_methods(cls: type, namespace: str) -> None:
     """Give ``cls`` a ``MissingMethod`` for each name of PyTorch's ``namespace`` it lacks.
 

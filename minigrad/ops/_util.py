@@ -97,7 +97,7 @@ def view_of(base: Tensor, array: np.ndarray) -> Tensor:
     t = _new_tensor(Tensor)
     t._data = array
     t._version_counter = base._version_counter
-    t._base = base._base if base._base is not None else base
+    t._view_base = base._view_base if base._view_base is not None else base
     return t
 
 

@@ -243,7 +243,7 @@ class TransposeInplace(Builtin):
 def transpose_(a: Tensor, dim0: int, dim1: int) -> Tensor:
     dim0, dim1 = wrap_dim(dim0, a.ndim), wrap_dim(dim1, a.ndim)
     views.check_inplace(a)
-    if a._base is not None and grad_mode.state.enabled and a.requires_grad:
+    if a._view_base is not None and grad_mode.state.enabled and a.requires_grad:
         raise NotImplementedError("minigrad does not implement transpose_() of a view that requires grad; use "
                                   "transpose(), which returns a new view")
     return TransposeInplace.apply(a, dim0, dim1)
@@ -331,7 +331,7 @@ class SqueezeInplaceDim(Squeeze):
     @classmethod
     def apply(cls, a: Tensor, *args):
         out = super().apply(a, *args)
-        out._base = None   # nothing else can see the temporary product: the result is no view
+        out._view_base = None   # nothing else can see the temporary product: the result is no view
         out._version_counter.value += 1   # squeeze_ is an in-place change: PyTorch's result is at version 1
         return out
 

@@ -104,6 +104,28 @@ def test_deleting_attributes_of_a_tensor(name, expected):
     assert message(lambda: delattr(x, name)).startswith(expected)
 
 
+def test_setting_grad_fn_to_none_detaches_as_pytorch_does():
+    x = torch.ones(2, requires_grad=True)
+    y = x * 2
+    assert y._grad_fn is y.grad_fn and y._base is None
+    y._grad_fn = None
+    assert (y.grad_fn, y.requires_grad, y.is_leaf) == (None, False, True)
+    assert message(lambda: setattr(x * 2, "_grad_fn", y)) == "RuntimeError: _grad_fn can be only set to None"
+    assert message(lambda: setattr(x * 2, "is_leaf", True)).startswith(
+        "AttributeError: attribute 'is_leaf' of 'torch._C.TensorBase' objects is not writable")
+
+
+def test_a_tensor_class_stores_its_attributes_the_fast_way():
+    """A __getattr__, __setattr__ or __delattr__ on a tensor or node class makes CPython 3.11 read or
+    store every attribute of its instances by its slow path (CONTRIBUTING.md, "Speed")."""
+    from minigrad.autograd.function import BackwardCFunction
+    from minigrad.ops._util import BuiltinNode
+    for cls in (torch.Tensor, torch.nn.Parameter, BackwardCFunction, BuiltinNode, type((torch.ones(1) * 1).grad_fn)):
+        assert type.__getattribute__(cls, "__setattr__") is object.__setattr__, cls
+        assert type.__getattribute__(cls, "__delattr__") is object.__delattr__, cls
+        assert not hasattr(cls, "__getattr__"), cls
+
+
 def test_deleting_grad_and_an_own_attribute():
     x = torch.ones(2, requires_grad=True)
     (x * 2).sum().backward()

@@ -181,4 +181,25 @@ attempt("delete a builtin node's metadata", lambda: delattr((x * 2).grad_fn, "me
 attempt("rename a builtin node", lambda: setattr((x * 2).grad_fn, "name", None))
 attempt("replace a custom node's next_functions", lambda: setattr(WrongShape.apply(x).grad_fn, "next_functions", ()))
 attempt("delete a custom node's metadata", lambda: delattr(WrongShape.apply(x).grad_fn, "metadata"))
+attempt("set a tensor's shape", lambda: setattr(x * 2, "shape", (3,)))
+attempt("set a tensor's is_sparse", lambda: setattr(x * 2, "is_sparse", True))
+attempt("set a tensor's device", lambda: setattr(x * 2, "device", "cpu"))
+attempt("set a tensor's _base", lambda: setattr(x * 2, "_base", None))
+attempt("delete a tensor's _base", lambda: delattr(x * 2, "_base"))
+attempt("delete a tensor's is_leaf", lambda: delattr(x * 2, "is_leaf"))
+attempt("set a tensor's _grad_fn to a node", lambda: setattr(x * 2, "_grad_fn", (x * 3).grad_fn))
+attempt("delete a tensor's _grad_fn", lambda: delattr(x * 2, "_grad_fn"))
+attempt("delete a tensor's _backward_hooks", lambda: delattr(x * 2, "_backward_hooks"))
+attempt("detach a view by _grad_fn = None", lambda: setattr((x * 2)[1:], "_grad_fn", None))
+
+
+def grad_fn_set_to_none():
+    y = x * 2
+    y._grad_fn = None   # PyTorch's detach_(): y becomes a leaf that does not require grad
+    z = x.detach().requires_grad_()
+    z._grad_fn = None   # a leaf: it stops requiring grad
+    return y.grad_fn, y.requires_grad, y.is_leaf, z.requires_grad
+
+
+print("_grad_fn = None:", grad_fn_set_to_none())
 print("x after all that:", x, "| x.grad:", x.grad)
