@@ -268,6 +268,22 @@ def report(case: str, described: dict, samples: dict, targets: dict) -> dict:
     return medians
 
 
+def report_rounds(medians_per_round: list, case: str, targets: dict) -> None:
+    """``--rounds``: each peer's ratio of medians in every round (fresh processes each time), their
+    median and range, and the verdict on that median."""
+    if not medians_per_round:
+        return
+    for peer in medians_per_round[0]:
+        if peer == "minigrad":
+            continue
+        ratios = sorted(medians["minigrad"] / medians[peer] for medians in medians_per_round)
+        middle = _timing.median(ratios)
+        target = targets.get(peer)
+        verdict = "" if target is None else f"  target <= {target:.1f}x: {'yes' if middle <= target else 'NO'}"
+        print(f"ROUNDS {case}: minigrad / {peer} = {middle:.2f}x, the median of {len(ratios)} rounds "
+              f"({ratios[0]:.2f}x-{ratios[-1]:.2f}x){verdict}")
+
+
 def compare_phases(phases: dict, repeats: int, clock=time.perf_counter) -> None:
     """Time the plain step's forward, backward and update separately, paired and interleaved as in
     ``compare``, and print each phase's median per library and its ratio to minigrad's."""
@@ -314,6 +330,9 @@ def main(argv: list[str] | None = None) -> int:
                         "process (by default each runs in a process of its own, taking turns)")
     parser.add_argument("--against", metavar="FOLDER", help="also time the minigrad of another checkout "
                         "(its folder), as the library 'other', to compare two builds")
+    parser.add_argument("--rounds", type=int, default=1, help="repeat the comparison N times, each in "
+                        "fresh processes, and report the median ratio over the rounds (one round's ratio "
+                        "moves by a few percent from one set of processes to the next)")
     parser.add_argument("--profile", action="store_true", help="also profile minigrad's plain step")
     parser.add_argument("--phases", action="store_true", help="also time the plain step's forward, "
                         "backward and update separately in every library (in this process)")
@@ -335,12 +354,17 @@ def main(argv: list[str] | None = None) -> int:
             lambda: _compare_here("nn", names, args, NN_TARGETS, clock),
         ])
     else:
-        _timing.run_cases([
-            lambda: compare_in_processes("plain", names, args.repeats, args.number, 3, TARGETS, args.cpu_time,
-                                         args.threads, args.against),
-            lambda: compare_in_processes("nn", names, args.repeats, args.number, 3, NN_TARGETS, args.cpu_time,
-                                         args.threads, args.against),
-        ])
+        rounds: dict = {"plain": [], "nn": []}
+        for _ in range(args.rounds):
+            _timing.run_cases([
+                lambda: rounds["plain"].append(compare_in_processes(
+                    "plain", names, args.repeats, args.number, 3, TARGETS, args.cpu_time, args.threads, args.against)),
+                lambda: rounds["nn"].append(compare_in_processes(
+                    "nn", names, args.repeats, args.number, 3, NN_TARGETS, args.cpu_time, args.threads, args.against)),
+            ])
+        if args.rounds > 1:
+            report_rounds(rounds["plain"], CASE_NAMES["plain"], TARGETS)
+            report_rounds(rounds["nn"], CASE_NAMES["nn"], NN_TARGETS)
     weights, x, y = problem()
     if args.phases:
         phases = {"minigrad": plain_phases(minigrad, weights, x, y)[0]}
