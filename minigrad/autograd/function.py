@@ -459,7 +459,7 @@ class Function(metaclass=FunctionMeta):
         operations of a backward formula, an optimizer's ``p -= lr * p.grad``), can record nothing,
         so ``_forward_only`` makes its ctx and runs its forward, and that is all.
         """
-        if cls._is_builtin and not (_grad_state.enabled or kwargs or _APPLY_START):
+        if cls._is_builtin and not (_grad_state.enabled or kwargs or _APPLY_START or _APPLY_END):
             return _forward_only(cls, args)   # nothing to record: ctx and forward only
         if cls._uses_setup_context:
             args = _bind_arguments(cls, args, kwargs)        # setup_context sees every argument
@@ -591,7 +591,9 @@ def _record_node(node: BackwardCFunction, edges: tuple, positions: tuple, input_
 def _forward_only(cls, args: tuple) -> Any:
     """A builtin's apply in no-grad mode, with no listener: no node is recorded, so apply only makes
     ctx, tells forward that no input needs a gradient (so it saves nothing), and runs it. Grad mode
-    is off already. The outputs are wrapped only if forward returned an input or marked one dirty."""
+    is off already. A new tensor (or view) comes back as it is; an input changed in place and
+    returned alone only gets its new version; anything else (several outputs, an input returned)
+    goes through ``_wrap_outputs``."""
     ctx = cls._backward_cls()
     ctx.needs_input_grad = (False,) * len(args)
     outputs = cls.forward(ctx, *args)

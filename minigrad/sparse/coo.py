@@ -42,7 +42,7 @@ import sys
 import numpy as np
 
 from .. import types
-from ..tensor import Tensor, VersionCounter, _operand
+from ..tensor import Tensor, VersionCounter, _operand, refuse_writes
 from ..types import check_device, sparse_coo
 from . import arrays
 from .printing import sparse_repr
@@ -122,8 +122,7 @@ class SparseTensor(Tensor):
     ``requires_grad``...) work unchanged.
     """
 
-    is_sparse = True
-    layout = sparse_coo
+    _is_sparse, _layout = True, sparse_coo   # what the read-only properties is_sparse and layout read
 
     @classmethod
     def _from_arrays(cls, indices: np.ndarray, values: np.ndarray, size: tuple,
@@ -181,6 +180,8 @@ class SparseTensor(Tensor):
     def data(self, value: "SparseTensor") -> None:
         Tensor.data.fset(self, value)   # a tensor of the same layout, as PyTorch checks
         self._index_array, self._value_array, self._coalesced = value._index_array, value._value_array, value._coalesced
+
+    data = data.deleter(Tensor.data.fdel)   # PyTorch's refusal, as for a dense tensor
 
     def numpy(self, *, force: bool = False):
         raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
@@ -679,5 +680,6 @@ _OPERATORS = {"__getitem__": "indexing (s[...])", "__rpow__": "x ** s", "__mod__
 
 _refuse_the_rest()
 SparseTensor.__hash__ = Tensor.__hash__
+refuse_writes(SparseTensor, "torch._C.TensorBase")   # its own read-only properties (T) refuse as Tensor's do
 
 __all__ = ["SparseTensor", "sparse_coo_tensor", "CSR_AND_FRIENDS"]

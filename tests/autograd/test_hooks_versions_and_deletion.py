@@ -115,6 +115,19 @@ def test_setting_grad_fn_to_none_detaches_as_pytorch_does():
         "AttributeError: attribute 'is_leaf' of 'torch._C.TensorBase' objects is not writable")
 
 
+@pytest.mark.parametrize("name, expected", [
+    ("is_sparse", "AttributeError: attribute 'is_sparse' of 'torch._C.TensorBase' objects is not writable"),
+    ("layout", "AttributeError: attribute 'layout' of 'torch._C.TensorBase' objects is not writable"),
+    ("T", "AttributeError: attribute 'T' of 'torch._C.TensorBase' objects is not writable"),
+])
+def test_a_sparse_tensor_refuses_as_a_dense_one_does(name, expected):
+    s = torch.ones(2, 2).to_sparse()
+    assert message(lambda: setattr(s, name, False)).startswith(expected)
+    assert message(lambda: delattr(s, name)).startswith(expected)
+    assert s.is_sparse and s.layout == torch.sparse_coo and not torch.ones(2).is_sparse
+    assert message(lambda: delattr(s, "data")) == "RuntimeError: Deleting tensor data is not allowed. Delete tensor instead!"
+
+
 def test_a_tensor_class_stores_its_attributes_the_fast_way():
     """A __getattr__, __setattr__ or __delattr__ on a tensor or node class makes CPython 3.11 read or
     store every attribute of its instances by its slow path (CONTRIBUTING.md, "Speed")."""

@@ -123,6 +123,18 @@ def test_apply_end_under_no_grad_gives_a_ctx_that_is_no_node():
     assert out is y and y.grad_fn is None and ctx.needs_input_grad == (True,)
 
 
+@pytest.mark.parametrize("register", ["start", "end"])
+def test_builtin_operations_under_no_grad_are_heard_by_either_listener_alone(register):
+    """Under no_grad a builtin takes apply's shortcut (_forward_only) only when nobody listens: a
+    listener of either event alone still hears it (the exercises' work counters listen to the end)."""
+    heard = []
+    listen = (listeners.on_apply_start(lambda f, args: heard.append(f.__name__)) if register == "start" else
+              listeners.on_apply_end(lambda f, ctx, args, out: heard.append(f.__name__)))
+    with torch.no_grad(), listen:
+        torch.ones(2) * 3
+    assert heard == ["Mul"]
+
+
 def test_apply_end_is_not_told_of_a_forward_that_raised():
     class Fails(torch.autograd.Function):
         @staticmethod

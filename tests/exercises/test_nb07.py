@@ -73,6 +73,15 @@ def in_row_blocks(pieces=None, rows_per_block=None, library="minigrad"):
     return grad_values
 
 
+def under_no_grad(grad_values):
+    """The same answer run under ``torch.no_grad()``: minigrad's operations take apply's no-grad
+    shortcut there, which must still tell the checker's listener what they computed."""
+    def wrapped(indices, grad_output, b):
+        with torch.no_grad():
+            return grad_values(indices, grad_output, b)
+    return wrapped
+
+
 def edge_by_edge(indices, grad_output, b):
     """One dot product per edge in a Python loop: slow, but exactly the work that is needed."""
     return torch.stack([(grad_output[row] * b[col]).sum() for row, col in indices.t().tolist()])
@@ -256,6 +265,7 @@ def test_nb07_counting_work_leaves_numpy_as_it_was_and_counts_copies():
 # (checker, answer, what the problem line says); None: accepted.
 CASES = TURN_1 + TURN_2_RIGHT + [
     (nb07.your_turn_1, in_row_blocks(pieces=8), "your function computed 16,000,000 numbers"),
+    (nb07.your_turn_1, under_no_grad(in_row_blocks(rows_per_block=64)), "your function computed 16,000,000 numbers"),
     (nb07.your_turn_1, merges_repeated_edges, "on a random graph with 6 nodes and 10 edges (some repeated)"),
     # the false acceptances, in the order of the report
     (nb07.your_turn_1, numpy_row_blocks(lambda t: t.double().numpy()), "your function computed 16,0"),
