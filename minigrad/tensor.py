@@ -77,6 +77,7 @@ class Tensor:
     _grad_fn_version = 0       # for a view: the version counter's value when its grad_fn was set
     _view_creation = "default"  # for a view: how it was made (no_grad, custom Function...)
     _wrapped_number = False   # a Python number promoted to a tensor for one operation
+    _class_in_errors = "torch._C.TensorBase"   # the C++ class PyTorch's "not writable" texts name
     # Read-only in PyTorch, so properties here, whose setters and deleters refuse (refuse_writes, at the
     # end of the module). Each getter is C code reading a class constant: reading one runs no Python.
     _is_sparse, _layout, _device, _is_cuda = False, strided, cpu, False
@@ -1069,20 +1070,18 @@ from .autograd.graph import AccumulateGrad, RemovableHandle  # noqa: E402
 from . import ops as _ops  # noqa: E402
 from .autograd.engine import run_backward  # noqa: E402
 from .autograd import views as _views  # noqa: E402
-from .inventory import MissingAttribute, MissingMethod, refuse_missing_methods  # noqa: E402
+from .inventory import MissingMethod, not_writable, refuse_missing_methods  # noqa: E402
 
 
-def refuse_writes(cls: type, owner: str) -> None:
-    """PyTorch's read-only tensor attributes refuse ``x.shape = ...`` and ``del x.grad_fn`` with one text:
-    every property of ``cls`` without a setter or a deleter gets one that raises it (``owner``: the C++
-    class PyTorch's text names)."""
+def refuse_writes(cls: type) -> None:
+    """PyTorch's read-only tensor attributes refuse ``x.shape = ...`` and ``del x.grad_fn`` with one text
+    (``not_writable``): every property of ``cls`` without a setter or a deleter gets one that raises it."""
     for name, value in list(vars(cls).items()):
         if isinstance(value, property) and (value.fset is None or value.fdel is None):
             def refuse(self, *value, name=name):
-                raise AttributeError(f"attribute '{name}' of '{owner}' objects is not writable")
+                raise not_writable(self, name)
             setattr(cls, name, property(value.fget, value.fset or refuse, value.fdel or refuse, value.__doc__))
 
 
-Tensor.name = MissingAttribute("torch.Tensor", "name", "torch._C.TensorBase")   # PyTorch's, for named tensors
-refuse_writes(Tensor, "torch._C.TensorBase")
+refuse_writes(Tensor)
 refuse_missing_methods(Tensor, "torch.Tensor")

@@ -36,6 +36,7 @@ import numpy as np
 
 from .. import grad_mode
 from . import anomaly_mode
+from ..inventory import not_writable
 from ..tensor import Tensor
 from .graph import Node, _sequence_numbers
 from .listeners import _APPLY_END, _APPLY_START, notify
@@ -310,7 +311,7 @@ class _SavedTensorAttribute:
         return self if node is None else node.saved_tensors[self.index]
 
     def __set__(self, node, value=None) -> None:
-        raise AttributeError(f"attribute '{self.name}' of '{type(node).__name__}' objects is not writable")
+        raise not_writable(node, self.name)
 
     __delete__ = __set__
 

@@ -22,6 +22,8 @@ import itertools
 import operator
 from typing import Any, Callable
 
+from ..inventory import not_writable
+
 # Nodes are numbered in creation order. The engine runs later nodes first, as PyTorch's does.
 _sequence_numbers = itertools.count()
 ACCUMULATE_GRAD_SEQUENCE_NR = 2**64 - 1   # PyTorch's UINT64_MAX: AccumulateGrad runs as soon as it is ready
@@ -61,8 +63,7 @@ def read_only(name: str, getter: Callable, doc: str) -> property:
     write every attribute of its instances the slow way, a few percent of a training step.)
     """
     def refuse(self, *value):
-        owner = self._class_in_errors or type(self).__name__
-        raise AttributeError(f"attribute '{name}' of '{owner}' objects is not writable")
+        raise not_writable(self, name)
     return property(getter, refuse, refuse, doc)
 
 
@@ -126,7 +127,7 @@ class AccumulateGrad(Node):
 
     def __delattr__(self, name: str) -> None:   # PyTorch's node: nothing can be deleted
         if name in ("variable", "next_functions", "metadata"):
-            raise AttributeError(f"attribute '{name}' of 'AccumulateGrad' objects is not writable")
+            raise not_writable(self, name)
         raise AttributeError(f"'AccumulateGrad' object has no attribute '{name}'")
 
     def name(self) -> str:

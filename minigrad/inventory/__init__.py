@@ -173,26 +173,36 @@ class MissingMethod:
 
 class MissingAttribute(MissingMethod):
     """A read-only PyTorch attribute (not a method) that minigrad lacks: reading it raises
-    ``Unsupported``, and setting or deleting it is refused as PyTorch refuses it (``owner``: the C++
-    class PyTorch's text names)."""
-
-    def __init__(self, namespace: str, name: str, owner: str) -> None:
-        super().__init__(namespace, name)
-        self.owner = owner
+    ``Unsupported``, and setting or deleting it is refused with PyTorch's text (``not_writable``)."""
 
     def __set__(self, obj, value) -> None:
-        raise AttributeError(f"attribute '{self.name}' of '{self.owner}' objects is not writable")
+        raise not_writable(obj, self.name)
 
     def __delete__(self, obj) -> None:
-        self.__set__(obj, None)
+        raise not_writable(obj, self.name)
+
+
+def not_writable(obj, name: str) -> AttributeError:
+    """PyTorch's error for setting or deleting a read-only attribute. The text names PyTorch's C++
+    class where PyTorch's does (``obj._class_in_errors``: ``torch._C.TensorBase`` for a tensor),
+    else ``obj``'s own class (``MulBackward0``)."""
+    owner = getattr(type(obj), "_class_in_errors", None) or type(obj).__name__
+    return AttributeError(f"attribute '{name}' of '{owner}' objects is not writable")
+
+
+# PyTorch tensor attributes that accept assignment; every other attribute ("value") minigrad lacks is
+# read-only in PyTorch, so its placeholder refuses assignment too (tests/fidelity checks both).
+_WRITABLE_ATTRIBUTES = frozenset({"real", "imag", "volatile", "grad_dtype"})
 
 
 def refuse_missing_methods(cls: type, namespace: str) -> None:
-    """Give ``cls`` a ``MissingMethod`` for each name of PyTorch's ``namespace`` it lacks.
+    """Give ``cls`` a ``MissingMethod`` for each name of PyTorch's ``namespace`` it lacks (a
+    ``MissingAttribute`` for a read-only attribute).
 
     Class attributes instead of a ``__getattr__``: a class with ``__getattr__`` makes CPython look
     up every attribute of its instances the slow way (about 5% of a small training step).
     """
-    for name in torch_names()["namespaces"].get(namespace, {}):
+    for name, kind in torch_names()["namespaces"].get(namespace, {}).items():
         if name not in _LOOKED_UP_ON_THE_TYPE and not hasattr(cls, name):
-            setattr(cls, name, MissingMethod(namespace, name))
+            read_only = kind == "value" and not name.startswith("__") and name not in _WRITABLE_ATTRIBUTES
+            setattr(cls, name, (MissingAttribute if read_only else MissingMethod)(namespace, name))

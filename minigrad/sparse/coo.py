@@ -680,6 +680,6 @@ _OPERATORS = {"__getitem__": "indexing (s[...])", "__rpow__": "x ** s", "__mod__
 
 _refuse_the_rest()
 SparseTensor.__hash__ = Tensor.__hash__
-refuse_writes(SparseTensor, "torch._C.TensorBase")   # its own read-only properties (T) refuse as Tensor's do
+refuse_writes(SparseTensor)   # its own read-only properties (T) refuse as Tensor's do
 
 __all__ = ["SparseTensor", "sparse_coo_tensor", "CSR_AND_FRIENDS"]

@@ -97,6 +97,7 @@ def test_a_grad_that_requires_grad_is_accumulated_in_place():
     ("_base", "AttributeError: attribute '_base' of 'torch._C.TensorBase' objects is not writable"),
     ("_version", "AttributeError: attribute '_version' of 'torch._C.TensorBase' objects is not writable"),
     ("name", "AttributeError: attribute 'name' of 'torch._C.TensorBase' objects is not writable"),
+    ("is_cpu", "AttributeError: attribute 'is_cpu' of 'torch._C.TensorBase' objects is not writable"),
     ("foo", "AttributeError: 'Tensor' object has no attribute 'foo'"),
 ])
 def test_deleting_attributes_of_a_tensor(name, expected):
