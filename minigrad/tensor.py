@@ -351,14 +351,13 @@ class Tensor:
 
     def _alias(self, grad_fn=None, output_nr: int = 0) -> "Tensor":
         """A new tensor object over the same data and version counter (a view of all of it)."""
-        t = object.__new__(type(self) if type(self) is Tensor else Tensor)
+        t = object.__new__(Tensor)   # (a Parameter's alias is a plain tensor, as in PyTorch)
         t._data = self._data
         t._version_counter = self._version_counter
         t._view_base = self._view_base if self._view_base is not None else self
         t._grad_fn_version = self._version_counter.value
-        if grad_fn is not None:
-            t.grad_fn = grad_fn
-            t._output_nr = output_nr
+        if grad_fn is not None:   # (a new tensor: no retained grad to move, as the grad_fn setter would)
+            t._node, t._output_nr = grad_fn, output_nr
         return t
 
     def _detached_copy(self) -> "Tensor":
@@ -607,13 +606,13 @@ class Tensor:
         other, plain = _argument(other, "add"), type(alpha) is int and alpha == 1   # (alpha=1.0 or True is checked)
         if plain or other.is_sparse:   # dense + alpha * sparse: the sparse one knows how
             return self + other if plain else other.__radd__(self, alpha)
-        return _ops.Add.apply(self, other, alpha)
+        return _ops.AddScaled.apply(self, other, alpha)
 
     def sub(self, other, *, alpha=1):
         other, plain = _argument(other, "sub"), type(alpha) is int and alpha == 1
         if plain or other.is_sparse:
             return self - other if plain else other.__rsub__(self, alpha)
-        return _ops.Sub.apply(self, other, alpha)
+        return _ops.SubScaled.apply(self, other, alpha)
 
     def mul(self, other): return self * _argument(other, "mul")
     def div(self, other, *, rounding_mode=None):
@@ -709,30 +708,30 @@ class Tensor:
         return _ops.inplace(_ops.DivRoundingInplace, self, _argument(other, "div_"), rounding_mode)
 
     def __iadd__(self, other):
-        try: return _ops.inplace(_ops.AddInplace, self, _operand(other))
+        try: return _ops.inplace(_ops.AddInplace, self, other)
         except NotAnOperand: return NotImplemented   # Python then tries +, and raises its TypeError
 
     def __isub__(self, other):
-        try: return _ops.inplace(_ops.SubInplace, self, _operand(other))
+        try: return _ops.inplace(_ops.SubInplace, self, other)
         except NotAnOperand: return NotImplemented
 
     def __imul__(self, other):
-        try: return _ops.inplace(_ops.MulInplace, self, _operand(other))
+        try: return _ops.inplace(_ops.MulInplace, self, other)
         except NotAnOperand: return NotImplemented
 
     def __itruediv__(self, other):
-        try: return _ops.inplace(_ops.DivInplace, self, _operand(other))
+        try: return _ops.inplace(_ops.DivInplace, self, other)
         except NotAnOperand: return NotImplemented
 
     def zero_(self) -> "Tensor":
         """Fill with zeros in place."""
-        return _ops.inplace(_ops.ZeroInplace, self, 0)
+        return _ops.inplace_fill(_ops.ZeroInplace, self, 0)
 
     def fill_(self, value) -> "Tensor":
-        return _ops.inplace(_ops.FillInplace, self, value)
+        return _ops.inplace_fill(_ops.FillInplace, self, value)
 
     def copy_(self, source: "Tensor") -> "Tensor":
-        return _ops.inplace(_ops.CopyInplace, self, source)
+        return _ops.inplace(_ops.CopyInplace, self, _argument(source, "copy_"))
 
     def index_add_(self, dim: int, index: "Tensor", source: "Tensor", *, alpha=1) -> "Tensor":
         return _ops.index_add_(self, dim, index, source, alpha)

@@ -12,6 +12,7 @@ torch.float64
 from __future__ import annotations
 
 import builtins
+import math
 
 import numpy as np
 
@@ -118,10 +119,7 @@ class Size(tuple):
 
     def numel(self) -> builtins.int:
         """The number of elements a tensor of this shape has."""
-        n = 1
-        for d in self:
-            n *= d
-        return n
+        return math.prod(self)
 
     def __getitem__(self, item):
         result = tuple.__getitem__(self, item)

@@ -10,15 +10,15 @@ receives (the vector-Jacobian product); what it saves for backward, and why; the
 cases, and the node's name where it is not the class name followed by ``Backward0``.
 """
 from ._util import Builtin, wrap_dim
-from .arithmetic import (Add, Div, DivRounding, DivScalar, FloorDivide, Mul, MulScalar, Neg, Pow, PowScalarBase,
-                         PowTensor, Reciprocal, Remainder, Rsub, RsubTensor, Sub, allclose, compare, div, floor_divide,
-                         isclose, isfinite, isinf, isnan, pow, remainder)
+from .arithmetic import (Add, AddScaled, Div, DivRounding, DivScalar, FloorDivide, Mul, MulScalar, Neg, Pow,
+                         PowScalarBase, PowTensor, Reciprocal, Remainder, Rsub, RsubTensor, Sub, SubScaled, allclose,
+                         compare, div, floor_divide, isclose, isfinite, isinf, isnan, pow, remainder)
 from .pointwise import (Abs, Clamp, ClampTensor, Cos, Exp, Log, Maximum, Minimum, Sigmoid, Sign, Signum, Sin, Sqrt,
                         Tanh, Where, clamp, maximum, minimum, where)
 from .activation import (Elu, Hardtanh, LeakyRelu, LogSoftmax, LogSoftmaxBackwardData, Relu, Softmax,
                          SoftmaxBackwardData, Softplus, SoftplusBackward, ThresholdBackward, hardtanh)
-from .reduction import (Amax, Amin, LinalgVectorNorm, Mean, MeanDim, Prod, ProdDim, Sum, SumDim, amax, amin, mean, norm,
-                        prod, sum, sum_to_size)
+from .reduction import (Amax, Amin, LinalgVectorNorm, Mean, MeanDim, MeanDtype, Prod, ProdDim, Sum, SumDim, amax, amin,
+                        mean, norm, prod, sum, sum_to_size)
 from .statistics import Std, StdMean, Var, VarMean, std, std_mean, var, var_mean
 from .sorting import (Cumsum, MaxAll, MaxDim, MedianAll, MedianDim, MinAll, MinDim, Sort, Topk, argmax, argmin, argsort,
                       cumsum, max, median, min, sort, topk)
@@ -41,6 +41,6 @@ from .inplace import (AbsInplace, AddInplace, ClampInplace, ClampTensorInplace, 
                       ExpInplace, FillInplace, FillTensorInplace, HardtanhInplace, LogInplace, MaskedFillInplace,
                       MaskedFillTensorInplace, MulInplace, NegInplace, NormalInplace, PowInplace, PowTensorInplace,
                       ReluInplace, ScatterAddInplace, SigmoidInplace, SignInplace, SinInplace, SqrtInplace, SubInplace,
-                      TanhInplace, UniformInplace, ZeroInplace, clamp_, inplace, masked_fill_, normal_, pow_, unary_,
-                      uniform_)
+                      TanhInplace, UniformInplace, ZeroInplace, clamp_, inplace, inplace_fill, masked_fill_, normal_,
+                      pow_, unary_, uniform_)
 from ..autograd.views import AsStrided, CopySlices

@@ -87,7 +87,7 @@ def qualify_node_name(function: type, name: str) -> None:
 def wrap(array) -> Tensor:
     """A new tensor over a numpy result (numpy returns scalars for 0-dim results: make them arrays)."""
     t = _new_tensor(Tensor)   # what Tensor._make does, without its call overhead
-    t._data = array if type(array) is np.ndarray else np.asarray(array)
+    t._data = np.asarray(array)   # (the array itself when it is one)
     t._version_counter = VersionCounter()
     return t
 

@@ -29,50 +29,87 @@ class Add(Builtin):
     """f(a, b) = a + b
 
     ∂L/∂a = grad,  ∂L/∂b = grad
-    Saves nothing: both derivatives are 1, whatever a and b are.
-    PyTorch's add(a, b, alpha=k) computes a + k * b, so there ∂L/∂b = k * grad.
+    Saves nothing: both derivatives are 1, whatever a and b are. (``add(a, b, alpha=k)``: AddScaled.)
     """
 
     @staticmethod
-    def forward(ctx, a, b, alpha=1):
+    def forward(ctx, a, b):
         x, y = binary_arrays(a, b)
-        ctx._alpha = alpha   # PyTorch's add(a, b, alpha=k): a + k * b
-        return wrap(x + y if type(alpha) is int and alpha == 1 else x + times_alpha(alpha, y))
+        return wrap(x + y)
 
     @staticmethod
     def backward(ctx, grad):
+        return grad, grad
+
+
+class AddScaled(Add):
+    """f(a, b, k) = a + k * b: PyTorch's ``add(a, b, alpha=k)``, one node (AddBackward0, as for a + b)
+
+    ∂L/∂a = grad,  ∂L/∂b = k * grad
+    Saves nothing: keeps k.
+    """
+
+    _node_name = "AddBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, alpha):
+        x, y = binary_arrays(a, b)
+        ctx._alpha = alpha
+        return wrap(x + times_alpha(alpha, y))
+
+    @staticmethod
+    def backward(ctx, grad):   # (k = 1.0 or True: grad itself, as PyTorch's maybe_multiply)
         return grad, (grad if ctx._alpha == 1 else grad * ctx._alpha), None   # None: alpha is a number
 
 
 def check_bool_subtraction(a: Tensor, b: Tensor) -> None:
     """PyTorch refuses ``-`` when a bool tensor takes part (``~`` or ``^`` is what was meant)."""
-    a_bool, b_bool = a._data.dtype.kind == "b", b._data.dtype.kind == "b"
-    if a_bool and b_bool:
+    if a._data.dtype.kind != "b" and b._data.dtype.kind != "b":
+        return
+    if a._data.dtype.kind == b._data.dtype.kind:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
                            "`logical_xor()` operator instead.")
-    if a_bool or b_bool:
-        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
-                           "to invert a mask, use the `~` or `logical_not()` operator instead.")
+    raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
+                       "to invert a mask, use the `~` or `logical_not()` operator instead.")
 
 
 class Sub(Builtin):
     """f(a, b) = a - b
 
     ∂L/∂a = grad,  ∂L/∂b = -grad
-    Saves nothing: the derivatives are the constants 1 and -1.
-    PyTorch's sub(a, b, alpha=k) computes a - k * b, so there ∂L/∂b = -k * grad.
+    Saves nothing: the derivatives are the constants 1 and -1. (``sub(a, b, alpha=k)``: SubScaled.)
     """
 
     @staticmethod
-    def forward(ctx, a, b, alpha=1):
+    def forward(ctx, a, b):
         check_bool_subtraction(a, b)
         x, y = binary_arrays(a, b)
-        ctx._alpha = alpha   # PyTorch's sub(a, b, alpha=k): a - k * b
-        return wrap(x - y if type(alpha) is int and alpha == 1 else x - times_alpha(alpha, y))
+        return wrap(x - y)
 
     @staticmethod
     def backward(ctx, grad):
-        if not ctx.needs_input_grad[1]:   # b in a - b needs no gradient: skip negating
+        return grad, (-grad if ctx.needs_input_grad[1] else None)   # (b needs no gradient: skip negating)
+
+
+class SubScaled(Sub):
+    """f(a, b, k) = a - k * b: PyTorch's ``sub(a, b, alpha=k)``, one node (SubBackward0, as for a - b)
+
+    ∂L/∂a = grad,  ∂L/∂b = -k * grad
+    Saves nothing: keeps k.
+    """
+
+    _node_name = "SubBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, alpha):
+        check_bool_subtraction(a, b)
+        x, y = binary_arrays(a, b)
+        ctx._alpha = alpha
+        return wrap(x - times_alpha(alpha, y))
+
+    @staticmethod
+    def backward(ctx, grad):
+        if not ctx.needs_input_grad[1]:   # b needs no gradient: skip negating
             return grad, None, None
         return grad, (-grad if ctx._alpha == 1 else grad * -ctx._alpha), None
 

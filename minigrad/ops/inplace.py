@@ -55,7 +55,7 @@ def _old_values(a: Tensor, b: Tensor) -> Tensor:
 
 def _write(numpy_function, a: Tensor, y) -> None:
     try:
-        numpy_function(a._data, y, out=writeable_memory(a._data), casting="same_kind")
+        numpy_function(a._data, y, out=writeable_memory(a._data))   # (numpy's default casting: "same_kind")
     except TypeError:   # numpy refuses e.g. writing floats into an integer tensor
         raise RuntimeError(f"result type {'Float' if np.asarray(y).dtype.kind == 'f' else 'Long'} can't be cast "
                            f"to the desired output type {a.dtype.legacy_name.replace('Tensor', '')}") from None
@@ -287,16 +287,28 @@ def inplace(function: type, a: Tensor, other, *extra) -> Tensor:
     """Run an in-place Function after PyTorch's checks (``a`` is not a leaf requiring grad...).
 
     When ``a`` is a view, the same Function runs: ``mark_dirty`` then rewrites the histories of ``a``
-    and of its base (``CopySlices``, see ``autograd/views.py``).
+    and of its base (``CopySlices``, see ``autograd/views.py``). ``fill_`` and ``zero_`` go through
+    ``inplace_fill``.
     """
-    if function is FillInplace or function is ZeroInplace:   # one value: an expanded tensor may take it
-        check_inplace(a, other, overlap_allowed=True)
-        return (FillTensorInplace if isinstance(other, Tensor) else function).apply(a, other)
-    check_inplace(a, other)
-    check_no_partial_overlap(a, other)
     other = _operand(other)
-    check_output_shape(a, other)
+    check_inplace(a, other)
+    if other._version_counter is a._version_counter:   # the same memory, perhaps (``x.add_(x.t())``)
+        check_no_partial_overlap(a, other)
+    if other._data.shape != a._data.shape:
+        check_output_shape(a, other)
     return function.apply(a, other, *extra)
+
+
+def inplace_fill(function: type, a: Tensor, value) -> Tensor:
+    """``a.fill_(value)`` and ``a.zero_()``: ``inplace``'s checks, except that an expanded tensor may
+    take one value (every element sharing a memory cell gets the same); a tensor value has 0 dims."""
+    check_inplace(a, value, overlap_allowed=True)
+    if not isinstance(value, Tensor):
+        return function.apply(a, value)
+    if value._data.ndim:
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value._data.ndim} "
+                           "dimensions.")
+    return FillTensorInplace.apply(a, value)
 
 
 def check_output_shape(a: Tensor, other: Tensor) -> None:

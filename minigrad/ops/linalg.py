@@ -294,7 +294,8 @@ def matmul(a: Tensor, b) -> Tensor:
         return b.__rmatmul__(a)
     d1, d2 = a._data.ndim, b._data.ndim
     if d1 == 2 and d2 == 2:   # the common case first
-        return mm(a, b)
+        _check_mm(a, b)
+        return Mm.apply(a, b)
     if d1 == 0 or d2 == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {d1}D and {d2}D")
     if d1 == 1 and d2 == 1:

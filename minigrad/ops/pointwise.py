@@ -304,6 +304,8 @@ class ClampTensor(Builtin):
     @staticmethod
     def forward(ctx, a, min, max):
         min, max = (None if b is _NO_BOUND else b for b in (min, max))
+        if min is None and max is None:   # (clamp() says so before it gets here)
+            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
         ctx.save_for_backward(a, min, max)
         x = a
         for bound, pick in ((min, np.maximum), (max, np.minimum)):

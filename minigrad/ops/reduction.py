@@ -71,23 +71,45 @@ class Mean(Builtin):
     """f(a) = sum(a) / N, for the N elements of a
 
     ∂L/∂a = grad / N, expanded to a's shape
-    Saves nothing: keeps a's shape.
+    Saves nothing: keeps a's shape. (``a.mean(dtype=...)``: MeanDtype.)
     """
 
     @staticmethod
-    def forward(ctx, a, dtype=None):
+    def forward(ctx, a):
         ctx._shape = a.shape
-        x = a._data if dtype is None else a._data.astype(dtype.numpy)
-        if x.size and (x.dtype == np.float32 or x.dtype == np.float64):
-            total = np.add.reduce(x, axis=None)   # what x.mean() computes, minus its Python layer
-            return wrap(total.dtype.type(total / np.intp(x.size)))
-        if not x.size:   # the mean of nothing is nan, without numpy's "Mean of empty slice" warning
-            return wrap(np.full((), np.nan, x.dtype))
-        return wrap(x.mean())
+        return _mean_of(a._data)
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.expand(ctx._shape) / (ctx._shape.numel() or 1), None
+        return grad.expand(ctx._shape) / (ctx._shape.numel() or 1)
+
+
+class MeanDtype(Mean):
+    """f(a) = sum(a) / N, computed in the given dtype (``a.mean(dtype=torch.float64)``)
+
+    ∂L/∂a = grad / N, expanded to a's shape (Mean's backward; the engine casts it to a's dtype)
+    Saves nothing: keeps a's shape. Node: MeanBackward0, as for Mean.
+    """
+
+    _node_name = "MeanBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dtype):
+        ctx._shape = a.shape
+        return _mean_of(a._data.astype(dtype.numpy))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Mean.backward(ctx, grad), None   # None: dtype is not a tensor
+
+
+def _mean_of(x: np.ndarray) -> Tensor:
+    if x.size and (x.dtype == np.float32 or x.dtype == np.float64):
+        total = np.add.reduce(x, axis=None)   # what x.mean() computes, minus its Python layer
+        return wrap(total.dtype.type(total / np.intp(x.size)))
+    if not x.size:   # the mean of nothing is nan, without numpy's "Mean of empty slice" warning
+        return wrap(np.full((), np.nan, x.dtype))
+    return wrap(x.mean())
 
 
 class MeanDim(Builtin):
@@ -127,7 +149,7 @@ def mean(a: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
         raise RuntimeError(f"mean(): could not infer output dtype. {kind} dtype must be either a floating point or "
                            f"complex dtype. Got: {checked.legacy_name.replace('Tensor', '')}")
     if dim is None and keepdim is False:
-        return Mean.apply(a, dtype) if dtype is not None else Mean.apply(a)
+        return MeanDtype.apply(a, dtype) if dtype is not None else Mean.apply(a)
     check_keepdim("mean", keepdim)
     return MeanDim.apply(a, reduced_dims(dim, a.ndim), keepdim, dtype)
 

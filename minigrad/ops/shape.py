@@ -52,15 +52,15 @@ _VIEW_SIGNATURES = ("view() received an invalid combination of arguments - got (
 
 def _shape_arg(shape: tuple, function: str = "view", argument: str = "size") -> tuple:
     """``x.view(2, 3)`` or ``x.view((2, 3))`` as a tuple of ints, or PyTorch's TypeError (``size_list``)."""
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+    nested = len(shape) == 1 and isinstance(shape[0], (tuple, list))   # x.view((2, 3)), x.expand(y.shape)
+    if nested:
         shape = tuple(shape[0])
-        if all(type(s) is int for s in shape):
-            return shape
-        return size_list(function, argument, (shape,))
     for s in shape:
         if type(s) is not int:
+            if nested:
+                return size_list(function, argument, (shape,))
             return size_list(function, argument, shape, _VIEW_SIGNATURES if function == "view" else None)
-    return shape   # already a tuple of Python ints (the common case)
+    return shape   # a tuple of Python ints (the common case)
 
 
 def _infer_shape(shape: tuple, numel: int) -> tuple:

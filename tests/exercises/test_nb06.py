@@ -686,7 +686,7 @@ CASES = TURN_1 + TURN_2 + TURN_3 + TURN_4 + IGNORING_GRAD_OUTPUT + [
     (nb06.your_turn_4, two_scales_function(none_to(lambda p: p * 0, lambda d, t: d * 2 + t * 3)),
      "backward turned the None it received into zeros"),
     (nb06.your_turn_4, two_scales_function(none_to(torch.zeros_like, lambda d, t: torch.add(d * 2, t, alpha=3))),
-     "backward turned the None it received into zeros"),
+     "only the first output used: backward turned the None it received into zeros and computed that output's term"),
     (nb06.your_turn_4, two_scales_function(none_to(torch.zeros_like, lambda d, t: d * 2 + t + t + t)),
      "backward turned the None it received into zeros"),
     (nb06.your_turn_4, two_scales_function(numpy_terms), "backward turned the None it received into zeros"),

@@ -191,6 +191,10 @@ attempt("set a tensor's _grad_fn to a node", lambda: setattr(x * 2, "_grad_fn", 
 attempt("delete a tensor's _grad_fn", lambda: delattr(x * 2, "_grad_fn"))
 attempt("delete a tensor's _backward_hooks", lambda: delattr(x * 2, "_backward_hooks"))
 attempt("detach a view by _grad_fn = None", lambda: setattr((x * 2)[1:], "_grad_fn", None))
+attempt("copy_ a string", lambda: torch.ones(2).copy_("s"))
+attempt("fill_ with a vector", lambda: torch.ones(2).fill_(torch.ones(2)))
+attempt("fill_ a leaf with a vector", lambda: x.fill_(torch.ones(2)))
+attempt("add_ a string", lambda: torch.ones(2).add_("s"))
 
 
 def grad_fn_set_to_none():
