@@ -1,6 +1,7 @@
 """What several test files share: exact error texts, values with nan and signed zeros, gradient checks
 against central differences, and hypothesis settings. (``conftest.py`` puts this folder on the path.)
 """
+import contextlib
 from pathlib import Path
 
 import numpy as np
@@ -9,7 +10,7 @@ from hypothesis import settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import minigrad as torch
-from minigrad.autograd import gradcheck
+from minigrad.autograd import gradcheck, listeners
 
 
 ROOT = Path(__file__).resolve().parents[1]   # the repository
@@ -199,3 +200,34 @@ class WrongShape(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad):
         return torch.ones(7)
+
+
+@contextlib.contextmanager
+def builtins_return_no_unmarked_input():
+    """Check a promise ``Function.apply`` relies on while the block runs: a builtin's forward returns
+    new tensors or views, never an input it did not mark dirty. ``apply`` passes a builtin's outputs
+    on without looking for its inputs among them (its no-grad shortcut, and ``_wrap_outputs`` for a
+    single output), so such an input would come back as itself, where PyTorch (and a custom Function
+    in minigrad) gives a new tensor. An input that a builtin returns must have changed version during
+    the call.
+
+    It listens to ``Function.apply`` (``autograd.listeners``). A registered listener turns ``apply``'s
+    no-grad shortcut off, so inside the block every operation takes the common path, which passes
+    the same outputs on; the tests that run without it exercise the shortcut (tests/conftest.py).
+    """
+    versions_before: dict = {}   # id(args) -> [(input, its version)], while the call runs
+
+    def started(function, args):
+        versions_before[id(args)] = [(arg, arg._version) for arg in args if isinstance(arg, torch.Tensor)]
+
+    def ended(function, ctx, args, outputs):
+        versions = versions_before.pop(id(args), ())
+        if not function._is_builtin:
+            return
+        for out in outputs if isinstance(outputs, tuple) else (outputs,):
+            for arg, version in versions:
+                assert out is not arg or arg._version != version, (
+                    f"{function.__name__}.forward returned its input without ctx.mark_dirty: return a new tensor")
+
+    with listeners.on_apply_start(started), listeners.on_apply_end(ended):
+        yield

@@ -458,10 +458,15 @@ class Function(metaclass=FunctionMeta):
 
         One shortcut comes first: a builtin in no-grad mode, with no listener registered (the
         operations of a backward formula, an optimizer's ``p -= lr * p.grad``), can record nothing,
-        so ``_forward_only`` makes its ctx and runs its forward, and that is all.
+        so apply only makes its ctx, tells it that no input needs a gradient and runs forward. A
+        builtin's forward returns new tensors or views, never an input it did not mark dirty
+        (tests/ops and tests/opinfo check that promise): there is nothing to wrap.
         """
-        if cls._is_builtin and not (_grad_state.enabled or kwargs or _APPLY_START or _APPLY_END):
-            return _forward_only(cls, args)   # nothing to record: ctx and forward only
+        if not (_grad_state.enabled or kwargs or _APPLY_START or _APPLY_END) and cls._is_builtin:
+            ctx = cls._backward_cls()                     # nothing can be recorded: ctx and forward only
+            ctx.needs_input_grad = (False,) * len(args)   # (forward then saves nothing)
+            result = cls.forward(ctx, *args)
+            return result if ctx.dirty_tensors is None else _unrecorded_in_place(ctx, args, result)
         if cls._uses_setup_context:
             args = _bind_arguments(cls, args, kwargs)        # setup_context sees every argument
         elif kwargs:
@@ -475,12 +480,11 @@ class Function(metaclass=FunctionMeta):
             if cls._uses_setup_context:
                 outputs = _forward_then_setup_context(cls, ctx, args)
             else:
-                outputs = cls.forward(ctx, *args)
+                outputs = cls.forward(ctx, *args)     # the combined style: forward gets ctx
         finally:
             _grad_state.enabled = grad_enabled
-        # Unrecorded, a builtin's own new tensor (or view), nothing marked dirty, has nothing to wrap.
-        if is_recorded or not (ctx._is_builtin and type(outputs) is Tensor and ctx.dirty_tensors is None
-                               and outputs is not args[0]):
+        # Unrecorded, a builtin's own new tensors (or views), nothing marked dirty, have nothing to wrap.
+        if is_recorded or not ctx._is_builtin or ctx.dirty_tensors is not None:
             outputs = _wrap_outputs(ctx, args, outputs, is_recorded)   # grad_fn = ctx, saved tensors checked
         if _APPLY_END:
             notify(_APPLY_END, cls, ctx, args, outputs)
@@ -589,22 +593,13 @@ def _record_node(node: BackwardCFunction, edges: tuple, positions: tuple, input_
         anomaly_mode.record_forward(node)
 
 
-def _forward_only(cls, args: tuple) -> Any:
-    """A builtin's apply in no-grad mode, with no listener: no node is recorded, so apply only makes
-    ctx, tells forward that no input needs a gradient (so it saves nothing), and runs it. Grad mode
-    is off already. A new tensor (or view) comes back as it is; an input changed in place and
-    returned alone only gets its new version; anything else (several outputs, an input returned)
-    goes through ``_wrap_outputs``."""
-    ctx = cls._backward_cls()
-    ctx.needs_input_grad = (False,) * len(args)
-    outputs = cls.forward(ctx, *args)
-    if type(outputs) is Tensor:
-        dirty = ctx.dirty_tensors
-        if dirty is None and outputs is not args[0]:
-            return outputs   # a new tensor, or a view: nothing to wrap
-        if dirty is not None and len(dirty) == 1 and dirty[0] is outputs is args[0]:
-            outputs._version_counter.value += 1   # its first input changed in place (``p -= lr * p.grad``)
-            return outputs
+def _unrecorded_in_place(ctx: BackwardCFunction, args: tuple, outputs: Any) -> Any:
+    """apply's shortcut, when forward marked something dirty: an input changed in place and returned
+    alone (``p -= lr * p.grad``) only gets its new version; other marks go through ``_wrap_outputs``."""
+    dirty = ctx.dirty_tensors
+    if len(dirty) == 1 and dirty[0] is outputs:
+        outputs._version_counter.value += 1
+        return outputs
     return _wrap_outputs(ctx, args, outputs, False)
 
 
@@ -621,13 +616,14 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, is_recorded
     """Connect forward's outputs to ctx (``grad_fn = ctx``) and turn ``ctx.to_save`` into checked records.
 
     Each tensor output follows the rules of ``_wrap_output``: an input returned unchanged comes back
-    as a new tensor, an input marked dirty gets a new version (and, when recorded, a new history), an
-    output marked non-differentiable or of an integer dtype gets no ``grad_fn``. One common case
-    goes quicker: one tensor with nothing marked.
+    as a new tensor (a custom Function's: a builtin returns none), an input marked dirty gets a new
+    version (and, when recorded, a new history), an output marked non-differentiable or of an integer
+    dtype gets no ``grad_fn``. One common case goes quicker: one tensor with nothing marked.
     """
     if type(outputs) is Tensor and ctx.non_differentiable is None and ctx.dirty_tensors is None:   # the common case
         if is_recorded:
-            if outputs._view_base is not None or id(outputs) in map(id, args):   # a view, or an input returned
+            if outputs._view_base is not None or (not ctx._is_builtin and id(outputs) in map(id, args)):
+                # a view, or an input returned (a builtin never returns one: see apply)
                 outputs = _wrap_output(ctx, args, outputs, 0, True)
             elif outputs._data.dtype.kind in "fc":   # a new tensor: it only needs its grad_fn
                 outputs._node, outputs._output_nr, outputs._requires_grad = ctx, 0, False
@@ -807,8 +803,8 @@ class _DelayedError(Function):
 
     @staticmethod
     def forward(ctx, message, *tensors):
-        ctx.message = message
-        return tuple(None if t is _NO_GRADIENT else t for t in tensors)
+        ctx.message = message   # each gradient again, as a new tensor object (a builtin returns no input)
+        return tuple(None if t is _NO_GRADIENT else t._alias() for t in tensors)
 
     @staticmethod
     def backward(ctx, *grads):

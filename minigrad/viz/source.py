@@ -7,7 +7,7 @@ stands for the lines left out, and the last line says where the whole source is.
 
 >>> from minigrad import viz
 >>> from minigrad.autograd.function import Function
->>> viz.show_source(Function.apply, "def apply", "ctx = cls._backward_cls()")  # doctest: +ELLIPSIS
+>>> viz.show_source(Function.apply, "def apply", "ctx IS the backward node")  # doctest: +ELLIPSIS
 def apply(cls, *args: Any, **kwargs: Any) -> Any:
     ...
     ctx = cls._backward_cls()                     # ctx IS the backward node: a <Name>Backward

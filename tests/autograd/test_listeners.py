@@ -125,7 +125,7 @@ def test_apply_end_under_no_grad_gives_a_ctx_that_is_no_node():
 
 @pytest.mark.parametrize("register", ["start", "end"])
 def test_builtin_operations_under_no_grad_are_heard_by_either_listener_alone(register):
-    """Under no_grad a builtin takes apply's shortcut (_forward_only) only when nobody listens: a
+    """Under no_grad a builtin takes apply's shortcut (ctx and forward only) only when nobody listens: a
     listener of either event alone still hears it (the exercises' work counters listen to the end)."""
     heard = []
     listen = (listeners.on_apply_start(lambda f, args: heard.append(f.__name__)) if register == "start" else

@@ -38,6 +38,7 @@ class Peek(torch.autograd.Function):
         return grad, None, None
 
 
+@pytest.mark.apply_shortcut
 def test_apply_under_no_grad_sees_needs_input_grad_and_records_nothing():
     a, b = torch.ones(2, requires_grad=True), torch.ones(2)
     Peek.seen.clear()
@@ -49,6 +50,7 @@ def test_apply_under_no_grad_sees_needs_input_grad_and_records_nothing():
     assert a._version == 0
 
 
+@pytest.mark.apply_shortcut
 def test_in_place_update_under_no_grad_bumps_the_version_once():
     p = torch.ones(2, requires_grad=True)
     with torch.no_grad():
