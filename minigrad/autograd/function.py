@@ -456,11 +456,11 @@ class Function(metaclass=FunctionMeta):
         (``next_functions``); (4) run forward with grad mode off (then ``setup_context``), and wrap
         the outputs (``grad_fn = ctx``).
 
-        One shortcut comes first: a builtin in no-grad mode, with no listener registered (the
-        operations of a backward formula, an optimizer's ``p -= lr * p.grad``), can record nothing,
-        so apply only makes its ctx, tells it that no input needs a gradient and runs forward. A
-        builtin's forward returns new tensors or views, never an input it did not mark dirty
-        (tests/ops and tests/opinfo check that promise): there is nothing to wrap.
+        One shortcut comes first: a builtin in no-grad mode, called without keyword arguments, with no
+        listener registered (the operations of a backward formula, an optimizer's ``p -= lr * p.grad``),
+        can record nothing, so apply only makes its ctx, tells it that no input needs a gradient and
+        runs forward. A builtin's forward returns new tensors or views, never an input it did not mark
+        dirty (tests/ops and tests/opinfo check that promise): there is nothing to wrap.
         """
         if not (_grad_state.enabled or kwargs or _APPLY_START or _APPLY_END) and cls._is_builtin:
             ctx = cls._backward_cls()                     # nothing can be recorded: ctx and forward only
