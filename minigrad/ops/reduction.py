@@ -76,8 +76,7 @@ class Mean(Builtin):
 
     @staticmethod
     def forward(ctx, a):
-        ctx._shape = a.shape
-        return _mean_of(a._data)
+        return _mean(ctx, a, a._data)
 
     @staticmethod
     def backward(ctx, grad):
@@ -95,15 +94,17 @@ class MeanDtype(Mean):
 
     @staticmethod
     def forward(ctx, a, dtype):
-        ctx._shape = a.shape
-        return _mean_of(a._data.astype(dtype.numpy))
+        return _mean(ctx, a, a._data.astype(dtype.numpy))
 
     @staticmethod
     def backward(ctx, grad):
         return Mean.backward(ctx, grad), None   # None: dtype is not a tensor
 
 
-def _mean_of(x: np.ndarray) -> Tensor:
+def _mean(ctx, a: Tensor, x: np.ndarray) -> Tensor:
+    """Mean's and MeanDtype's forward: the mean of ``x`` (``a``'s values, in the dtype asked for);
+    ctx keeps ``a``'s shape for backward."""
+    ctx._shape = a.shape
     if x.size and (x.dtype == np.float32 or x.dtype == np.float64):
         total = np.add.reduce(x, axis=None)   # what x.mean() computes, minus its Python layer
         return wrap(total.dtype.type(total / np.intp(x.size)))
