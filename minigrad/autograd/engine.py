@@ -170,9 +170,9 @@ def _on_fresh_thread(function: Callable, *args):
 # ---------------------------------------------------------------------------- where backward starts
 def _root_gradients(tensors: Sequence, grad_tensors: Sequence) -> tuple:
     """``(edges, gradients)``: where backward starts, one edge per tensor (``(grad_fn, output_nr)``
-    or its AccumulateGrad), and the gradient sent along it: the one given, or ones for a scalar
-    (PyTorch's ``_make_grads``). Checked in PyTorch's order: each gradient against its tensor, then
-    their numbers, then each tensor."""
+    or its AccumulateGrad), and the gradient sent along it: the one given (cast to the tensor's dtype),
+    or ones for a scalar (PyTorch's ``_make_grads``). Checked in PyTorch's order: each gradient against
+    its tensor, then their numbers, then each tensor."""
     edges, grads = [], []
     for i, (t, g) in enumerate(zip(tensors, grad_tensors)):   # extra gradients are ignored, as in PyTorch
         if not isinstance(t, Tensor):
@@ -182,6 +182,8 @@ def _root_gradients(tensors: Sequence, grad_tensors: Sequence) -> tuple:
             if g.shape != t.shape:
                 raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
                                    f"output[{i}] has a shape of {t.shape}.")
+            if g._data.dtype != t._data.dtype:   # cast to the output's dtype (PyTorch's validate_outputs at the root)
+                g = g.to(t.dtype)
         elif g is not None:
             raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
         elif edge[0] is not None or t.requires_grad:   # (a view made under no_grad may require grad)
