@@ -1032,6 +1032,11 @@ def _truth(x: np.ndarray, truth) -> Tensor:
     return Tensor._make(np.asarray(truth, dtype=np.uint8 if x.dtype == np.uint8 else np.bool_))
 
 
+# A tensor's numpy (shape, dtype), read in C: what autograd remembers of each input and output of a
+# node, to check the gradients backward returns and to make the zeros of a missing one.
+shape_and_dtype = operator.attrgetter("_data.shape", "_data.dtype")
+
+
 class NotAnOperand(TypeError):
     """``_operand``'s error for a value that is neither a tensor nor a number (operators return
     NotImplemented on it, so that Python tries the other operand, then raises its own TypeError)."""

@@ -74,7 +74,7 @@ import numpy as np
 
 from .. import grad_mode
 from . import anomaly_mode
-from ..tensor import Tensor, _warn_once
+from ..tensor import Tensor, _warn_once, shape_and_dtype
 from ..types import broadcast_shapes, from_numpy_dtype
 from .function import BackwardCFunction
 from .graph import AccumulateGrad, Node, _sum_out_of_place
@@ -216,7 +216,9 @@ class GraphTask:
         self.roots = roots                    # (edges, gradients)
         self.dependencies: dict = _discover(roots[0])   # node -> edges into it that have not delivered yet
         self.exec_info = None if inputs is None else ExecInfo(inputs, accumulate, roots[0], self.dependencies)
-        self.buffers: dict = {}               # node -> its grad_outputs, summed as they arrive
+        self.buffers = buffers = {}           # node -> its grad_outputs, summed as they arrive:
+        for node in self.dependencies:        # one slot per output of its forward
+            buffers[node] = [None] * len(node._output_info)
         # The ready nodes, as a heap of (-sequence_nr, tie, node): the latest node comes out first.
         # AccumulateGrad nodes share one sequence number; the tie counter then keeps them first in,
         # first out, and stops heapq from ever comparing two nodes (a TypeError).
@@ -237,10 +239,8 @@ class GraphTask:
         for (node, input_nr), grad in zip(edges, grads):
             if node is None:
                 continue                             # this input needs no gradient
-            buffer = buffers.get(node)
-            if buffer is None:                       # the first gradient sent to node
-                buffer = buffers[node] = [None] * len(node._output_info)
             if grad is not None:
+                buffer = buffers[node]
                 buffer[input_nr] = grad if buffer[input_nr] is None else _sum_out_of_place(buffer[input_nr], grad)
             left = dependencies[node] = dependencies[node] - 1
             if not left:                             # every edge into node has delivered
@@ -497,9 +497,9 @@ def _validate(node: BackwardCFunction, grads) -> tuple:
     """Check what backward returned, PyTorch's way, and return one gradient per edge.
 
     Backward returns one gradient per *argument* of forward; ``node.next_functions`` has one edge per
-    *tensor* argument (``node._input_positions`` says which). Extra Nones at the end are allowed.
-    Most often every argument is a tensor and each gradient already fits its input (its shape and
-    dtype, or None): then ``grads`` goes on as it is.
+    *tensor* argument (``node._input_info`` is None for the others). Extra Nones at the end are
+    allowed. Most often every argument is a tensor and each gradient already fits its input (its
+    shape and dtype, or None): then ``grads`` goes on as it is.
     """
     if not isinstance(grads, tuple):
         grads = (grads,)
@@ -510,30 +510,33 @@ def _validate(node: BackwardCFunction, grads) -> tuple:
         if len(grads) != len(needs):
             raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                                f"(expected {len(needs)}, got {len(grads)})")
-    if len(grads) == len(node._input_info):   # every argument a tensor
-        for grad, info, need in zip(grads, node._input_info, needs):
-            if grad is not None and (type(grad) is not Tensor or not need
-                                     or (grad._data.shape, grad._data.dtype) != info):
+    input_info = node._input_info
+    if None not in input_info:   # every argument a tensor
+        for grad, info, need in zip(grads, input_info, needs):
+            if grad is not None and (type(grad) is not Tensor or not need or shape_and_dtype(grad) != info):
                 break   # this one must be checked, and conformed below
         else:
             return grads
-    positions = node._input_positions
     for i, grad in enumerate(grads):   # first the types, for every argument (PyTorch's order)
-        if i not in positions and grad is not None:
+        if input_info[i] is None and grad is not None:
             raise RuntimeError(f"function {node.name()} returned a gradient different than None at "
                                f"position {i + 1}, but the corresponding forward input was not a Variable")
         if grad is not None and not isinstance(grad, Tensor):
             raise RuntimeError(f"expected Variable or None (got {type(grad).__name__})")
-    return tuple([_conform(node, edge_nr, grads[i]) for edge_nr, i in enumerate(positions)])
+    conformed = []
+    for grad, info in zip(grads, input_info):
+        if info is not None:   # a tensor argument: its edge is the next one
+            conformed.append(_conform(node, len(conformed), grad, info))
+    return tuple(conformed)
 
 
-def _conform(node: BackwardCFunction, edge_nr: int, grad: Tensor | None) -> Tensor | None:
-    """The gradient sent along edge number ``edge_nr``: summed down to the input's shape if it was
-    broadcast, cast to the input's dtype. None along an edge to nowhere (an input that needs no
-    gradient), unchecked (PyTorch's validate_outputs)."""
+def _conform(node: BackwardCFunction, edge_nr: int, grad: Tensor | None, info: tuple) -> Tensor | None:
+    """The gradient sent along edge number ``edge_nr``: summed down to its input's shape (``info``:
+    numpy shape and dtype) if it was broadcast, cast to the input's dtype. None along an edge to
+    nowhere (an input that needs no gradient), unchecked (PyTorch's validate_outputs)."""
     if grad is None or node.next_functions[edge_nr][0] is None:
         return None
-    shape, dtype = node._input_info[edge_nr]
+    shape, dtype = info
     if grad._data.shape != shape:
         if not _broadcasts_to(shape, grad._data.shape):
             raise RuntimeError(

@@ -37,9 +37,9 @@ import numpy as np
 from .. import grad_mode
 from . import anomaly_mode
 from ..inventory import not_writable
-from ..tensor import Tensor
+from ..tensor import Tensor, shape_and_dtype
 from .graph import Node, _sequence_numbers
-from .listeners import _APPLY_END, _APPLY_START, notify
+from .listeners import _APPLY_ANY, _APPLY_END, _APPLY_START, notify
 from .saved import BACKWARD_TWICE, SavedTensor
 
 # Grad mode, the flag torch.no_grad() turns off: apply reads it on every call, and around forward
@@ -216,10 +216,9 @@ class BackwardCFunction(Node, FunctionCtx):
     materialize_grads: bool = True
     needs_input_grad: tuple = ()        # set by apply for each call (see the class docstring)
     requires_grad = True                # PyTorch's ctx.requires_grad: True on every ctx (PyTorch 2.13)
-    # Filled in by apply when the node is recorded (``_record_node``, ``_wrap_outputs``).
+    # Filled in by apply when the node is recorded (``_connect_to_inputs``, ``_wrap_outputs``).
     _sequence_nr: int = 0
-    _input_positions: tuple = ()        # for each next_functions entry: its argument position
-    _input_info: list = []              # numpy (shape, dtype) of each tensor input
+    _input_info: list = []              # for each argument: numpy (shape, dtype) if a tensor, else None
     _output_info: tuple = ()            # numpy (shape, dtype) of each output, None for non-tensors
     _saved: tuple | None = ()           # SavedTensor records; None once freed
     _freed_slots: tuple | None = None   # once freed: which saved slots held a tensor (for minigrad.viz's pictures)
@@ -288,6 +287,11 @@ class BackwardCFunction(Node, FunctionCtx):
         if self._saved is None:
             return None
         return tuple(None if s is None else s.tensor for s in self._saved)
+
+    @property
+    def _input_positions(self) -> tuple:
+        """For each edge in ``next_functions``, the position of its argument among forward's arguments."""
+        return tuple([i for i, info in enumerate(self._input_info) if info is not None])
 
     @property
     def _saved_names(self) -> tuple:
@@ -462,7 +466,7 @@ class Function(metaclass=FunctionMeta):
         runs forward. A builtin's forward returns new tensors or views, never an input it did not mark
         dirty (tests/ops and tests/opinfo check that promise): there is nothing to wrap.
         """
-        if not (_grad_state.enabled or kwargs or _APPLY_START or _APPLY_END) and cls._is_builtin:
+        if not (_grad_state.enabled or kwargs or _APPLY_ANY) and cls._is_builtin:
             ctx = cls._backward_cls()                     # nothing can be recorded: ctx and forward only
             ctx.needs_input_grad = (False,) * len(args)   # (forward then saves nothing)
             result = cls.forward(ctx, *args)
@@ -557,10 +561,11 @@ def _connect_to_inputs(ctx: BackwardCFunction, args: tuple) -> bool:
         ctx.needs_input_grad = ((False,) * len(args) if ctx._is_builtin
                                 else tuple([_tensor_requires_grad(arg) for arg in args]))
         return False
-    needs_input_grad, positions, edges, input_info = [], [], [], []
-    for i, arg in enumerate(args):
+    needs_input_grad, edges, input_info = [], [], []
+    for arg in args:
         if not isinstance(arg, Tensor):
             needs_input_grad.append(False)   # a number, a shape...: no gradient, no edge
+            input_info.append(None)
             continue
         # A view's grad_fn is a property: a new node if its base changed in place (see views.py).
         grad_fn = arg._node if arg._view_base is None else arg.grad_fn
@@ -573,24 +578,16 @@ def _connect_to_inputs(ctx: BackwardCFunction, args: tuple) -> bool:
         else:
             edges.append((None, 0))                      # no gradient goes anywhere from here...
             needs_input_grad.append(_tensor_requires_grad(arg))   # ...though a view made under no_grad may require grad
-        positions.append(i)
-        input_info.append((arg._data.shape, arg._data.dtype))
+        input_info.append(shape_and_dtype(arg))
     ctx.needs_input_grad = tuple(needs_input_grad)
     if True not in needs_input_grad:
         return False   # no argument requires grad: the outputs will not either
-    _record_node(ctx, tuple(edges), tuple(positions), input_info)
-    return True
-
-
-def _record_node(node: BackwardCFunction, edges: tuple, positions: tuple, input_info: list) -> None:
-    """Make ``node`` part of the backward graph: its edges (``next_functions``), the argument position
-    and numpy (shape, dtype) of each tensor argument, its sequence number and, in anomaly mode, the
-    stack of the forward call that made it. ``views.py`` makes its nodes with it too."""
-    node._sequence_nr = next(_sequence_numbers)
-    node._next_functions = edges   # what node.next_functions shows (read-only there, as in PyTorch)
-    node._input_positions, node._input_info = positions, input_info
+    ctx._sequence_nr = next(_sequence_numbers)   # recorded: a place in the graph, and in the ready order
+    ctx._next_functions = tuple(edges)   # what ctx.next_functions shows (read-only there, as in PyTorch)
+    ctx._input_info = input_info
     if anomaly_mode.state.enabled:
-        anomaly_mode.record_forward(node)
+        anomaly_mode.record_forward(ctx)   # the stack of this forward call, for errors in backward
+    return True
 
 
 def _unrecorded_in_place(ctx: BackwardCFunction, args: tuple, outputs: Any) -> Any:
@@ -627,7 +624,7 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, is_recorded
                 outputs = _wrap_output(ctx, args, outputs, 0, True)
             elif outputs._data.dtype.kind in "fc":   # a new tensor: it only needs its grad_fn
                 outputs._node, outputs._output_nr, outputs._requires_grad = ctx, 0, False
-            ctx._output_info = ((outputs._data.shape, outputs._data.dtype),)
+            ctx._output_info = (shape_and_dtype(outputs),)
             if ctx.to_save is not None:
                 _save_tensors(ctx)
         else:   # a custom Function's output, or an input returned (apply passes a builtin's own by)
@@ -641,7 +638,7 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, is_recorded
                for output_nr, out in enumerate(raw)]
     if is_recorded:
         _remember_marks(ctx, raw, dirty, non_differentiable)
-        ctx._output_info = tuple((o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None for o in wrapped)
+        ctx._output_info = tuple(shape_and_dtype(o) if isinstance(o, Tensor) else None for o in wrapped)
         if ctx.to_save is not None:
             _save_tensors(ctx)
     ctx.dirty_tensors = ctx.non_differentiable = None   # PyTorch empties them once the outputs are wrapped
@@ -734,21 +731,16 @@ def _save_tensors(ctx: BackwardCFunction) -> None:
     """
     records = []
     for index, tensor in enumerate(ctx.to_save):
-        if isinstance(tensor, Tensor):
-            records.append(SavedTensor(tensor, _is_own_output(ctx, tensor)))
+        if isinstance(tensor, Tensor):   # is it an output? (read _node: the grad_fn property may make a new node)
+            is_output = tensor._node is ctx or (tensor._view_base is not None and ctx.dirty_tensors is not None
+                                                and _is_one_of(tensor, ctx.dirty_tensors))
+            records.append(SavedTensor(tensor, is_output))
         elif tensor is None:
             records.append(None)
         else:
             raise TypeError(f"save_for_backward can only save variables, but argument {index} is of type "
                             f"{type(tensor).__name__}")
     ctx._saved, ctx.to_save = tuple(records), None
-
-
-def _is_own_output(ctx: BackwardCFunction, tensor: Tensor) -> bool:
-    """Whether ``tensor`` is an output of ctx. (Its ``_node`` attribute: the ``grad_fn`` property may
-    make a view a new node.)"""
-    return tensor._node is ctx or (tensor._view_base is not None and ctx.dirty_tensors is not None
-                                   and _is_one_of(tensor, ctx.dirty_tensors))
 
 
 # ---------------------------------------------------------------------------- more Functions

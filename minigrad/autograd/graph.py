@@ -36,18 +36,23 @@ class RemovableHandle:
     function twice gives two handles that each remove their own entry. Removing a hook while
     backward runs takes effect from the next backward: the engine walks a snapshot of the hooks.
     As in PyTorch, a handle is also a context manager: ``with t.register_hook(fn):`` removes the
-    hook at the end of the block.
+    hook at the end of the block. ``extra_dict`` (PyTorch's name) is a second dict the registration
+    is entered in and removed from.
     """
 
-    __slots__ = ("_hooks", "_id")
+    __slots__ = ("_hooks", "_id", "_extra_dict")
     _next_id = itertools.count()
 
-    def __init__(self, hooks: dict, hook: Callable) -> None:
-        self._hooks, self._id = hooks, next(RemovableHandle._next_id)
+    def __init__(self, hooks: dict, hook: Callable, *, extra_dict: dict | None = None) -> None:
+        self._hooks, self._id, self._extra_dict = hooks, next(RemovableHandle._next_id), extra_dict
         hooks[self._id] = hook
+        if extra_dict is not None:
+            extra_dict[self._id] = hook
 
     def remove(self) -> None:
         self._hooks.pop(self._id, None)
+        if self._extra_dict is not None:
+            self._extra_dict.pop(self._id, None)
 
     def __enter__(self) -> "RemovableHandle":
         return self
@@ -70,7 +75,7 @@ def read_only(name: str, getter: Callable, doc: str) -> property:
 class Node:
     """A node of the backward graph: it turns gradients of its outputs into gradients of its inputs."""
 
-    _next_functions: tuple = ()   # set once, when the node is recorded (function._record_node)
+    _next_functions: tuple = ()   # set once, when the node is recorded (function._connect_to_inputs)
     next_functions = read_only("next_functions", operator.attrgetter("_next_functions"),
                                "One ``(node, input_nr)`` per tensor input: where its gradient goes next.")
     _pre_hooks: dict | None = None     # registration id -> hook, in registration order

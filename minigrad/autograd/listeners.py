@@ -43,6 +43,7 @@ from .graph import RemovableHandle
 # (empty: nothing to do) and call ``notify``.
 _APPLY_START: dict = {}
 _APPLY_END: dict = {}
+_APPLY_ANY: dict = {}   # the listeners of both: Function.apply's no-grad shortcut tests this one dict
 _NODE: dict = {}
 _BACKWARD_START: dict = {}
 _BACKWARD_END: dict = {}
@@ -63,7 +64,7 @@ def on_apply_start(fn: Callable) -> RemovableHandle:
     ...     y = torch.ones(2) * 3
     Mul 2
     """
-    return RemovableHandle(_APPLY_START, fn)
+    return RemovableHandle(_APPLY_START, fn, extra_dict=_APPLY_ANY)
 
 
 def on_apply_end(fn: Callable) -> RemovableHandle:
@@ -78,7 +79,7 @@ def on_apply_end(fn: Callable) -> RemovableHandle:
     >>> name, ctx is y.grad_fn, output is y
     ('Exp', True, True)
     """
-    return RemovableHandle(_APPLY_END, fn)
+    return RemovableHandle(_APPLY_END, fn, extra_dict=_APPLY_ANY)
 
 
 def on_node(fn: Callable) -> RemovableHandle:

@@ -142,7 +142,8 @@ def argument_names(node: Any) -> list[str]:
 def input_metadata(node: Any) -> tuple:
     """``(torch.Size, dtype)`` of each tensor argument, in ``next_functions`` order: what a
     gradient sent along that edge must fit (PyTorch's ``node._input_metadata``)."""
-    return tuple((Size(shape), from_numpy_dtype(dtype)) for shape, dtype in getattr(node, "_input_info", ()))
+    infos = [info for info in getattr(node, "_input_info", ()) if info is not None]   # (None: not a tensor)
+    return tuple((Size(shape), from_numpy_dtype(dtype)) for shape, dtype in infos)
 
 
 def output_metadata(node: Any) -> tuple:

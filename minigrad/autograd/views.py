@@ -41,8 +41,10 @@ import re
 import numpy as np
 
 from .. import grad_mode
-from ..tensor import Tensor
-from .function import BackwardCFunction, Function, _record_node, _tensor_requires_grad
+from ..tensor import Tensor, shape_and_dtype
+from . import anomaly_mode
+from .function import BackwardCFunction, Function, _tensor_requires_grad
+from .graph import _sequence_numbers
 from .saved import BACKWARD_TWICE
 
 # How a view was made (PyTorch's CreationMeta): it decides whether an in-place change is allowed.
@@ -299,18 +301,20 @@ class CopySlices(Function):
         return (result if ctx._base_shape else result.reshape(()),) + grads[1:]
 
 
-def _new_node(function: type, edges: tuple, needs: tuple, positions: tuple, input_info: list, output: Tensor):
-    """A node made by hand, as ``Function.apply`` would make it for these edges."""
+def _new_node(function: type, edges: tuple, needs: tuple, input_info: list, output: Tensor):
+    """A node made by hand, as ``Function.apply`` makes one for these edges (``_connect_to_inputs``)."""
     node = function._backward_cls()
-    node.needs_input_grad = needs
-    _record_node(node, edges, positions, input_info)
-    node._output_info = ((output._data.shape, output._data.dtype),)
+    node.needs_input_grad, node._next_functions, node._input_info = needs, edges, input_info
+    node._sequence_nr = next(_sequence_numbers)
+    node._output_info = (shape_and_dtype(output),)
+    if anomaly_mode.state.enabled:
+        anomaly_mode.record_forward(node)
     return node
 
 
 def _as_strided_node(view: Tensor):
     base = view._view_base
-    node = _new_node(AsStrided, (base._gradient_edge(),), (True,), (0,), [(base._data.shape, base._data.dtype)], view)
+    node = _new_node(AsStrided, (base._gradient_edge(),), (True,), [shape_and_dtype(base)], view)
     node._base_shape, node._key = base._data.shape, positions_in_base(view)
     return node
 
@@ -365,7 +369,7 @@ def rebase_view(view: Tensor, fn, args: tuple, n_tensor_outputs: int) -> None:
                                   "first argument is not supported; pass the view first, or clone() it")
     edge = base._gradient_edge()
     node = _new_node(CopySlices, (edge,) + fn.next_functions[1:], (edge[0] is not None,) + fn.needs_input_grad[1:],
-                     fn._input_positions, [(base._data.shape, base._data.dtype)] + fn._input_info[1:], base)
+                     [shape_and_dtype(base)] + fn._input_info[1:], base)
     node._fn, node._key, node._base_shape = fn, positions_in_base(view), base._data.shape
     base.grad_fn = node
     base._output_nr = 0

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 import minigrad as torch
-from minigrad.autograd import Function
+from minigrad.autograd import Function, node_info
 from helpers import Double, WrongShape, message
 
 IS_MINIGRAD = torch.__name__ == "minigrad"
@@ -557,6 +557,43 @@ def test_fewer_gradients_than_tensors_is_an_error_not_a_dropped_tensor():
     with pytest.raises(RuntimeError, match=r"^got 2 tensors and 1 gradients$"):
         torch.autograd.grad([a.sum(), b.sum()], [a, b], [torch.ones(())])
     assert a.grad is None and b.grad is None
+
+
+def test_each_gradient_is_checked_against_its_own_argument_around_a_number():
+    """A number between two tensors has no edge: the gradient after it goes to the second edge, summed
+    to that argument's shape and cast to its dtype (the node keeps one (shape, dtype) per argument)."""
+    class Around(Function):
+        @staticmethod
+        def forward(ctx, a, n, b):
+            return a * n + b
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 2, None, grad   # b's gradient has a's shape and dtype
+
+    a = torch.ones(2, 3, requires_grad=True)
+    b = torch.ones(3, dtype=torch.float64, requires_grad=True)
+    Around.apply(a, 2, b).sum().backward()
+    assert a.grad.tolist() == [[2.0] * 3] * 2 and a.grad.dtype == torch.float32
+    assert b.grad.tolist() == [2.0, 2.0, 2.0] and b.grad.dtype == torch.float64
+    node = Around.apply(a, 2, b).grad_fn
+    assert len(node.next_functions) == 2 and node_info.argument_positions(node) == (0, 2)
+    assert node_info.input_metadata(node) == ((torch.Size([2, 3]), torch.float32), (torch.Size([3]), torch.float64))
+
+
+def test_the_gradient_backward_starts_with_takes_the_outputs_dtype():
+    """As PyTorch's engine does at the root (validate_outputs): a hook on the output, the first node
+    and a leaf's own backward see the output's dtype (tests/programs/root_gradient_dtype compares
+    more with PyTorch)."""
+    x, w = torch.ones(2, 2, requires_grad=True), torch.ones(2, 2, requires_grad=True)
+    y = x @ w
+    seen = []
+    y.register_hook(lambda g: seen.append(g.dtype))
+    y.backward(torch.ones(2, 2, dtype=torch.float64))   # mm would refuse a float64 gradient
+    assert seen == [torch.float32] and x.grad.dtype == torch.float32
+    x.grad = None
+    x.backward(torch.ones(2, 2, dtype=torch.int64))
+    assert x.grad.dtype == torch.float32 and x.grad.tolist() == [[1.0, 1.0], [1.0, 1.0]]
 
 
 def test_extra_gradients_are_ignored_as_in_pytorch():

@@ -6,7 +6,8 @@ import sys
 import pytest
 
 import minigrad as torch
-from minigrad.autograd import listeners, node_info
+from minigrad.autograd import function, listeners, node_info
+from minigrad.autograd.graph import RemovableHandle
 from minigrad.autograd.engine import _discover
 
 
@@ -225,6 +226,42 @@ def test_handles_remove_their_own_registration_and_work_as_context_managers():
     calls.clear()
     (x * 2).sum().backward()
     assert calls == []
+
+
+@pytest.mark.parametrize("register", ["start", "end"])
+def test_removing_the_last_apply_listener_gives_builtins_their_shortcut_back(register):
+    """Both kinds of apply listener are also kept in one dict, which apply's no-grad shortcut tests:
+    while one is registered a builtin under no_grad goes through the whole of apply, and once it is
+    removed the shortcut is taken again."""
+    def connects() -> int:   # how often the whole of apply ran (its _connect_to_inputs) for one builtin
+        calls = []
+
+        def profile(frame, event, arg):
+            if event == "call" and frame.f_code is function._connect_to_inputs.__code__:
+                calls.append(frame)
+
+        sys.setprofile(profile)
+        try:
+            with torch.no_grad():
+                torch.ones(2) * 3
+        finally:
+            sys.setprofile(None)
+        return len(calls)
+
+    assert connects() == 0
+    handle = (listeners.on_apply_start(lambda f, args: None) if register == "start" else
+              listeners.on_apply_end(lambda f, ctx, args, out: None))
+    assert connects() == 1
+    handle.remove()
+    assert connects() == 0
+
+
+def test_a_handle_with_an_extra_dict_is_entered_in_and_removed_from_both():
+    hooks, extra = {}, {}
+    handle = RemovableHandle(hooks, print, extra_dict=extra)
+    assert list(hooks.values()) == [print] and list(extra.values()) == [print]
+    handle.remove()
+    assert hooks == {} and extra == {}
 
 
 def test_a_listener_removed_during_an_event_still_hears_that_event():
