@@ -90,7 +90,8 @@ def record_forward(node) -> None:
     """Called for each node made while anomaly detection is on: remember where it came from.
 
     The stack ends where minigrad took over: this function and the one that called it
-    (``_connect_to_inputs``, for a node made by ``Function.apply``) are left out.
+    (``_connect_to_inputs`` for a node made by ``Function.apply``, ``_new_node`` for one made by
+    views.py) are left out.
     """
     node._anomaly_trace = "".join(traceback.format_stack()[:-2])
     node._anomaly_parent = state.current_node

@@ -35,7 +35,8 @@ happen stays done: hooks that ran, and the saved tensors of the nodes that ran, 
 Every other rule of PyTorch's engine is one named call of this module, listed here in the order a
 backward meets it:
 
-- the gradients backward starts with, checked: ``_root_gradients`` (PyTorch's ``_make_grads``);
+- the gradients backward starts with, checked and cast to each output's dtype: ``_root_gradients``
+  (PyTorch's ``_make_grads``, then its ``validate_outputs`` on the root edges);
 - a backward inside a backward (reentrant): ``REENTRANT_DEPTH_PER_THREAD``, ``_on_fresh_thread``;
 - ``autograd.grad`` and ``backward(inputs=...)``: run only the nodes leading to an input, and read
   the inputs' gradients off the graph: ``ExecInfo`` (PyTorch's ``exec_info``);
@@ -182,8 +183,9 @@ def _root_gradients(tensors: Sequence, grad_tensors: Sequence) -> tuple:
             if g.shape != t.shape:
                 raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
                                    f"output[{i}] has a shape of {t.shape}.")
-            if g._data.dtype != t._data.dtype:   # cast to the output's dtype (PyTorch's validate_outputs at the root)
-                g = g.to(t.dtype)
+            if g._data.dtype != t._data.dtype:   # cast to the output's dtype (PyTorch's validate_outputs at the root),
+                with np.errstate(over="ignore", invalid="ignore"):   # silently, as every cast inside the pass
+                    g = g.to(t.dtype)
         elif g is not None:
             raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
         elif edge[0] is not None or t.requires_grad:   # (a view made under no_grad may require grad)
@@ -216,8 +218,9 @@ class GraphTask:
         self.roots = roots                    # (edges, gradients)
         self.dependencies: dict = _discover(roots[0])   # node -> edges into it that have not delivered yet
         self.exec_info = None if inputs is None else ExecInfo(inputs, accumulate, roots[0], self.dependencies)
-        self.buffers = buffers = {}           # node -> its grad_outputs, summed as they arrive:
-        for node in self.dependencies:        # one slot per output of its forward
+        # node -> its input buffer: one slot per output of its forward, where arriving gradients are summed
+        self.buffers = buffers = {}
+        for node in self.dependencies:
             buffers[node] = [None] * len(node._output_info)
         # The ready nodes, as a heap of (-sequence_nr, tie, node): the latest node comes out first.
         # AccumulateGrad nodes share one sequence number; the tie counter then keeps them first in,
@@ -497,7 +500,7 @@ def _validate(node: BackwardCFunction, grads) -> tuple:
     """Check what backward returned, PyTorch's way, and return one gradient per edge.
 
     Backward returns one gradient per *argument* of forward; ``node.next_functions`` has one edge per
-    *tensor* argument (``node._input_info`` is None for the others). Extra Nones at the end are
+    *tensor* argument (``node._input_info`` holds None for the others). Extra Nones at the end are
     allowed. Most often every argument is a tensor and each gradient already fits its input (its
     shape and dtype, or None): then ``grads`` goes on as it is.
     """

@@ -36,8 +36,8 @@ class RemovableHandle:
     function twice gives two handles that each remove their own entry. Removing a hook while
     backward runs takes effect from the next backward: the engine walks a snapshot of the hooks.
     As in PyTorch, a handle is also a context manager: ``with t.register_hook(fn):`` removes the
-    hook at the end of the block. ``extra_dict`` (PyTorch's name) is a second dict the registration
-    is entered in and removed from.
+    hook at the end of the block. ``extra_dict`` is a second dict the registration is entered in and
+    removed from (PyTorch's handle has the same parameter, but there the caller enters it).
     """
 
     __slots__ = ("_hooks", "_id", "_extra_dict")
@@ -75,7 +75,7 @@ def read_only(name: str, getter: Callable, doc: str) -> property:
 class Node:
     """A node of the backward graph: it turns gradients of its outputs into gradients of its inputs."""
 
-    _next_functions: tuple = ()   # set once, when the node is recorded (function._connect_to_inputs)
+    _next_functions: tuple = ()   # set once, when the node is recorded (_connect_to_inputs, views._new_node)
     next_functions = read_only("next_functions", operator.attrgetter("_next_functions"),
                                "One ``(node, input_nr)`` per tensor input: where its gradient goes next.")
     _pre_hooks: dict | None = None     # registration id -> hook, in registration order

@@ -94,7 +94,7 @@ class Mm(Builtin):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return (mm(grad, b.t()) if ctx.needs_input_grad[0] else None,
+        return (grad.mm(b.t()) if ctx.needs_input_grad[0] else None,
                 _mat2_grad(a, grad, ctx._mat2_transposed) if ctx.needs_input_grad[1] else None)
 
 
@@ -108,8 +108,8 @@ def _mat2_grad(mat1: Tensor, grad: Tensor, mat2_transposed: bool) -> Tensor:
     """``mat1.T @ grad``, computed in mat2's own memory layout (as PyTorch does), so that the
     gradient of a weight used as ``weight.t()`` arrives row-major and needs no slow strided copy."""
     if mat2_transposed:
-        return mm(grad.t(), mat1).t()
-    return mm(mat1.t(), grad)
+        return grad.t().mm(mat1).t()
+    return mat1.t().mm(grad)
 
 
 class Addmm(Builtin):
@@ -135,7 +135,7 @@ class Addmm(Builtin):
     def backward(ctx, grad):
         mat1, mat2 = ctx.saved_tensors
         return (grad.sum(0) if ctx.needs_input_grad[0] and ctx._bias_is_vector else grad,
-                mm(grad, mat2.t()) if ctx.needs_input_grad[1] else None,
+                grad.mm(mat2.t()) if ctx.needs_input_grad[1] else None,
                 _mat2_grad(mat1, grad, ctx._mat2_transposed) if ctx.needs_input_grad[2] else None)
 
 
@@ -192,7 +192,7 @@ class Mv(Builtin):
     def backward(ctx, grad):
         a, v = ctx.saved_tensors
         return (grad.unsqueeze(1) * v.unsqueeze(0) if ctx.needs_input_grad[0] else None,
-                mm(a.t(), grad.unsqueeze(1)).squeeze(1) if ctx.needs_input_grad[1] else None)
+                a.t().mm(grad.unsqueeze(1)).squeeze(1) if ctx.needs_input_grad[1] else None)
 
 
 class BatchedMatmul(Builtin):
@@ -348,7 +348,7 @@ class AddmmScaled(Addmm):
             grad_bias = grad * beta if beta != 1 else grad
         scaled = grad * alpha if alpha != 1 else grad
         return (grad_bias,
-                mm(scaled, mat2.t()) if ctx.needs_input_grad[1] else None,
+                scaled.mm(mat2.t()) if ctx.needs_input_grad[1] else None,
                 _mat2_grad(mat1, scaled, False) if ctx.needs_input_grad[2] else None, None, None)
 
 

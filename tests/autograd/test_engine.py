@@ -6,6 +6,7 @@ purpose (a failed backward leaves every ``.grad`` untouched; PyTorch may have wr
 from __future__ import annotations
 
 import sys
+import warnings
 
 import pytest
 
@@ -594,6 +595,14 @@ def test_the_gradient_backward_starts_with_takes_the_outputs_dtype():
     x.grad = None
     x.backward(torch.ones(2, 2, dtype=torch.int64))
     assert x.grad.dtype == torch.float32 and x.grad.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+
+
+def test_the_cast_at_the_root_is_silent_as_every_cast_inside_the_pass():
+    x = torch.ones(1, dtype=torch.float16, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # numpy's "overflow encountered in cast" would raise here
+        (x * 1).backward(torch.tensor([1e10], dtype=torch.float64))
+    assert x.grad.dtype == torch.float16 and x.grad.tolist() == [float("inf")]   # as in PyTorch
 
 
 def test_extra_gradients_are_ignored_as_in_pytorch():

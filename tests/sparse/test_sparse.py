@@ -631,3 +631,15 @@ def test_legacy_sparse_constructors_warn_once_and_build_coo_tensors():
     assert y.grad_fn.name() == "MmBackward0" and y.tolist() == [[3.0, 4.0], [2.0, 4.0]]
     assert v.grad.tolist() == [7.0, 3.0] and b.grad.tolist() == [[2.0, 2.0], [1.0, 1.0]]
     assert torch.spmm(b, b).grad_fn.name() == "MmBackward0"
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_a_sparse_gradient_goes_through_the_backward_of_a_matrix_product(transposed):
+    """MmBackward0 multiplies the gradient it receives: a sparse one takes sparse @ dense, as in
+    PyTorch (the values below are PyTorch 2.13's)."""
+    a = torch.ones(2, 3, requires_grad=True)
+    w = torch.ones(2, 3, requires_grad=True) if transposed else torch.ones(3, 2, requires_grad=True)
+    grad = torch.sparse_coo_tensor([[0, 1], [1, 0]], [2.0, 3.0], (2, 2))
+    (a @ (w.t() if transposed else w)).backward(grad)
+    assert a.grad.tolist() == [[2.0, 2.0, 2.0], [3.0, 3.0, 3.0]]
+    assert w.grad.tolist() == ([[3.0, 3.0, 3.0], [2.0, 2.0, 2.0]] if transposed else [[3.0, 2.0]] * 3)
