@@ -698,8 +698,16 @@ class Tensor:
     def logical_not(self): return _ops.arithmetic.logical_not(self)
 
     # ------------------------------------------------------------------ in place (bump the version)
-    def add_(self, other, *, alpha=1): return _ops.inplace(_ops.AddInplace, self, _argument(other, "add_"), alpha)
-    def sub_(self, other, *, alpha=1): return _ops.inplace(_ops.SubInplace, self, _argument(other, "sub_"), alpha)
+    def add_(self, other, *, alpha=1):
+        if type(alpha) is int and alpha == 1:   # (alpha=1.0 or True is checked: AddScaledInplace)
+            return _ops.inplace(_ops.AddInplace, self, _argument(other, "add_"))
+        return _ops.inplace(_ops.AddScaledInplace, self, _argument(other, "add_"), alpha)
+
+    def sub_(self, other, *, alpha=1):
+        if type(alpha) is int and alpha == 1:
+            return _ops.inplace(_ops.SubInplace, self, _argument(other, "sub_"))
+        return _ops.inplace(_ops.SubScaledInplace, self, _argument(other, "sub_"), alpha)
+
     def mul_(self, other): return _ops.inplace(_ops.MulInplace, self, _argument(other, "mul_"))
     def div_(self, other, *, rounding_mode=None):
         if rounding_mode is None:

@@ -481,9 +481,9 @@ _VIEWS_AND_COPIES = VIEWS | {
     "shares_memory", "positive"}
 _STACKING = {"Cat", "Stack", "stack", "concatenate", "vstack", "hstack", "column_stack", "dstack", "block",
              "append", "row_stack", "array", "asarray"}
-_SCALING_ADDS = {"AddScaled", "SubScaled", "AddInplace", "SubInplace"}   # (a, b, alpha): a + alpha * b
-_ADDING = {"Add", "AddScaled", "Sub", "SubScaled", "Rsub", "AddInplace", "SubInplace", "IndexAdd", "ScatterAdd",
-           "ScatterAddInto", "add", "subtract"}
+_SCALING_ADDS = {"AddScaled", "SubScaled", "AddScaledInplace", "SubScaledInplace"}   # (a, b, alpha): a + alpha * b
+_ADDING = {"Add", "AddScaled", "Sub", "SubScaled", "Rsub", "AddInplace", "AddScaledInplace", "SubInplace",
+           "SubScaledInplace", "IndexAdd", "ScatterAdd", "ScatterAddInto", "add", "subtract"}
 
 
 def _all_zero(value) -> bool:

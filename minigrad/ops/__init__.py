@@ -36,11 +36,11 @@ from .linalg import Addmm, AddmmScaled, BatchedMatmul, Dot, Mm, Mv, addmm, einsu
 from .losses import (BinaryCrossEntropy, BinaryCrossEntropyBackward, BinaryCrossEntropyWithLogits, MseLoss,
                      MseLossBackward, NllLoss, NllLoss2d, NllLoss2dBackward, NllLossBackward, binary_cross_entropy,
                      binary_cross_entropy_with_logits, mse_loss, nll_loss)
-from .inplace import (AbsInplace, AddInplace, ClampInplace, ClampTensorInplace, CopyInplace, CosInplace, DivInplace,
-                      DivRoundingInplace, Fill, FillTensor, fill,
+from .inplace import (AbsInplace, AddInplace, AddScaledInplace, ClampInplace, ClampTensorInplace, CopyInplace,
+                      CosInplace, DivInplace, DivRoundingInplace, Fill, FillTensor, fill,
                       ExpInplace, FillInplace, FillTensorInplace, HardtanhInplace, LogInplace, MaskedFillInplace,
                       MaskedFillTensorInplace, MulInplace, NegInplace, NormalInplace, PowInplace, PowTensorInplace,
                       ReluInplace, ScatterAddInplace, SigmoidInplace, SignInplace, SinInplace, SqrtInplace, SubInplace,
-                      TanhInplace, UniformInplace, ZeroInplace, clamp_, inplace, inplace_fill, masked_fill_, normal_,
-                      pow_, unary_, uniform_)
+                      SubScaledInplace, TanhInplace, UniformInplace, ZeroInplace, clamp_, inplace, inplace_fill,
+                      masked_fill_, normal_, pow_, unary_, uniform_)
 from ..autograd.views import AsStrided, CopySlices

@@ -34,7 +34,8 @@ from ..types import scalar_as
 from ._util import (Builtin, NoEdge, _CPP_NAMES, binary_arrays, check_broadcast, qualify_node_name, result_dtype,
                     times_alpha, wrap, zero_gradient)
 from .activation import Hardtanh, Relu
-from .arithmetic import DivRounding, Neg, Pow, PowTensor, check_bool_subtraction, power, scalar_power
+from .arithmetic import (Add, AddScaled, DivRounding, Neg, Pow, PowTensor, Sub, SubScaled, check_bool_subtraction,
+                         power, scalar_power)
 from .gather_scatter import ScatterAddInto
 from .indexing import MaskedFill, MaskedFillTensor, _check_mask, _is_tensor_value
 from .pointwise import (Abs, Clamp, ClampTensor, Cos, Exp, Log, Sigmoid, Signum, Sin, Sqrt, Tanh, has_tensor_bound,
@@ -66,42 +67,70 @@ def _alpha_times(alpha, a: Tensor, b: Tensor) -> np.ndarray:
     return times_alpha(alpha, b._data.astype(result_dtype(a, b).numpy, copy=False))
 
 
-class AddInplace(Builtin):
+class AddInplace(Add):
     """f(a, b) = a + b, written into a (``a.add_(b)``, ``a += b``)
 
-    ∂L/∂a = grad,  ∂L/∂b = grad
-    Saves nothing: both derivatives are 1. With alpha=k (PyTorch's ``add_(b, alpha=k)``: a + k * b),
-    ∂L/∂b = k * grad. Node: AddBackward0, as for ``a + b``.
+    ∂L/∂a = grad,  ∂L/∂b = grad: Add's backward
+    Saves nothing. Node: AddBackward0, as for ``a + b``. (``add_(b, alpha=k)``: AddScaledInplace.)
     """
 
     _node_name = "AddBackward0"
 
     @staticmethod
-    def forward(ctx, a, b, alpha=1):
-        ctx._alpha = alpha
-        _write(np.add, a, b._data if type(alpha) is int and alpha == 1 else _alpha_times(alpha, a, b))
+    def forward(ctx, a, b):
+        _write(np.add, a, b._data)
         ctx.mark_dirty(a)
         return a
 
+
+class AddScaledInplace(AddScaled):
+    """f(a, b, k) = a + k * b, written into a (``a.add_(b, alpha=k)``)
+
+    ∂L/∂a = grad,  ∂L/∂b = k * grad: AddScaled's backward
+    Saves nothing: keeps k. Node: AddBackward0.
+    """
+
+    _node_name = "AddBackward0"
+
     @staticmethod
-    def backward(ctx, grad):
-        return grad, (grad if ctx._alpha == 1 else grad * ctx._alpha), None
+    def forward(ctx, a, b, alpha):
+        ctx._alpha = alpha
+        _write(np.add, a, _alpha_times(alpha, a, b))
+        ctx.mark_dirty(a)
+        return a
 
 
-class SubInplace(AddInplace):
+class SubInplace(Sub):
     """f(a, b) = a - b, written into a (``a.sub_(b)``, ``a -= b``)
 
-    ∂L/∂a = grad,  ∂L/∂b = -grad: AddInplace's backward, with alpha -1 (-k for ``sub_(b, alpha=k)``)
-    Saves nothing. Node: SubBackward0, as for ``a - b``.
+    ∂L/∂a = grad,  ∂L/∂b = -grad: Sub's backward
+    Saves nothing. Node: SubBackward0, as for ``a - b``. (``sub_(b, alpha=k)``: SubScaledInplace.)
     """
 
     _node_name = "SubBackward0"
 
     @staticmethod
-    def forward(ctx, a, b, alpha=1):
+    def forward(ctx, a, b):
         check_bool_subtraction(a, b)
-        ctx._alpha = -alpha
-        _write(np.subtract, a, b._data if type(alpha) is int and alpha == 1 else _alpha_times(alpha, a, b))
+        _write(np.subtract, a, b._data)
+        ctx.mark_dirty(a)
+        return a
+
+
+class SubScaledInplace(SubScaled):
+    """f(a, b, k) = a - k * b, written into a (``a.sub_(b, alpha=k)``)
+
+    ∂L/∂a = grad,  ∂L/∂b = -k * grad: SubScaled's backward
+    Saves nothing: keeps k. Node: SubBackward0.
+    """
+
+    _node_name = "SubBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, alpha):
+        check_bool_subtraction(a, b)
+        ctx._alpha = alpha
+        _write(np.subtract, a, _alpha_times(alpha, a, b))
         ctx.mark_dirty(a)
         return a
 

@@ -169,3 +169,18 @@ def test_uniform_and_normal_fill_in_place_and_record_a_zero_gradient_node():
     assert y.grad_fn.name() == "UniformBackward0" and (x * 1).normal_().grad_fn.name() == "NormalBackward0"
     y.sum().backward()
     assert x.grad.tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("op, alpha, name, other_grad", [
+    ("add_", 1, "AddBackward0", 1.0), ("add_", 3, "AddBackward0", 3.0), ("add_", 1.0, "AddBackward0", 1.0),
+    ("sub_", 1, "SubBackward0", -1.0), ("sub_", 2, "SubBackward0", -2.0)])
+def test_add_and_sub_in_place_keep_pytorchs_node_and_return_one_gradient_per_argument(op, alpha, name, other_grad):
+    """``a.add_(b)`` and ``a += b`` give backward two arguments; ``a.add_(b, alpha=k)`` three, k being one."""
+    x, w = torch.ones(3, requires_grad=True), torch.ones(3, requires_grad=True)
+    y = x * 1
+    getattr(y, op)(w, alpha=alpha)
+    node = y.grad_fn
+    returned = node.apply(torch.ones(3))   # what backward returned, before the engine's checks
+    assert node.name() == name and len(returned) == (2 if type(alpha) is int and alpha == 1 else 3)
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0] * 3 and w.grad.tolist() == [other_grad] * 3
