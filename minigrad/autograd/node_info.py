@@ -141,13 +141,15 @@ def argument_names(node: Any) -> list[str]:
 
 def input_metadata(node: Any) -> tuple:
     """``(torch.Size, dtype)`` of each tensor argument, in ``next_functions`` order: what a
-    gradient sent along that edge must fit (PyTorch's ``node._input_metadata``)."""
+    gradient sent along that edge must fit. (PyTorch checks it against the next node's
+    ``_input_metadata``, which is what ``output_metadata`` gives for that node.)"""
     infos = [info for info in getattr(node, "_input_info", ()) if info is not None]   # (None: not a tensor)
     return tuple((Size(shape), from_numpy_dtype(dtype)) for shape, dtype in infos)
 
 
 def output_metadata(node: Any) -> tuple:
-    """``(torch.Size, dtype)`` of each output of forward (None for an output that is not a tensor).
+    """``(torch.Size, dtype)`` of each output of forward (None for an output that is not a tensor):
+    PyTorch's ``node._input_metadata``, named from backward's side, where they are the node's inputs.
 
     >>> import minigrad as torch
     >>> x = torch.ones(2, 3, requires_grad=True)
