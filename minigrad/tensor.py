@@ -603,13 +603,13 @@ class Tensor:
     def __abs__(self): return _ops.Abs.apply(self)
 
     def add(self, other, *, alpha=1):
-        other, plain = _argument(other, "add"), type(alpha) is int and alpha == 1   # (alpha=1.0 or True is checked)
+        other, plain = _argument(other, "add"), plain_alpha(alpha)
         if plain or other.is_sparse:   # dense + alpha * sparse: the sparse one knows how
             return self + other if plain else other.__radd__(self, alpha)
         return _ops.AddScaled.apply(self, other, alpha)
 
     def sub(self, other, *, alpha=1):
-        other, plain = _argument(other, "sub"), type(alpha) is int and alpha == 1
+        other, plain = _argument(other, "sub"), plain_alpha(alpha)
         if plain or other.is_sparse:
             return self - other if plain else other.__rsub__(self, alpha)
         return _ops.SubScaled.apply(self, other, alpha)
@@ -699,14 +699,16 @@ class Tensor:
 
     # ------------------------------------------------------------------ in place (bump the version)
     def add_(self, other, *, alpha=1):
-        if type(alpha) is int and alpha == 1:   # (alpha=1.0 or True is checked: AddScaledInplace)
-            return _ops.inplace(_ops.AddInplace, self, _argument(other, "add_"))
-        return _ops.inplace(_ops.AddScaledInplace, self, _argument(other, "add_"), alpha)
+        other = _argument(other, "add_")
+        if plain_alpha(alpha):
+            return _ops.inplace(_ops.AddInplace, self, other)
+        return _ops.inplace(_ops.AddScaledInplace, self, other, alpha)
 
     def sub_(self, other, *, alpha=1):
-        if type(alpha) is int and alpha == 1:
-            return _ops.inplace(_ops.SubInplace, self, _argument(other, "sub_"))
-        return _ops.inplace(_ops.SubScaledInplace, self, _argument(other, "sub_"), alpha)
+        other = _argument(other, "sub_")
+        if plain_alpha(alpha):
+            return _ops.inplace(_ops.SubInplace, self, other)
+        return _ops.inplace(_ops.SubScaledInplace, self, other, alpha)
 
     def mul_(self, other): return _ops.inplace(_ops.MulInplace, self, _argument(other, "mul_"))
     def div_(self, other, *, rounding_mode=None):
@@ -1043,6 +1045,13 @@ def _truth(x: np.ndarray, truth) -> Tensor:
 # A tensor's numpy (shape, dtype), read in C: what autograd remembers of each input and output of a
 # node, to check the gradients backward returns and to make the zeros of a missing one.
 shape_and_dtype = operator.attrgetter("_data.shape", "_data.dtype")
+
+
+def plain_alpha(alpha) -> bool:
+    """True for ``alpha=1`` given as the int 1: ``add``/``sub`` (and their in-place forms) are then the
+    plain ``a + b``/``a - b``. Any other value, 1.0 and True included, goes to the scaled Function,
+    whose ``times_alpha`` checks it against the dtype as PyTorch does."""
+    return type(alpha) is int and alpha == 1
 
 
 class NotAnOperand(TypeError):

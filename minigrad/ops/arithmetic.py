@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.graph import ACCUMULATE_GRAD_SEQUENCE_NR
-from ..tensor import Tensor, _operand
+from ..tensor import Tensor, _operand, plain_alpha
 from ._util import (Builtin, _argument_error, binary_arrays, check_broadcast, qualify_node_name, times_alpha, wrap,
                     zero_gradient)
 
@@ -331,7 +331,7 @@ class Rsub(Builtin):
         check_bool_subtraction(a, _operand(number))
         x, y = binary_arrays(a, _operand(number))
         ctx._alpha = alpha
-        return wrap(y - x if type(alpha) is int and alpha == 1 else y - times_alpha(alpha, x))
+        return wrap(y - x if plain_alpha(alpha) else y - times_alpha(alpha, x))
 
     @staticmethod
     def backward(ctx, grad):
@@ -352,7 +352,7 @@ class RsubTensor(Builtin):
         check_bool_subtraction(a, b)
         x, y = binary_arrays(a, b)
         ctx._alpha = alpha
-        return wrap(y - x if type(alpha) is int and alpha == 1 else y - times_alpha(alpha, x))
+        return wrap(y - x if plain_alpha(alpha) else y - times_alpha(alpha, x))
 
     @staticmethod
     def backward(ctx, grad):
